@@ -1,0 +1,110 @@
+// The Python abstract syntax tree produced by the parser (stage 1: syntax).
+//
+// The tree mirrors CPython's `ast` module exactly: every node has the CPython
+// class name as `type` ("FunctionDef", "Name", "Load", "Add", ...) and its
+// fields under CPython's field names, in CPython's `_fields` order for Python
+// 3.12 (a superset of 3.11: 3.12 adds `type_params` and the TypeAlias /
+// TypeVar / ParamSpec / TypeVarTuple nodes). The dumper (dump.h) prints the
+// field set of the Python version it is asked for.
+//
+// Positions follow CPython: `lineno`/`end_lineno` are 1-based lines,
+// `col_offset`/`end_col_offset` are 0-based UTF-8 byte offsets within the line.
+// Nodes without `_attributes` in CPython (expr_context, operators, arguments,
+// comprehension, match_case, withitem, Module ...) have `has_pos == false`.
+//
+// A generic representation (type name + named fields) keeps the parser, the
+// dumper and the later stages decoupled: each stage reads the fields it needs
+// with `child()`, `list()`, `str()`.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace c2t::syntax {
+
+struct Node;
+
+/// One field value, as CPython would store it on the node.
+struct Value {
+  enum class Kind : uint8_t {
+    Null,      // Python None (absent optional field, or the constant None)
+    Node,      // an AST node
+    List,      // a Python list (of nodes, or of identifiers for Global/Nonlocal names)
+    Str,       // str: identifiers, type comments, str constants; `text` is UTF-8
+    Bytes,     // bytes constant; `text` holds the raw bytes
+    Int,       // int: `text` holds the decimal digits (arbitrary size, leading '-' if negative)
+    Float,     // float: `number`
+    Complex,   // complex with zero real part (an imaginary literal): `number` is the imaginary part
+    True,
+    False,
+    Ellipsis,
+  };
+  Kind kind = Kind::Null;
+  Node* node = nullptr;        // Kind::Node
+  std::vector<Value> items;    // Kind::List
+  std::string text;            // Str / Bytes / Int
+  double number = 0;           // Float / Complex
+  bool is_null_constant = false;  // Kind::Null that stands for the constant `None` (Constant.value)
+
+  static Value null() { return {}; }
+  static Value of(Node* n) { Value v; if (n) { v.kind = Kind::Node; v.node = n; } return v; }
+  static Value str(std::string s) { Value v; v.kind = Kind::Str; v.text = std::move(s); return v; }
+  static Value integer(long long i) { Value v; v.kind = Kind::Int; v.text = std::to_string(i); return v; }
+  static Value list(std::vector<Value> xs = {}) { Value v; v.kind = Kind::List; v.items = std::move(xs); return v; }
+};
+
+/// An AST node. Owned by the `Tree` (arena) that created it.
+struct Node {
+  std::string_view type;  // CPython class name; points to static storage
+  bool has_pos = false;   // CPython `_attributes` present
+  int lineno = 0, col_offset = 0, end_lineno = 0, end_col_offset = 0;
+  std::vector<std::pair<std::string_view, Value>> fields;  // CPython field order (3.12)
+
+  /// Field lookup by name; nullptr when the node has no such field.
+  const Value* get(std::string_view name) const {
+    for (auto& f : fields) if (f.first == name) return &f.second;
+    return nullptr;
+  }
+  Value* get(std::string_view name) {
+    for (auto& f : fields) if (f.first == name) return &f.second;
+    return nullptr;
+  }
+  /// The node stored in field `name`, or nullptr (absent, None or not a node).
+  Node* child(std::string_view name) const {
+    auto* v = get(name);
+    return v && v->kind == Value::Kind::Node ? v->node : nullptr;
+  }
+  /// The list stored in field `name` (empty if absent).
+  const std::vector<Value>& list(std::string_view name) const {
+    static const std::vector<Value> empty;
+    auto* v = get(name);
+    return v && v->kind == Value::Kind::List ? v->items : empty;
+  }
+  /// The string stored in field `name` ("" if absent or not a str).
+  std::string_view str(std::string_view name) const {
+    auto* v = get(name);
+    return v && v->kind == Value::Kind::Str ? std::string_view(v->text) : std::string_view();
+  }
+  bool is(std::string_view t) const { return type == t; }
+};
+
+/// Owns every node of one parse. Nodes never move (stable pointers).
+class Tree {
+ public:
+  Node* make(std::string_view type) {
+    nodes_.push_back(std::make_unique<Node>());
+    nodes_.back()->type = type;
+    return nodes_.back().get();
+  }
+  Node* root = nullptr;  // a "Module" node
+  size_t size() const { return nodes_.size(); }
+
+ private:
+  std::vector<std::unique_ptr<Node>> nodes_;
+};
+
+}  // namespace c2t::syntax

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs everything cutile2triton's build and tests need on a fresh Debian
+# machine (Python 3.10+ with pip), then builds and installs the package.
+# Pinned: Triton 3.6.0 (the target), the CPU build of PyTorch 2.13.0, and
+# numpy < 2.4 (Triton 3.6's interpreter breaks on runtime loop bounds with
+# numpy >= 2.4; see docs/triton_notes or reference/triton_target.md H1).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""
+if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null; then SUDO=sudo; fi
+if ! [ -f /usr/lib/x86_64-linux-gnu/cmake/GTest/GTestConfig.cmake ] && ! [ -d /usr/src/googletest ]; then
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq googletest libgtest-dev >/dev/null
+fi
+
+PIP="python3 -m pip"
+$PIP install -q --disable-pip-version-check "torch==2.13.0"
+$PIP install -q --disable-pip-version-check "triton==3.6.0" "numpy<2.4" "pytest>=7" \
+    "scikit-build-core>=0.10" "nanobind>=2.0" "cmake>=3.20" ninja rich
+# Build and install the package itself (C++ core + nanobind extension).
+$PIP install -q --disable-pip-version-check --no-build-isolation .

@@ -1,0 +1,143 @@
+"""Python API over the C++ core.
+
+Every function takes source text as ``str`` or raw file ``bytes`` (bytes are
+decoded by the core as CPython does: UTF-8, BOM, PEP 263 coding cookie).
+Diagnostics are rendered in compiler form::
+
+    FILE:LINE:COL: error: MESSAGE
+    <source line>
+        ^
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import List, Optional, Union
+
+from . import _core
+
+Source = Union[str, bytes]
+
+
+class ConversionError(Exception):
+    """Raised when the core rejects the input.
+
+    Attributes:
+        diagnostics: the rendered diagnostics (``file:line:col: error: ...``
+            lines with source line and caret), one or more.
+    """
+
+    def __init__(self, diagnostics: str):
+        super().__init__(diagnostics.rstrip("\n"))
+        self.diagnostics = diagnostics
+
+
+def _as_bytes(source: Source) -> bytes:
+    return source.encode("utf-8") if isinstance(source, str) else bytes(source)
+
+
+def parse_dump(
+    source: Source,
+    filename: str = "<unknown>",
+    python_version: Optional[str] = None,
+    include_attributes: bool = True,
+) -> str:
+    """Parse Python source with the C++ parser and dump its AST.
+
+    Args:
+        source: module source (str, or bytes as read from a file).
+        filename: used in diagnostics only.
+        python_version: "3.11" or "3.12": whose ``ast`` field set to print;
+            default: the running interpreter's (only 3.11 and 3.12 known).
+        include_attributes: print positions, as ``ast.dump(include_attributes=True)``.
+
+    Returns:
+        Text identical to ``ast.dump(ast.parse(source), include_attributes=...)``
+        of that Python version.
+
+    Raises:
+        ConversionError: the source is not valid Python (CPython would raise
+            SyntaxError); the message is the rendered diagnostic.
+        ValueError: unknown python_version.
+    """
+    minor = _python_minor(python_version)
+    ok, text, diags = _core.parse_dump(_as_bytes(source), filename, minor, include_attributes)
+    if not ok:
+        raise ConversionError(diags)
+    return text
+
+
+def _python_minor(python_version: Optional[str]) -> int:
+    if python_version is None:
+        return min(max(sys.version_info.minor, 11), 12)
+    major, _, minor = python_version.partition(".")
+    if major != "3" or minor not in ("11", "12"):
+        raise ValueError(f"unsupported --python-version {python_version!r} (use 3.11 or 3.12)")
+    return int(minor)
+
+
+class Diagnostic:
+    """One compiler diagnostic.
+
+    Attributes:
+        severity: "error", "warning" or "note".
+        line: 1-based line (0 = whole file).
+        col: 1-based column in characters.
+        message: one line of text.
+    """
+
+    __slots__ = ("severity", "line", "col", "message")
+
+    def __init__(self, severity: str, line: int, col: int, message: str):
+        self.severity, self.line, self.col, self.message = severity, line, col, message
+
+    def as_dict(self) -> dict:
+        return {"severity": self.severity, "line": self.line, "col": self.col, "message": self.message}
+
+    def __repr__(self) -> str:
+        return f"Diagnostic({self.severity}, {self.line}:{self.col}, {self.message!r})"
+
+
+class ConversionResult:
+    """What :func:`convert_source` returns.
+
+    Attributes:
+        ok: True when ``code`` holds the converted module.
+        code: the Triton module text ("" when not ok: no partial output ever).
+        diagnostics: list of :class:`Diagnostic` (warnings may accompany ok=True).
+        rendered: the diagnostics rendered in compiler form (with source line and caret).
+        is_cutile: False when the file does not use cuda.tile (nothing to convert).
+    """
+
+    def __init__(self, ok: bool, code: str, diagnostics: List[Diagnostic], rendered: str, is_cutile: bool = True):
+        self.ok, self.code, self.diagnostics, self.rendered, self.is_cutile = ok, code, diagnostics, rendered, is_cutile
+
+    def __repr__(self) -> str:
+        return f"ConversionResult(ok={self.ok}, {len(self.code)} chars, {len(self.diagnostics)} diagnostics)"
+
+
+def convert_source(source: Source, filename: str = "<unknown>") -> ConversionResult:
+    """Convert one cuTile module to a Triton module.
+
+    Args:
+        source: the module text (str) or the file's raw bytes.
+        filename: the file's path, used in diagnostics and in the generated header.
+
+    Returns:
+        A :class:`ConversionResult`; unsupported constructs give ``ok=False``
+        with error diagnostics naming the construct and location. Never raises
+        for bad input.
+    """
+    ok, code, diags, rendered, is_cutile = _core.convert_source(_as_bytes(source), filename)
+    return ConversionResult(ok, code, [Diagnostic(*d) for d in diags], rendered, is_cutile)
+
+
+def analyze_source(source: Source, filename: str = "<unknown>") -> dict:
+    """The pre-flight report (workflow phase c2t-1) of one module, as a dict:
+    kernels with their parameters, 1D vs 2D+ loads/stores, gathers/scatters,
+    TMA candidates, layout flags, split-dimension patterns, autotune use,
+    helpers, and unsupported constructs with locations (``diagnostics``).
+    Never raises for bad input (syntax errors appear under ``diagnostics``)."""
+    import json
+
+    return json.loads(_core.analyze_source(_as_bytes(source), filename))

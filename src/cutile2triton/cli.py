@@ -1,0 +1,160 @@
+"""The ``cutile2triton`` command line.
+
+Exit codes (as ruff and clang-format use them):
+  0  success
+  1  the input has errors (diagnostics were printed), or --check found changes
+  2  usage or I/O error
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import List, Optional
+
+from . import api
+from ._version import __version__
+from .convert import CONVERTED, EXISTS, FAILED, SKIPPED, UNCHANGED, WOULD_CHANGE, UsageError, convert_path
+from .report import Progress, print_analysis, print_summary
+
+EXIT_OK, EXIT_DIAGNOSTICS, EXIT_USAGE = 0, 1, 2
+
+
+def _cmd_parse(args: argparse.Namespace) -> int:
+    rc = EXIT_OK
+    for path in args.files:
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            print(f"{path}: error: cannot read file: {e.strerror}", file=sys.stderr)
+            return EXIT_USAGE
+        try:
+            text = api.parse_dump(data, path, args.python_version, not args.no_attributes)
+        except api.ConversionError as e:
+            sys.stderr.write(e.diagnostics)
+            rc = EXIT_DIAGNOSTICS
+            continue
+        if args.dump_ast:
+            print(text)
+        else:
+            print(f"{path}: ok")
+    return rc
+
+
+def _cmd_convert(args: argparse.Namespace) -> int:
+    import json
+
+    if sum(bool(x) for x in (args.output, args.out_dir, args.stdout)) > 1:
+        raise UsageError("use only one of -o, --out-dir, --stdout")
+    write = not (args.stdout or args.check or args.diff)
+    progress = Progress(enabled=not args.json and not args.stdout and _many(args.paths))
+    try:
+        reports = convert_path(args.paths, out=args.output, out_dir=args.out_dir, check=args.check,
+                               diff=args.diff, force=args.force, write=write, on_file=progress.advance)
+    finally:
+        progress.close()
+    rc = EXIT_OK
+    for r in reports:
+        if r.rendered:
+            sys.stderr.write(r.rendered)
+        if r.status == FAILED:
+            rc = EXIT_DIAGNOSTICS
+        elif r.status == EXISTS:
+            print(f"{r.output}: error: output exists and differs; use --force to overwrite", file=sys.stderr)
+            rc = EXIT_DIAGNOSTICS
+        elif r.status == WOULD_CHANGE:
+            if args.diff:
+                sys.stdout.write(r.diff)
+            rc = EXIT_DIAGNOSTICS if args.check else rc
+    if args.stdout:
+        from .api import convert_source
+
+        for r in reports:
+            if r.status == CONVERTED:
+                sys.stdout.write(convert_source(open(r.source, "rb").read(), r.source).code)
+    if args.json:
+        print(json.dumps({"files": [r.as_dict() for r in reports]}, indent=2))
+    elif not args.stdout and not args.diff:
+        print_summary(reports, verbose=_many(args.paths))
+    return rc
+
+
+def _cmd_analyze(args: argparse.Namespace) -> int:
+    import json
+    import pathlib
+
+    from .paths import iter_sources
+
+    results = []
+    for path in iter_sources(args.paths):
+        try:
+            data = pathlib.Path(path).read_bytes()
+        except OSError as e:
+            print(f"{path}: error: cannot read file: {e.strerror}", file=sys.stderr)
+            return EXIT_USAGE
+        results.append(api.analyze_source(data, str(path)))
+    if args.json:
+        print(json.dumps({"files": results}, indent=2))
+    else:
+        print_analysis(results)
+    return EXIT_DIAGNOSTICS if any(d.get("severity") == "error" for r in results for d in r.get("diagnostics", [])) else EXIT_OK
+
+
+def _many(paths: List[str]) -> bool:
+    import os
+
+    return len(paths) > 1 or any(os.path.isdir(p) for p in paths)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="cutile2triton",
+        description="Convert NVIDIA cuTile Python kernels (@ct.kernel) into Triton kernels (@triton.jit).",
+        epilog="Exit codes: 0 ok, 1 diagnostics (or --check found changes), 2 usage or I/O error.",
+    )
+    p.add_argument("--version", action="version", version=f"cutile2triton {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    ps = sub.add_parser("parse", help="parse Python files with the C++ parser (syntax check or AST dump)")
+    ps.add_argument("files", nargs="+", metavar="FILE")
+    ps.add_argument("--dump-ast", action="store_true", help="print the AST as ast.dump(..., include_attributes=True)")
+    ps.add_argument("--no-attributes", action="store_true", help="omit positions from --dump-ast")
+    ps.add_argument("--python-version", metavar="3.X", help="ast field set to print (3.11 or 3.12; default: running Python)")
+    ps.set_defaults(func=_cmd_parse)
+
+    pc = sub.add_parser("convert", help="convert cuTile files or folders to Triton",
+                        description="Convert cuTile files (folders: every *.py using cuda.tile) to Triton. "
+                        "Output goes to the /cutile/ -> /triton/ mirror path unless -o, --out-dir or --stdout is given. "
+                        "Existing files are never overwritten without --force; writes are atomic.")
+    pc.add_argument("paths", nargs="+", metavar="PATH")
+    pc.add_argument("-o", "--output", metavar="FILE", help="output file (one input only)")
+    pc.add_argument("--out-dir", metavar="DIR", help="write outputs under DIR, keeping relative paths")
+    pc.add_argument("--stdout", action="store_true", help="print the converted code instead of writing files")
+    pc.add_argument("--check", action="store_true", help="write nothing; exit 1 if any output would change")
+    pc.add_argument("--diff", action="store_true", help="write nothing; print a unified diff of what would change")
+    pc.add_argument("--force", action="store_true", help="overwrite existing output files")
+    pc.add_argument("--json", action="store_true", help="print a machine-readable report of every file and diagnostic")
+    pc.set_defaults(func=_cmd_convert)
+
+    pa = sub.add_parser("analyze", help="pre-flight report: kernels, loads/stores, TMA candidates, unsupported constructs")
+    pa.add_argument("paths", nargs="+", metavar="PATH")
+    pa.add_argument("--json", action="store_true", help="machine-readable output")
+    pa.set_defaults(func=_cmd_analyze)
+    return p
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # argparse exits 2 on usage errors, 0 on --help/--version
+        return int(e.code or 0)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return args.func(args)
+    except (ValueError, UsageError) as e:
+        print(f"cutile2triton: error: {e}", file=sys.stderr)
+        return EXIT_USAGE

@@ -1,0 +1,134 @@
+"""Converting files and trees: output paths, --check/--diff, atomic writes, reports.
+
+All compilation happens in the C++ core (:func:`cutile2triton.convert_source`);
+this module only moves files around it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import pathlib
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, List, Optional
+
+from .api import ConversionResult, convert_source
+from .paths import atomic_write, iter_sources, mirror_path
+
+# Outcomes of one file.
+CONVERTED, UNCHANGED, WOULD_CHANGE, FAILED, SKIPPED, EXISTS = (
+    "converted", "unchanged", "would-change", "failed", "skipped", "exists")
+
+
+@dataclass
+class FileReport:
+    """What happened to one input file.
+
+    ``status`` is one of converted, unchanged (output already identical),
+    would-change (--check/--diff), failed (diagnostics), skipped (no cuda.tile),
+    exists (output exists and differs; use force=True).
+    """
+
+    source: str
+    output: Optional[str]
+    status: str
+    diagnostics: List[dict] = field(default_factory=list)
+    rendered: str = ""
+    diff: str = ""
+
+    def as_dict(self) -> dict:
+        d = {"source": self.source, "output": self.output, "status": self.status, "diagnostics": self.diagnostics}
+        if self.diff:
+            d["diff"] = self.diff
+        return d
+
+
+class UsageError(Exception):
+    """Bad options or paths (exit code 2)."""
+
+
+def output_for(src: pathlib.Path, out: Optional[str], out_dir: Optional[str], root: Optional[pathlib.Path]) -> pathlib.Path:
+    """Destination of ``src``: ``out`` (-o), else ``out_dir`` (keeping the path
+    relative to the folder given on the command line), else the
+    ``/cutile/``→``/triton/`` mirror. Raises UsageError when none applies."""
+    if out:
+        return pathlib.Path(out)
+    if out_dir:
+        rel = src.relative_to(root) if root and root in src.parents else pathlib.Path(src.name)
+        mirrored = mirror_path(rel)
+        return pathlib.Path(out_dir) / (mirrored or rel)
+    mirrored = mirror_path(src)
+    if mirrored is None:
+        raise UsageError(f"{src}: no 'cutile' folder in the path to mirror to 'triton'; use -o FILE, --out-dir DIR or --stdout")
+    return mirrored
+
+
+def convert_path(
+    paths: Iterable[str],
+    *,
+    out: Optional[str] = None,
+    out_dir: Optional[str] = None,
+    check: bool = False,
+    diff: bool = False,
+    force: bool = False,
+    write: bool = True,
+    on_file: Optional[Callable[[FileReport], None]] = None,
+) -> List[FileReport]:
+    """Convert files and folders (folders: every ``*.py`` under them that uses
+    cuda.tile). Writes each result atomically to its destination (see
+    :func:`output_for`) unless ``check``/``diff``/``write=False``.
+
+    Returns one FileReport per input file. Raises UsageError for bad
+    options (``out`` with several inputs) or missing paths.
+    """
+    paths = list(paths)
+    for p in paths:
+        if not pathlib.Path(p).exists():
+            raise UsageError(f"{p}: no such file or directory")
+    sources = []
+    for p in paths:
+        root = pathlib.Path(p) if pathlib.Path(p).is_dir() else None
+        sources.extend((s, root) for s in iter_sources([p]))
+    if out and len(sources) != 1:
+        raise UsageError("-o FILE needs exactly one input file")
+    reports = []
+    for src, root in sources:
+        rep = _convert_one(src, root, out, out_dir, check, diff, force, write)
+        reports.append(rep)
+        if on_file:
+            on_file(rep)
+    return reports
+
+
+def _convert_one(src, root, out, out_dir, check, diff, force, write) -> FileReport:
+    try:
+        data = src.read_bytes()
+    except OSError as e:
+        msg = f"{src}: error: cannot read file: {e.strerror}"
+        return FileReport(str(src), None, FAILED, [{"severity": "error", "line": 0, "col": 0, "message": msg}], msg + "\n")
+    result: ConversionResult = convert_source(data, str(src))
+    if not result.is_cutile:
+        return FileReport(str(src), None, SKIPPED)
+    dest = output_for(src, out, out_dir, root) if write or check or diff else None
+    diags = [d.as_dict() for d in result.diagnostics]
+    if not result.ok:
+        return FileReport(str(src), str(dest) if dest else None, FAILED, diags, result.rendered)
+    if dest is None:
+        return FileReport(str(src), None, CONVERTED, diags, result.rendered)
+    old = dest.read_text(encoding="utf-8") if dest.exists() else None
+    if old == result.code:
+        return FileReport(str(src), str(dest), UNCHANGED, diags, result.rendered)
+    if check or diff:
+        text = ""
+        if diff:
+            text = "".join(difflib.unified_diff((old or "").splitlines(True), result.code.splitlines(True),
+                                                f"a/{dest}", f"b/{dest}"))
+        return FileReport(str(src), str(dest), WOULD_CHANGE, diags, result.rendered, text)
+    if old is not None and not force:
+        return FileReport(str(src), str(dest), EXISTS, diags, result.rendered)
+    try:
+        atomic_write(dest, result.code)
+    except OSError as e:
+        msg = f"{dest}: error: cannot write file: {e.strerror}"
+        return FileReport(str(src), str(dest), FAILED, diags + [{"severity": "error", "line": 0, "col": 0, "message": msg}],
+                          result.rendered + msg + "\n")
+    return FileReport(str(src), str(dest), CONVERTED, diags, result.rendered)

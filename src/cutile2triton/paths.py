@@ -1,0 +1,53 @@
+"""Where converted files go (TileGym's ``/cutile/`` → ``/triton/`` mirror convention)."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+from typing import Iterable, Iterator, List, Optional
+
+
+def mirror_path(src: pathlib.Path) -> Optional[pathlib.Path]:
+    """The Triton twin of a cuTile file: the LAST path component named
+    ``cutile`` becomes ``triton`` (``ops/cutile/softmax.py`` →
+    ``ops/triton/softmax.py``). None if the path has no such component."""
+    parts = list(src.parts)
+    for i in range(len(parts) - 2, -1, -1):  # folders only, not the file name
+        if parts[i] == "cutile":
+            parts[i] = "triton"
+            return pathlib.Path(*parts)
+    return None
+
+
+def iter_sources(paths: Iterable[str]) -> Iterator[pathlib.Path]:
+    """Files named on the command line, and the ``*.py`` files under named
+    folders that mention ``cuda.tile`` (others are not cuTile code). Folders
+    named ``triton`` are skipped: they hold our output."""
+    for p in paths:
+        path = pathlib.Path(p)
+        if path.is_dir():
+            for f in sorted(path.rglob("*.py")):
+                rel = f.relative_to(path).parts
+                if any(part in ("triton", "__pycache__") or part.startswith(".") for part in rel[:-1]):
+                    continue
+                try:
+                    if b"cuda.tile" in f.read_bytes():
+                        yield f
+                except OSError:
+                    yield f  # reported as an I/O error by the caller
+        else:
+            yield path
+
+
+def atomic_write(path: pathlib.Path, text: str) -> None:
+    """Write ``text`` so that readers see the old file or the whole new one,
+    never a partial file (temporary file in the same folder + os.replace)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.c2t-tmp-{os.getpid()}")
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()

@@ -1,0 +1,73 @@
+"""Human-readable output: progress bar and summary tables (rich when installed,
+plain text otherwise; rich is optional so that conversion needs nothing else)."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from typing import List
+
+try:  # optional dependency
+    from rich.console import Console
+    from rich.progress import Progress as _RichProgress
+    from rich.table import Table
+except ImportError:  # pragma: no cover - exercised when rich is absent
+    Console = _RichProgress = Table = None
+
+
+class Progress:
+    """A progress bar over files for directory runs (stderr; silent when not a terminal)."""
+
+    def __init__(self, enabled: bool):
+        self._bar = None
+        if enabled and _RichProgress is not None and sys.stderr.isatty():
+            self._bar = _RichProgress(console=Console(stderr=True), transient=True)
+            self._task = self._bar.add_task("converting", total=None)
+            self._bar.start()
+
+    def advance(self, report) -> None:
+        if self._bar is not None:
+            self._bar.update(self._task, advance=1, description=f"converting {report.source}")
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+
+def _first_error(r) -> str:
+    for d in r.diagnostics:
+        if d.get("severity") == "error":
+            return f"{d['line']}:{d['col']}: {d['message']}"
+    return ""
+
+
+def print_summary(reports: List, verbose: bool) -> None:
+    """One row per file (for folder runs) and the counts per outcome."""
+    counts = Counter(r.status for r in reports)
+    rows = [(r.source, r.status, r.output or "", _first_error(r)) for r in reports if verbose or r.status != "skipped"]
+    if Table is not None and verbose:
+        t = Table(title="cutile2triton convert")
+        for col in ("file", "status", "output", "first diagnostic"):
+            t.add_column(col)
+        for row in rows:
+            t.add_row(*row)
+        Console().print(t)
+    elif verbose:
+        for row in rows:
+            print("  ".join(x for x in row if x))
+    summary = ", ".join(f"{counts[k]} {k}" for k in ("converted", "unchanged", "would-change", "failed", "exists", "skipped") if counts[k])
+    print(summary or "no files")
+
+
+def print_analysis(results: List[dict]) -> None:
+    """The pre-flight report as text: one block per file, one row per kernel."""
+    for res in results:
+        print(f"{res.get('file')}:")
+        for k in res.get("kernels", []):
+            params = ", ".join(p.get("name", "?") + (f": {p['kind']}" if p.get("kind") else "") for p in k.get("params", []))
+            print(f"  kernel {k.get('name')}({params})  line {k.get('line')}")
+            for key in ("loads_1d", "loads_nd", "stores_1d", "stores_nd", "gathers", "scatters", "tma_candidates", "helpers"):
+                if k.get(key):
+                    print(f"    {key}: {k[key]}")
+        for d in res.get("diagnostics", []):
+            print(f"  {d.get('severity')}: {d.get('line')}:{d.get('col')}: {d.get('message')}")

@@ -1,0 +1,71 @@
+"""The ``cutile2triton`` command: version, help, parse, exit codes, diagnostics form."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+
+import pytest
+
+from cutile2triton import __version__
+from cutile2triton.cli import main
+
+
+def run(*args, cwd=None):
+    p = subprocess.run([sys.executable, "-m", "cutile2triton", *args], capture_output=True, text=True, cwd=cwd)
+    return p.returncode, p.stdout, p.stderr
+
+
+def test_version_and_help():
+    rc, out, _ = run("--version")
+    assert rc == 0 and out.strip() == f"cutile2triton {__version__}"
+    rc, out, _ = run("--help")
+    assert rc == 0
+    for word in ("parse", "convert", "analyze", "Exit codes"):
+        assert word in out
+
+
+def test_no_command_is_a_usage_error(capsys):
+    assert main([]) == 2
+
+
+def test_parse_dump_equals_cpython(tmp_path):
+    src = "import cuda.tile as ct\n\n@ct.kernel\ndef k(x, n: ct.Constant[int]):\n    t = ct.load(x, index=(ct.bid(0),), shape=(n,))\n"
+    f = tmp_path / "k.py"
+    f.write_text(src)
+    rc, out, err = run("parse", "--dump-ast", str(f))
+    assert rc == 0, err
+    assert out.strip() == ast.dump(ast.parse(src), include_attributes=True)
+
+
+def test_parse_error_is_compiler_form_with_caret(tmp_path):
+    f = tmp_path / "bad.py"
+    f.write_text("x = 1\ny = = 2\n")
+    rc, out, err = run("parse", str(f))
+    assert rc == 1
+    lines = err.splitlines()
+    assert lines[0].startswith(f"{f}:2:") and ": error: " in lines[0]
+    assert lines[1] == "y = = 2"
+    assert lines[2].strip() == "^"
+
+
+def test_missing_file_is_an_io_error(tmp_path):
+    rc, _, err = run("parse", str(tmp_path / "nope.py"))
+    assert rc == 2 and "cannot read" in err
+
+
+def test_bad_python_version_is_a_usage_error(tmp_path):
+    f = tmp_path / "k.py"
+    f.write_text("x = 1\n")
+    rc, _, err = run("parse", "--dump-ast", "--python-version", "2.7", str(f))
+    assert rc == 2 and "unsupported" in err
+
+
+@pytest.mark.parametrize("blob", [b"\x00\x01\x02", b"\xff\xfe garbage", b"(" * 10000, b"x = '" + b"a" * 100])
+def test_hostile_input_gets_a_diagnostic_not_a_crash(tmp_path, blob):
+    f = tmp_path / "hostile.py"
+    f.write_bytes(blob)
+    rc, _, err = run("parse", str(f))
+    assert rc == 1, err
+    assert f"{f}:" in err and "error:" in err
