@@ -6,10 +6,12 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
 #include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
 
 #include <string>
 #include <tuple>
 
+#include "driver/convert.h"
 #include "syntax/parser.h"
 #include "syntax/roundtrip.h"
 
@@ -63,6 +65,30 @@ int parse_many(nb::list sources) {
   return rejected;
 }
 
+using DiagTuple = std::tuple<std::string, int, int, std::string>;  // severity, line, 1-based char col, message
+
+// (ok, code, [(severity, line, col, message)], rendered diagnostics, is_cutile)
+std::tuple<bool, std::string, std::vector<DiagTuple>, std::string, bool> convert(nb::bytes source, std::string filename) {
+  std::string raw(as_view(source));
+  ConvertResult r;
+  {
+    nb::gil_scoped_release release;
+    r = convert_source(raw, filename);
+  }
+  std::vector<DiagTuple> diags;
+  for (const Diagnostic& d : r.diags.items) {
+    const char* sev = d.severity == Severity::Error ? "error" : d.severity == Severity::Warning ? "warning" : "note";
+    diags.emplace_back(sev, d.line, display_column(r.source_text, d.line, d.col), d.message);
+  }
+  return {r.ok, r.code, diags, r.rendered, r.is_cutile};
+}
+
+std::string analyze(nb::bytes source, std::string filename) {
+  std::string raw(as_view(source));
+  nb::gil_scoped_release release;
+  return analyze_source(raw, filename);
+}
+
 }  // namespace
 
 NB_MODULE(_core, m) {
@@ -72,5 +98,10 @@ NB_MODULE(_core, m) {
         "Parse `source` (bytes) and return (ok, ast.dump text, diagnostics text).");
   m.def("roundtrip", &roundtrip, nb::arg("source"), nb::arg("filename"),
         "Parse and reprint losslessly: (ok, text bytes, span problems, diagnostics).");
+  m.def("convert_source", &convert, nb::arg("source"), nb::arg("filename"),
+        "Convert a cuTile module: (ok, code, [(severity, line, col, message)], rendered, is_cutile).");
+  m.def("analyze_source", &analyze, nb::arg("source"), nb::arg("filename"),
+        "Pre-flight analysis report of a cuTile module as JSON text.");
+  m.def("version", []() { return std::string(kVersion); }, "Version of the C++ core.");
   m.def("parse_many", &parse_many, nb::arg("sources"), "Parse a list of bytes; return how many were rejected.");
 }

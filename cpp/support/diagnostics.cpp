@@ -46,6 +46,25 @@ std::string valid_utf8(std::string_view s) {
 
 }  // namespace
 
+namespace {
+std::string_view line_of(std::string_view source, int line_no) {
+  size_t start = 0;
+  for (int line = 1; line < line_no && start < source.size(); ++line) {
+    size_t nl = source.find('\n', start);
+    if (nl == std::string_view::npos) return {};
+    start = nl + 1;
+  }
+  size_t end = source.find('\n', start);
+  return source.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+}
+}  // namespace
+
+int display_column(std::string_view source, int line, int col) {
+  if (line <= 0) return 0;
+  std::string_view text = line_of(source, line);
+  return count_chars(text, std::min<size_t>(std::max(col, 0), text.size())) + 1;
+}
+
 std::string render(const Diagnostic& d, std::string_view filename, std::string_view source) {
   const char* sev = d.severity == Severity::Error ? "error" : d.severity == Severity::Warning ? "warning" : "note";
   std::string out = valid_utf8(filename);

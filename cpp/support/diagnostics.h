@@ -29,6 +29,10 @@ struct Diagnostic {
 /// caret is clamped to the end of the line.
 std::string render(const Diagnostic& d, std::string_view filename, std::string_view source);
 
+/// 1-based column in characters (code points) of 0-based byte column `col` on
+/// 1-based `line` of `source`, as render() prints it; 0 when line is 0.
+int display_column(std::string_view source, int line, int col);
+
 /// A list of diagnostics with convenience checks.
 struct Diagnostics {
   std::vector<Diagnostic> items;

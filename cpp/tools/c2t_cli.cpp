@@ -6,6 +6,8 @@
 //   c2t-cli check FILE...                                   parse only; print diagnostics
 //   c2t-cli roundtrip FILE                                  print the token stream back
 //   c2t-cli bench FILE...                                   parse all files, print MB/s
+//   c2t-cli convert FILE                                    converted Triton module to stdout
+//   c2t-cli analyze FILE                                    pre-flight report (JSON) to stdout
 //
 // Exit codes: 0 ok, 1 diagnostics, 2 usage or I/O error.
 #include <chrono>
@@ -16,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "driver/convert.h"
 #include "syntax/parser.h"
 #include "syntax/roundtrip.h"
 
@@ -34,7 +37,9 @@ int usage() {
   std::cerr << "usage: c2t-cli dump [--py 3.11|3.12] [--no-attributes] FILE\n"
                "       c2t-cli check FILE...\n"
                "       c2t-cli roundtrip FILE\n"
-               "       c2t-cli bench FILE...\n";
+               "       c2t-cli bench FILE...\n"
+               "       c2t-cli convert FILE\n"
+               "       c2t-cli analyze FILE\n";
   return 2;
 }
 
@@ -76,6 +81,23 @@ int main(int argc, char** argv) {
     std::printf("files=%zu bytes=%zu seconds=%.4f MB/s=%.2f rejected=%d\n", texts.size(), bytes, s,
                 bytes / 1e6 / s, failed);
     return 0;
+  }
+
+  if (cmd == "convert" || cmd == "analyze") {
+    int rc = 0;
+    for (auto& f : files) {
+      std::string text;
+      if (!read_file(f, text)) { std::cerr << f << ": error: cannot read file\n"; return 2; }
+      if (cmd == "analyze") {
+        std::cout << c2t::analyze_source(text, f) << "\n";
+        continue;
+      }
+      c2t::ConvertResult r = c2t::convert_source(text, f);
+      std::cerr << r.rendered;
+      if (r.ok) std::cout << r.code;
+      else rc = 1;
+    }
+    return rc;
   }
 
   int rc = 0;

@@ -46,3 +46,11 @@ TEST(Diagnostics, InvalidUtf8IsReplacedSoOutputIsValidText) {
   Diagnostic d{Severity::Error, 1, 0, "bad byte"};
   EXPECT_EQ(c2t::render(d, "f.py", "a\xff" "b\n"), "f.py:1:1: error: bad byte\na\xEF\xBF\xBD" "b\n^\n");
 }
+
+TEST(Diagnostics, DisplayColumnMatchesRenderedColumn) {
+  std::string src = "a\né = ct.x\n";
+  EXPECT_EQ(c2t::display_column(src, 2, 5), 5);
+  EXPECT_EQ(c2t::display_column(src, 1, 0), 1);
+  EXPECT_EQ(c2t::display_column(src, 0, 3), 0);
+  EXPECT_EQ(c2t::display_column(src, 7, 3), 1);
+}

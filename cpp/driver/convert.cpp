@@ -1,0 +1,62 @@
+#include "driver/convert.h"
+
+#include "host/host_rewrite.h"
+#include "lower/module_lowering.h"
+#include "sema/module_scope.h"
+#include "syntax/parser.h"
+
+namespace c2t {
+
+const char* const kVersion = "0.1.0";
+
+namespace {
+
+lower::LowerOptions lower_options(const ConvertOptions& o) {
+  lower::LowerOptions l;
+  l.array_ranks = o.array_ranks;
+  l.int64_indexing = o.int64_indexing;
+  return l;
+}
+
+bool has_errors(const Diagnostics& d) { return d.has_errors(); }
+
+}  // namespace
+
+ConvertResult convert_source(std::string_view bytes, std::string_view filename, const ConvertOptions& opts) {
+  ConvertResult r;
+  syntax::ParseResult pr = syntax::parse(bytes, filename);
+  r.source_text = pr.source ? std::string(pr.source->text()) : std::string(bytes);
+  auto finish = [&]() {
+    r.rendered = r.diags.render_all(filename, r.source_text);
+    if (!r.ok) r.code.clear();
+    return r;
+  };
+  if (!pr.ok()) {
+    r.diags = std::move(pr.diags);
+    return finish();
+  }
+  for (auto& d : pr.diags.items) r.diags.items.push_back(d);  // parser warnings
+  sema::ModuleInfo mi = sema::analyze_module(pr.tree.root, r.diags);
+  if (mi.ct_modules.empty() && mi.ct_names.empty() && mi.cutile_imports.empty()) {
+    r.is_cutile = false;
+    r.ok = false;
+    return finish();
+  }
+  if (mi.kernels.empty()) r.diags.warning(0, 0, "no @ct.kernel in this module; only the host code is rewritten");
+  if (has_errors(r.diags)) return finish();
+  auto lopts = lower_options(opts);
+  lower::ModuleLowering ml(mi, lopts, r.diags);
+  lower::LoweredModule lm = ml.run();
+  if (has_errors(r.diags) || !lm.ok) return finish();
+  host::HostRewriteOptions ho;
+  ho.filename = std::string(filename);
+  ho.version = kVersion;
+  ho.max_line = opts.max_line;
+  std::string code = host::rewrite_module(pr, mi, lm, ho, r.diags);
+  if (has_errors(r.diags)) return finish();
+  r.ok = true;
+  r.code = std::move(code);
+  return finish();
+}
+
+}  // namespace c2t

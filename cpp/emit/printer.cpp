@@ -1,0 +1,178 @@
+#include "emit/printer.h"
+
+#include <sstream>
+
+namespace c2t::emit {
+
+using lower::TExpr;
+using lower::TExprPtr;
+using lower::TStmt;
+
+namespace {
+
+constexpr int kAtom = 16;
+std::string print(const TExprPtr& e) { return lower::source(e); }
+int prec(const TExprPtr& e) { return lower::precedence(e); }
+std::string wrap(const TExprPtr& e, int min_prec) {
+  std::string s = print(e);
+  return prec(e) < min_prec ? "(" + s + ")" : s;
+}
+
+std::string join_args(const TExprPtr& e, size_t first) {
+  std::string out;
+  for (size_t k = first; k < e->args.size(); ++k) out += (out.empty() ? "" : ", ") + print(e->args[k]);
+  for (auto& [k, v] : e->kwargs) out += (out.empty() ? "" : ", ") + k + "=" + print(v);
+  return out;
+}
+
+// Lays out `prefix + value + suffix` starting at column `indent`: flat when
+// it fits in max_line, otherwise the call is broken one argument per line
+// (recursively for arguments that are still too long); for a method call on
+// a long call (`tl.load(...).to(tl.float32)`) the inner call is broken.
+void layout_into(std::string& out, const std::string& prefix, const TExprPtr& value, const std::string& suffix,
+                 int indent, const PrintOptions& opts) {
+  std::string pad(indent, ' ');
+  std::string flat = pad + prefix + print(value) + suffix;
+  if ((int)flat.size() > opts.max_line && value->kind == TExpr::Kind::IfExp) {
+    // black's layout for a long conditional expression
+    out += pad + prefix + "(\n";
+    layout_into(out, "", value->args[1], "", indent + 4, opts);
+    out += pad + "    if " + print(value->args[0]) + "\n";
+    layout_into(out, "else ", value->args[2], "", indent + 4, opts);
+    out += pad + ")" + suffix + "\n";
+    return;
+  }
+  if ((int)flat.size() <= opts.max_line || value->kind != TExpr::Kind::Call) {
+    out += flat + "\n";
+    return;
+  }
+  const TExprPtr& fn = value->args[0];
+  // x.method(short args) where x is a long call: break x instead.
+  if (fn->kind == TExpr::Kind::Attr && fn->args[0]->kind == TExpr::Kind::Call) {
+    std::string tail = "." + fn->text + "(" + join_args(value, 1) + ")" + suffix;
+    if ((int)tail.size() < opts.max_line / 2) {
+      layout_into(out, prefix, fn->args[0], tail, indent, opts);
+      return;
+    }
+  }
+  if (value->args.size() + value->kwargs.size() <= 1 && value->args.size() == 2 &&
+      value->args[1]->kind != TExpr::Kind::Call) {
+    out += flat + "\n";
+    return;
+  }
+  out += pad + prefix + wrap(fn, kAtom) + "(\n";
+  for (size_t k = 1; k < value->args.size(); ++k) layout_into(out, "", value->args[k], ",", indent + 4, opts);
+  for (auto& [k, v] : value->kwargs) layout_into(out, k + "=", v, ",", indent + 4, opts);
+  out += pad + ")" + suffix + "\n";
+}
+
+std::string layout(const std::string& prefix, const TExprPtr& value, int indent, const PrintOptions& opts) {
+  std::string out;
+  layout_into(out, prefix, value, "", indent, opts);
+  return out;
+}
+
+void print_body(std::ostringstream& os, const std::vector<TStmt>& body, int indent, const PrintOptions& opts);
+
+void print_stmt(std::ostringstream& os, const TStmt& s, int indent, const PrintOptions& opts) {
+  std::string pad(indent, ' ');
+  switch (s.kind) {
+    case TStmt::Kind::Assign: os << layout(print(s.target) + " = ", s.value, indent, opts); break;
+    case TStmt::Kind::AnnAssign: os << layout(print(s.target) + ": " + s.text + " = ", s.value, indent, opts); break;
+    case TStmt::Kind::AugAssign: os << layout(print(s.target) + " " + s.text + "= ", s.value, indent, opts); break;
+    case TStmt::Kind::Expr: os << layout("", s.value, indent, opts); break;
+    case TStmt::Kind::Return: os << (s.value ? layout("return ", s.value, indent, opts) : pad + "return\n"); break;
+    case TStmt::Kind::Pass: os << pad << "pass\n"; break;
+    case TStmt::Kind::Break: os << pad << "break\n"; break;
+    case TStmt::Kind::Continue: os << pad << "continue\n"; break;
+    case TStmt::Kind::Comment: {
+      std::istringstream lines(s.text);
+      std::string line;
+      while (std::getline(lines, line)) os << pad << "#" << (line.empty() ? "" : " ") << line << "\n";
+      break;
+    }
+    case TStmt::Kind::If: {
+      os << pad << "if " << print(s.value) << ":\n";
+      print_body(os, s.body, indent + 4, opts);
+      const TStmt* cur = &s;
+      // `else: if ...` chains print as elif.
+      while (cur->orelse.size() == 1 && cur->orelse[0].kind == TStmt::Kind::If) {
+        cur = &cur->orelse[0];
+        os << pad << "elif " << print(cur->value) << ":\n";
+        print_body(os, cur->body, indent + 4, opts);
+      }
+      if (!cur->orelse.empty()) {
+        os << pad << "else:\n";
+        print_body(os, cur->orelse, indent + 4, opts);
+      }
+      break;
+    }
+    case TStmt::Kind::For:
+      os << pad << "for " << print(s.target) << " in " << print(s.value) << ":\n";
+      print_body(os, s.body, indent + 4, opts);
+      break;
+    case TStmt::Kind::While:
+      os << pad << "while " << print(s.value) << ":\n";
+      print_body(os, s.body, indent + 4, opts);
+      break;
+  }
+}
+
+void print_body(std::ostringstream& os, const std::vector<TStmt>& body, int indent, const PrintOptions& opts) {
+  bool any_code = false;
+  for (auto& s : body) any_code = any_code || s.kind != TStmt::Kind::Comment;
+  for (auto& s : body) print_stmt(os, s, indent, opts);
+  if (!any_code) os << std::string(indent, ' ') << "pass\n";
+}
+
+std::string docstring(const std::string& text, int indent) {
+  std::string esc;
+  for (char c : text) {
+    if (c == '\\') esc += "\\\\";
+    else if (c == '"') esc += "\\\"";
+    else esc += c;
+  }
+  return std::string(indent, ' ') + "\"\"\"" + esc + "\"\"\"\n";
+}
+
+}  // namespace
+
+std::string print_expr(const TExprPtr& e) { return print(e); }
+
+std::string print_stmts(const std::vector<TStmt>& body, int indent, const PrintOptions& opts) {
+  std::ostringstream os;
+  for (auto& s : body) print_stmt(os, s, indent, opts);
+  return os.str();
+}
+
+std::string print_function(const lower::TFunction& fn, int indent, const PrintOptions& opts) {
+  std::ostringstream os;
+  std::string pad(indent, ' ');
+  for (auto& c : fn.header_comments) os << pad << "#" << (c.empty() ? "" : " ") << c << "\n";
+  for (auto& d : fn.decorators) os << pad << "@" << d << "\n";
+  std::vector<std::string> params;
+  size_t total = 0;
+  for (auto& p : fn.params) {
+    std::string s = p.name;
+    if (!p.annotation.empty()) s += ": " + p.annotation;
+    if (p.default_value) s += (p.annotation.empty() ? "=" : " = ") + print(p.default_value);
+    total += s.size() + 2;
+    params.push_back(std::move(s));
+  }
+  std::string head = pad + "def " + fn.name + "(";
+  if (head.size() + total + 2 <= (size_t)opts.max_line) {
+    for (size_t k = 0; k < params.size(); ++k) head += (k ? ", " : "") + params[k];
+    os << head << "):\n";
+  } else {
+    os << head << "\n";
+    for (auto& p : params) os << pad << "    " << p << ",\n";
+    os << pad << "):\n";
+  }
+  if (!fn.docstring.empty()) os << docstring(fn.docstring, indent + 4);
+  if (fn.body.empty() && fn.docstring.empty()) os << pad << "    pass\n";
+  else print_body(os, fn.body, indent + 4, opts);
+  std::string out = os.str();
+  return out;
+}
+
+}  // namespace c2t::emit

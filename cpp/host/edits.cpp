@@ -1,0 +1,52 @@
+#include "host/edits.h"
+
+#include <algorithm>
+
+namespace c2t::host {
+
+bool EditList::add(size_t begin, size_t end, std::string text) {
+  for (auto& e : edits_) {
+    bool insertion = begin == end || e.begin == e.end;
+    if (insertion ? (begin > e.begin && begin < e.end) || (e.begin > begin && e.begin < end)
+                  : begin < e.end && e.begin < end)
+      return false;
+  }
+  edits_.push_back({begin, end, std::move(text)});
+  return true;
+}
+
+std::string EditList::take_range(std::string_view text, size_t begin, size_t end) {
+  std::vector<Edit> inside, rest;
+  for (auto& e : edits_) {
+    if (e.begin >= begin && e.end <= end && !(e.begin == e.end && (e.begin == begin || e.begin == end))) inside.push_back(e);
+    else rest.push_back(e);
+  }
+  edits_ = std::move(rest);
+  std::stable_sort(inside.begin(), inside.end(), [](const Edit& a, const Edit& b) { return a.begin < b.begin; });
+  std::string out;
+  size_t pos = begin;
+  for (auto& e : inside) {
+    out.append(text.substr(pos, e.begin - pos));
+    out += e.text;
+    pos = e.end;
+  }
+  out.append(text.substr(pos, end - pos));
+  return out;
+}
+
+std::string EditList::apply(std::string_view text) const {
+  std::vector<Edit> sorted = edits_;
+  std::stable_sort(sorted.begin(), sorted.end(), [](const Edit& a, const Edit& b) { return a.begin < b.begin; });
+  std::string out;
+  size_t pos = 0;
+  for (auto& e : sorted) {
+    if (e.begin < pos) continue;  // defensive: overlapping edits are rejected by add()
+    out.append(text.substr(pos, e.begin - pos));
+    out += e.text;
+    pos = e.end;
+  }
+  out.append(text.substr(pos));
+  return out;
+}
+
+}  // namespace c2t::host

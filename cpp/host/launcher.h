@@ -1,0 +1,31 @@
+// The small launcher generated next to each converted kernel.
+//
+// cuTile launches with `ct.launch(stream, grid, kernel, (args...))`, one
+// positional value per kernel parameter, arrays as tensors. The Triton kernel
+// takes each array as pointer + shape + strides (elements), so the launcher
+// expands every array argument and passes constexpr parameters by keyword:
+//
+//   def launch_softmax_kernel(grid, output, input, n_rows, TILE_SIZE):
+//       softmax_kernel[grid](
+//           output, output.shape[0], output.shape[1], output.stride(0), output.stride(1),
+//           ...
+//           TILE_SIZE=TILE_SIZE,
+//       )
+//
+// The stream argument of ct.launch is not passed: Triton launches on the
+// current torch stream, which is what TileGym passes.
+#pragma once
+
+#include <string>
+
+#include "lower/module_lowering.h"
+
+namespace c2t::host {
+
+/// Name of the launcher of kernel `k` ("launch_<kernel name>").
+std::string launcher_name(const lower::LoweredKernel& k);
+
+/// Python source of the launcher (top level, '\n'-terminated).
+std::string launcher_source(const lower::LoweredKernel& k);
+
+}  // namespace c2t::host

@@ -1,0 +1,107 @@
+#include "lower/access_plan.h"
+
+namespace c2t::lower {
+
+AccessPlan plan_tile_access(const ArrayVal& array, const sema::Shape& tile_shape, std::vector<int> order,
+                            const std::string& padding, bool check_bounds, std::optional<bool> allow_tma,
+                            bool is_store) {
+  AccessPlan p;
+  p.order = std::move(order);
+  p.tile_shape = tile_shape;
+  p.padding = padding;
+  if (tile_shape.empty()) p.strategy = AccessPlan::Strategy::PointerScalar;
+  else if (!check_bounds) p.strategy = AccessPlan::Strategy::PointerUnmasked;
+  else p.strategy = AccessPlan::Strategy::PointerMask;
+
+  // Tensor-descriptor candidacy (recorded for the report and a later TMA pass).
+  if (tile_shape.size() < 2) {
+    p.tma_note = "1-D or scalar access: pointer path";
+  } else if (allow_tma && !*allow_tma) {
+    p.tma_note = "allow_tma=False";
+  } else if (!is_store && padding != "ZERO" && padding != "NAN" && padding != "UNDETERMINED") {
+    p.tma_note = "padding " + padding + " needs a masked pointer load (descriptors pad with zero or NaN only)";
+  } else if (p.order.back() != array.rank - 1) {
+    p.tma_note = "order= moves the innermost axis; the permuted last stride is not 1";
+  } else {
+    bool small_inner = tile_shape.back().value && *tile_shape.back().value < 2;
+    if (small_inner) p.tma_note = "innermost tile extent too small for a 16-byte descriptor box";
+    else {
+      p.tma_candidate = true;
+      p.tma_note = "candidate: needs host checks (16-byte aligned base and strides, unit last stride)";
+    }
+  }
+  return p;
+}
+
+TExprPtr padding_value(const std::string& mode) {
+  if (mode == "ZERO") return lit_int(0);
+  if (mode == "NEG_ZERO") return lit("-0.0");
+  if (mode == "NAN") return lit("float('nan')");
+  if (mode == "POS_INF") return lit("float('inf')");
+  if (mode == "NEG_INF") return lit("float('-inf')");
+  return nullptr;
+}
+
+TilePointers emit_tile_pointers(Lowerer& L, const ArrayVal& array, const std::vector<LVal>& index,
+                                const AccessPlan& plan, const std::string& hint) {
+  TilePointers out;
+  size_t r = plan.tile_shape.size();
+  if (plan.strategy == AccessPlan::Strategy::PointerScalar) {
+    // One element: tile index == element index along every axis.
+    TExprPtr off;
+    for (size_t k = 0; k < index.size(); ++k) {
+      int ax = plan.order.empty() ? (int)k : plan.order[k];
+      TExprPtr idx = index[k].expr;
+      if (array.int64_index) idx = tl_call("cast", {idx, tl_attr("int64")});
+      TExprPtr term = is_const(index[k].expr, "0") ? nullptr : binop("*", idx, array.strides[ax]);
+      if (!term) continue;
+      off = off ? binop("+", off, term) : term;
+    }
+    out.ptrs = off ? binop("+", array.ptr, off) : array.ptr;
+    return out;
+  }
+  TExprPtr ptrs = array.ptr;
+  TExprPtr mask;
+  // Unit tile axes use the scalar index directly; if every axis is unit the
+  // pointers still need the tile's rank, so those keep arange(0, 1).
+  bool all_unit = true;
+  for (auto& d : plan.tile_shape) all_unit = all_unit && d.is_one();
+  for (size_t k = 0; k < r; ++k) {
+    const sema::Dim& d = plan.tile_shape[k];
+    int ax = plan.order[k];
+    TExprPtr idx = index[k].expr;
+    bool unit = d.is_one() && !all_unit;
+    // Element offsets along tile axis k: index * tile_extent + arange(tile_extent).
+    TExprPtr start;
+    if (is_const(idx, "0")) start = nullptr;
+    else if (unit) start = idx;
+    else start = binop("*", idx, Lowerer::dim_to_expr(d));
+    if (start && array.int64_index) start = tl_call("cast", {start, tl_attr("int64")});
+    TExprPtr offs;
+    if (unit) {
+      offs = start ? start : lit_int(0);
+    } else {
+      TExprPtr ar = tl_call("arange", {lit_int(0), Lowerer::dim_to_expr(d)});
+      offs = start ? binop("+", start, ar) : ar;
+      std::string nm = r == 1 ? hint + "_offs" : hint + "_offs_" + std::to_string(k);
+      offs = L.bind(nm, offs);
+    }
+    // Broadcast to rank r: offs[None, :, None] etc. (scalars broadcast as they are).
+    TExprPtr b = offs;
+    if (!unit && r > 1) {
+      std::vector<TExprPtr> ix;
+      for (size_t j = 0; j < r; ++j) ix.push_back(j == k ? full_slice() : lit("None"));
+      b = subscript(offs, ix);
+    }
+    if (!is_const(offs, "0")) ptrs = binop("+", ptrs, binop("*", b, array.strides[ax]));
+    if (plan.strategy == AccessPlan::Strategy::PointerMask) {
+      TExprPtr m = compare("<", b, array.shape[ax]);
+      mask = mask ? binop("&", mask, m) : m;
+    }
+  }
+  out.ptrs = ptrs;
+  out.mask = mask;
+  return out;
+}
+
+}  // namespace c2t::lower

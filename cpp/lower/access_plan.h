@@ -1,0 +1,60 @@
+// Memory-access planning for tile-space loads and stores (ct.load /
+// ct.store), one plan object per access site.
+//
+// cuTile semantics (reference/cutile_api.md §2.3): the array is viewed as
+// P = array.permute(order); tile axis k covers elements
+// [index[k] * shape[k], (index[k] + 1) * shape[k]) of P's axis k, i.e. of the
+// array's axis order[k]; out-of-bounds elements of a partial tile read the
+// padding value and are not written.
+//
+// Today every site uses pointer arithmetic + a per-axis bounds mask, which
+// is correct for any stride, alignment and padding value. The plan also
+// records whether the site could use a TMA tensor descriptor
+// (tl.make_tensor_descriptor) so that a later pass can add that path behind
+// a host-checked constexpr (16-byte aligned base and non-last strides, last
+// stride 1, zero/NaN padding only; triton_target.md §1.4).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lower/lowerer.h"
+#include "lower/value.h"
+#include "sema/types.h"
+
+namespace c2t::lower {
+
+struct AccessPlan {
+  enum class Strategy {
+    PointerMask,       // ptr + broadcast offsets, mask = per-axis bounds (partial tiles)
+    PointerUnmasked,   // check_bounds=False: the caller guarantees in-bounds
+    PointerScalar,     // shape=() / scalar store: one element, no mask (a fully OOB tile is UB)
+  };
+  Strategy strategy = Strategy::PointerMask;
+  std::vector<int> order;          // tile axis k reads array axis order[k]
+  sema::Shape tile_shape;          // in tile-axis order
+  std::string padding = "UNDETERMINED";  // PaddingMode member for loads
+  bool tma_candidate = false;
+  std::string tma_note;
+};
+
+/// Decides the plan of one tile access. `allow_tma` is the site's
+/// `allow_tma=` (nullopt = not given).
+AccessPlan plan_tile_access(const ArrayVal& array, const sema::Shape& tile_shape, std::vector<int> order,
+                            const std::string& padding, bool check_bounds, std::optional<bool> allow_tma,
+                            bool is_store);
+
+/// Pointer expression (and mask, null when not needed) of a tile access,
+/// emitting the offset computations as statements named after `hint`.
+struct TilePointers {
+  TExprPtr ptrs;
+  TExprPtr mask;  // may be null
+};
+TilePointers emit_tile_pointers(Lowerer& L, const ArrayVal& array, const std::vector<LVal>& index,
+                                const AccessPlan& plan, const std::string& hint);
+
+/// The Triton `other=` value of a padding mode (nullptr for UNDETERMINED).
+TExprPtr padding_value(const std::string& mode);
+
+}  // namespace c2t::lower

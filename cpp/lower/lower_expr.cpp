@@ -1,0 +1,610 @@
+// Lowerer: expressions.
+#include <cmath>
+
+#include "lower/lowerer.h"
+#include "lower/module_lowering.h"
+#include "lower/op_registry.h"
+#include "lower/ops_common.h"
+#include "sema/ast_util.h"
+
+namespace c2t::lower {
+
+using sema::nodes_of;
+using sema::VKind;
+using syntax::Node;
+
+namespace {
+
+const char* binop_entry(std::string_view op) {
+  if (op == "Add") return "add";
+  if (op == "Sub") return "sub";
+  if (op == "Mult") return "mul";
+  if (op == "Div") return "truediv";
+  if (op == "FloorDiv") return "floordiv";
+  if (op == "Mod") return "mod";
+  if (op == "Pow") return "pow";
+  if (op == "BitAnd") return "bitwise_and";
+  if (op == "BitOr") return "bitwise_or";
+  if (op == "BitXor") return "bitwise_xor";
+  if (op == "LShift") return "bitwise_lshift";
+  if (op == "RShift") return "bitwise_rshift";
+  if (op == "MatMult") return "matmul";
+  return nullptr;
+}
+
+const char* compare_entry(std::string_view op) {
+  if (op == "Lt") return "less";
+  if (op == "LtE") return "less_equal";
+  if (op == "Gt") return "greater";
+  if (op == "GtE") return "greater_equal";
+  if (op == "Eq") return "equal";
+  if (op == "NotEq") return "not_equal";
+  return nullptr;
+}
+
+bool is_builtin(const std::string& n) {
+  static const char* names[] = {"range", "min", "max", "abs", "len", "float", "int", "bool", "print",
+                                "divmod", "tuple", "getattr", "isinstance"};
+  for (auto* b : names)
+    if (n == b) return true;
+  return false;
+}
+
+}  // namespace
+
+LVal Lowerer::eval(const Node* e) {
+  if (!e) return {};
+  LVal v;
+  std::string_view t = e->type;
+  if (t == "Constant") {
+    auto c = sema::const_eval(e, [](const Node*) { return std::nullopt; });
+    if (!c) {
+      unsupported(e, "literal", "this literal is not supported in tile code");
+      return {};
+    }
+    v = constant(*c, e);
+  } else if (t == "Name") {
+    v = eval_name(e);
+  } else if (t == "Attribute") {
+    v = eval_attribute(e);
+  } else if (t == "Call") {
+    v = eval_call(e);
+  } else if (t == "BinOp") {
+    v = eval_binop(e);
+  } else if (t == "UnaryOp") {
+    v = eval_unaryop(e);
+  } else if (t == "Compare") {
+    v = eval_compare(e);
+  } else if (t == "BoolOp") {
+    v = eval_boolop(e);
+  } else if (t == "IfExp") {
+    v = eval_ifexp(e);
+  } else if (t == "Subscript") {
+    v = eval_subscript(e);
+  } else if (t == "Tuple" || t == "List") {
+    std::vector<LVal> elems;
+    for (auto* x : nodes_of(e, "elts")) {
+      if (x->is("Starred")) {
+        LVal inner = eval(x->child("value"));
+        if (!inner.ok()) return {};
+        if (inner.info.kind != VKind::Tuple) {
+          error(x, "only tuples can be star-unpacked in tile code");
+          return {};
+        }
+        for (auto& el : inner.elems) elems.push_back(el);
+        continue;
+      }
+      elems.push_back(eval(x));
+      if (!elems.back().ok()) return {};
+    }
+    v = make_tuple(std::move(elems));
+    // A tuple of constants is itself a constant.
+    bool all_const = true;
+    std::vector<sema::ConstValue> cs;
+    for (auto& el : v.elems) {
+      all_const = all_const && el.info.cval.has_value();
+      if (el.info.cval) cs.push_back(*el.info.cval);
+    }
+    if (all_const) v.info.cval = sema::ConstValue::tuple(cs);
+  } else if (t == "Lambda") {
+    unsupported(e, "lambda", "lambdas are not supported in tile code yet (ct.reduce / ct.scan combine functions)");
+    return {};
+  } else if (t == "JoinedStr") {
+    unsupported(e, "f-string", "f-strings are not supported in tile code");
+    return {};
+  } else {
+    unsupported(e, std::string(t), "'" + std::string(t) + "' expressions are not supported in tile code");
+    return {};
+  }
+  if (v.ok() && !v.node) v.node = e;
+  return v;
+}
+
+LVal Lowerer::eval_name(const Node* e) {
+  std::string id(e->str("id"));
+  auto it = env_.find(id);
+  if (it != env_.end()) {
+    LVal v = it->second;
+    v.node = e;
+    return v;
+  }
+  auto& mi = module();
+  auto c = mi.constants.find(id);
+  if (c != mi.constants.end()) return constant(c->second, e);
+  if (auto q = mi.cutile_name(e)) {
+    if (auto cv = sema::ModuleInfo::cutile_constant(*q)) return constant(*cv, e);
+    LVal v;
+    v.info.kind = VKind::CtFunc;
+    v.info.ref = *q;
+    return v;
+  }
+  LVal v;
+  v.node = e;
+  if (mi.ct_modules.count(id)) { v.info.kind = VKind::Module; v.info.ref = "ct"; return v; }
+  if (mi.math_modules.count(id)) { v.info.kind = VKind::Module; v.info.ref = "math"; return v; }
+  if (mi.numpy_modules.count(id)) { v.info.kind = VKind::Module; v.info.ref = "numpy"; return v; }
+  if (mi.torch_modules.count(id)) { v.info.kind = VKind::Module; v.info.ref = "torch"; return v; }
+  auto f = mi.functions.find(id);
+  if (f != mi.functions.end()) {
+    v.info.kind = VKind::Function;
+    v.info.ref = id;
+    return v;
+  }
+  if (is_builtin(id)) {
+    v.info.kind = VKind::Builtin;
+    v.info.ref = id;
+    return v;
+  }
+  if (mi.assigned_more_than_once.count(id)) {
+    error(e, "module global '" + id + "' is assigned more than once, so its value is not a compile-time constant");
+    return {};
+  }
+  error(e, "name '" + id + "' is not defined in tile code (not a local, parameter, module constant or function)");
+  return {};
+}
+
+LVal Lowerer::eval_attribute(const Node* e) {
+  // ct.<name>, RMd.APPROX, ... resolve statically.
+  if (auto q = module().cutile_name(e)) {
+    if (auto cv = sema::ModuleInfo::cutile_constant(*q)) return constant(*cv, e);
+    LVal v;
+    v.node = e;
+    v.info.kind = VKind::CtFunc;
+    v.info.ref = *q;
+    return v;
+  }
+  auto* base_node = e->child("value");
+  LVal base = eval(base_node);
+  if (!base.ok()) return {};
+  return attribute_of(std::move(base), std::string(e->str("attr")), e);
+}
+
+LVal Lowerer::attribute_of(LVal base, const std::string& a, const Node* at) {
+  LVal v;
+  v.node = at;
+  auto method = [&](const std::string& qual) {
+    v.info.kind = VKind::Method;
+    v.info.ref = qual;
+    v.self = std::make_shared<LVal>(base);
+    return v;
+  };
+  switch (base.info.kind) {
+    case VKind::Module: {
+      if (base.info.ref == "math" || base.info.ref == "numpy" || base.info.ref == "torch") {
+        auto cv = module().fold(at);
+        if (cv) return constant(*cv, at);
+        if (base.info.ref != "math")
+          if (auto* d = sema::find_dtype(a)) return constant(sema::ConstValue::dtype(std::string(d->name)), at);
+        v.info.kind = VKind::CtFunc;
+        v.info.ref = base.info.ref + "." + a;
+        return v;
+      }
+      break;
+    }
+    case VKind::Array: {
+      auto& arr = *base.array;
+      if (a == "dtype") {
+        v.info.kind = VKind::DTypeV;
+        v.info.dtype = arr.dtype;
+        v.expr = dtype_expr(arr.dtype);
+        return v;
+      }
+      if (a == "shape" || a == "strides") {
+        std::vector<LVal> elems;
+        for (int k = 0; k < arr.rank; ++k) {
+          LVal el;
+          el.node = at;
+          el.info.kind = VKind::Scalar;
+          el.info.dtype = sema::DType::concrete(arr.int64_index ? "int64" : "int32");
+          el.info.sign = a == "shape" ? sema::Sign::NonNeg : sema::Sign::Unknown;
+          el.expr = a == "shape" ? arr.shape[k] : arr.strides[k];
+          elems.push_back(el);
+        }
+        return make_tuple(std::move(elems));
+      }
+      if (a == "ndim") return constant(sema::ConstValue::integer(arr.rank), at);
+      if (a == "slice") return method("Array.slice");
+      unsupported(at, "Array." + a, "Array." + a + " is not supported yet");
+      return {};
+    }
+    case VKind::Tile:
+    case VKind::Scalar:
+    case VKind::Constexpr: {
+      if (a == "dtype") {
+        v.info.kind = VKind::DTypeV;
+        v.info.dtype = base.info.dtype;
+        if (base.info.kind == VKind::Constexpr && base.info.cval) {
+          error(at, "a Python number has no dtype until it meets a typed value");
+          return {};
+        }
+        v.expr = dtype_expr(base.info.dtype, &base);
+        if (!v.info.dtype.known() && v.info.dtype.kind != sema::DType::Kind::Symbolic && v.expr)
+          v.info.dtype = sema::DType::symbolic(source(v.expr));
+        return v;
+      }
+      if (a == "shape") {
+        std::vector<LVal> elems;
+        for (size_t k = 0; k < base.info.shape.size(); ++k) {
+          LVal el;
+          el.node = at;
+          el.info.kind = VKind::Constexpr;
+          el.info.sign = sema::Sign::Pos;
+          auto& d = base.info.shape[k];
+          if (d.value) el.info.cval = sema::ConstValue::integer(*d.value);
+          el.expr = dim_expr(base, k);
+          elems.push_back(el);
+        }
+        return make_tuple(std::move(elems));
+      }
+      if (a == "ndim") return constant(sema::ConstValue::integer((long long)base.info.shape.size()), at);
+      static const char* methods[] = {"astype", "reshape", "permute", "transpose", "item", "extract", "insert"};
+      for (auto* m : methods)
+        if (a == m) return method(std::string("Tile.") + m);
+      unsupported(at, "Tile." + a, "Tile." + a + " is not supported");
+      return {};
+    }
+    case VKind::DTypeV:
+      if (a == "bitwidth" && base.info.dtype.desc())
+        return constant(sema::ConstValue::integer(base.info.dtype.desc()->bits), at);
+      break;
+    case VKind::Enum:
+      if (a == "name" && base.info.cval) {
+        auto s = base.info.cval->s;
+        return constant(sema::ConstValue::str(s.substr(s.find('.') + 1)), at);
+      }
+      break;
+    default: break;
+  }
+  error(at, "unsupported attribute '" + a + "'");
+  return {};
+}
+
+LVal Lowerer::eval_call(const Node* e) {
+  auto* fn_node = e->child("func");
+  LVal fn = eval(fn_node);
+  if (!fn.ok()) return {};
+  const auto& reg = registry();
+  if (fn.info.kind == VKind::CtFunc) {
+    const std::string& q = fn.info.ref;
+    // dtype constructors: ct.int64(x), ct.float32(0.0)
+    if (auto* d = sema::find_dtype(q); d && q.find('.') == std::string::npos) {
+      auto args = nodes_of(e, "args");
+      if (args.size() != 1 || !nodes_of(e, "keywords").empty()) {
+        error(e, "ct." + q + "() takes exactly one argument");
+        return {};
+      }
+      note_op(q);
+      LVal x = eval(args[0]);
+      if (!x.ok()) return {};
+      return ops::cast_to(*this, x, sema::DType::concrete(std::string(d->name)), e);
+    }
+    if (q.rfind("math.", 0) == 0 || q.rfind("numpy.", 0) == 0 || q.rfind("torch.", 0) == 0) {
+      // math.<f>(constants) folds; anything else is host-only code.
+      auto cv = module().fold(e);
+      if (cv) return constant(*cv, e);
+      unsupported(e, q, q + "() is not supported in tile code (use the ct.* equivalent)");
+      return {};
+    }
+    const OpEntry* entry = reg.find(q);
+    if (!entry) {
+      unsupported(e, "ct." + q, "ct." + q + " is not a supported cuTile operation");
+      return {};
+    }
+    OpCall c(*this, e, q);
+    if (!bind_call(c, *entry, e, nullptr)) return {};
+    note_op(q);
+    LVal r = entry->lower(c);
+    if (r.ok() && !r.node) r.node = e;
+    return r;
+  }
+  if (fn.info.kind == VKind::Method) {
+    const OpEntry* entry = reg.find(fn.info.ref);
+    if (!entry) {
+      unsupported(e, fn.info.ref, fn.info.ref + "() is not supported");
+      return {};
+    }
+    OpCall c(*this, e, fn.info.ref);
+    if (!bind_call(c, *entry, e, fn.self.get())) return {};
+    note_op(fn.info.ref);
+    LVal r = entry->lower(c);
+    if (r.ok() && !r.node) r.node = e;
+    return r;
+  }
+  if (fn.info.kind == VKind::Function) {
+    auto it = module().functions.find(fn.info.ref);
+    if (module().kernel_by_def(it->second)) {
+      error(e, "kernel '" + fn.info.ref + "' cannot be called from tile code");
+      return {};
+    }
+    return call_helper(e, it->second);
+  }
+  if (fn.info.kind == VKind::Builtin) return eval_builtin_call(fn.info.ref, e);
+  if (fn.info.kind == VKind::DTypeV && fn.info.dtype.known()) {
+    // dtype constructors: ct.int64(x), ct.float32(0.25), np.float32(1.0)
+    auto args = nodes_of(e, "args");
+    if (args.size() != 1 || !nodes_of(e, "keywords").empty()) {
+      error(e, "a dtype constructor takes exactly one argument");
+      return {};
+    }
+    note_op(fn.info.dtype.name);
+    LVal x = eval(args[0]);
+    if (!x.ok()) return {};
+    return ops::cast_to(*this, x, fn.info.dtype, e);
+  }
+  error(e, "this value is not callable in tile code");
+  return {};
+}
+
+LVal Lowerer::eval_builtin_call(const std::string& fn, const Node* call) {
+  auto args = nodes_of(call, "args");
+  if (!nodes_of(call, "keywords").empty()) {
+    error(call, fn + "() with keyword arguments is not supported in tile code");
+    return {};
+  }
+  std::vector<LVal> vals;
+  for (auto* a : args) {
+    vals.push_back(eval(a));
+    if (!vals.back().ok()) return {};
+  }
+  // Fold on constants first (Python semantics).
+  bool all_const = true;
+  for (auto& v : vals) all_const = all_const && v.info.cval.has_value();
+  if (all_const && fn != "print") {
+    auto cv = sema::const_eval(call, [&](const Node* n) -> std::optional<sema::ConstValue> {
+      for (size_t k = 0; k < args.size(); ++k)
+        if (args[k] == n) return vals[k].info.cval;
+      return std::nullopt;
+    });
+    if (cv) return constant(*cv, call);
+  }
+  if ((fn == "min" || fn == "max") && vals.size() == 2) {
+    note_op(fn == "min" ? "minimum" : "maximum");
+    return ops::minmax(*this, fn == "min" ? "minimum" : "maximum", vals[0], vals[1], false, call);
+  }
+  if (fn == "abs" && vals.size() == 1) return ops::unary_arith(*this, "abs", vals[0], call);
+  if (fn == "len" && vals.size() == 1 && vals[0].info.kind == VKind::Tuple)
+    return constant(sema::ConstValue::integer((long long)vals[0].elems.size()), call);
+  if ((fn == "float" || fn == "int" || fn == "bool") && vals.size() == 1) {
+    return ops::cast_to(*this, vals[0], sema::DType::concrete(fn == "float" ? "float32" : fn == "int" ? "int32" : "bool_"), call);
+  }
+  if (fn == "divmod" && vals.size() == 2) {
+    LVal q = ops::binary(*this, "floordiv", vals[0], vals[1], call);
+    LVal r = ops::binary(*this, "mod", vals[0], vals[1], call);
+    if (!q.ok() || !r.ok()) return {};
+    return make_tuple({q, r});
+  }
+  if (fn == "range") {
+    error(call, "range() can only be used as the iterable of a for loop in tile code");
+    return {};
+  }
+  unsupported(call, fn, "builtin " + fn + "() is not supported in tile code");
+  return {};
+}
+
+LVal Lowerer::eval_binop(const Node* e) {
+  auto op = e->child("op")->type;
+  const char* entry = binop_entry(op);
+  if (!entry) {
+    unsupported(e, std::string(op), "operator " + std::string(op) + " is not supported");
+    return {};
+  }
+  LVal a = eval(e->child("left"));
+  if (!a.ok()) return {};
+  LVal b = eval(e->child("right"));
+  if (!b.ok()) return {};
+  // Tuple concatenation / repetition are compile-time.
+  if (a.info.kind == VKind::Tuple && b.info.kind == VKind::Tuple && std::string_view(entry) == "add") {
+    std::vector<LVal> elems = a.elems;
+    elems.insert(elems.end(), b.elems.begin(), b.elems.end());
+    LVal t = make_tuple(std::move(elems));
+    if (a.info.cval && b.info.cval) t.info.cval = sema::const_binop("Add", *a.info.cval, *b.info.cval);
+    return t;
+  }
+  if (std::string_view(entry) == "matmul") {
+    note_op("matmul");
+    return ops::matmul(*this, a, b, e);
+  }
+  note_op(entry);
+  return ops::binary(*this, entry, a, b, e);
+}
+
+LVal Lowerer::eval_unaryop(const Node* e) {
+  auto op = e->child("op")->type;
+  LVal a = eval(e->child("operand"));
+  if (!a.ok()) return {};
+  if (op == "UAdd") return a;
+  if (op == "USub") return ops::unary_arith(*this, "negative", a, e);
+  if (op == "Invert") return ops::unary_arith(*this, "bitwise_not", a, e);
+  return ops::logical_not(*this, a, e);
+}
+
+LVal Lowerer::eval_compare(const Node* e) {
+  auto ops_ = nodes_of(e, "ops");
+  auto rights = nodes_of(e, "comparators");
+  LVal left = eval(e->child("left"));
+  if (!left.ok()) return {};
+  std::vector<LVal> parts;
+  for (size_t k = 0; k < ops_.size(); ++k) {
+    LVal right = eval(rights[k]);
+    if (!right.ok()) return {};
+    std::string_view op = ops_[k]->type;
+    LVal r;
+    if (op == "Is" || op == "IsNot" || op == "In" || op == "NotIn") {
+      // compile-time only (x is None, membership in constant tuples)
+      std::optional<bool> res;
+      auto lc = left.info.cval, rc = right.info.cval;
+      if (!lc && left.info.kind == VKind::None) lc = sema::ConstValue::none();
+      if (!rc && right.info.kind == VKind::None) rc = sema::ConstValue::none();
+      if ((op == "Is" || op == "IsNot") && (left.info.kind == VKind::None) != (right.info.kind == VKind::None) &&
+          (left.info.kind == VKind::None || right.info.kind == VKind::None))
+        res = op == "IsNot";
+      else if (lc && rc) res = sema::const_compare(op, *lc, *rc);
+      if (!res) {
+        error(ops_[k], "'" + std::string(op) + "' needs values known at compile time in tile code");
+        return {};
+      }
+      r = constant(sema::ConstValue::boolean(*res), e);
+    } else if (left.info.kind == VKind::DTypeV || right.info.kind == VKind::DTypeV) {
+      r = ops::compare_dtypes(*this, op == "Eq" ? "equal" : "not_equal", left, right, e);
+      if (op != "Eq" && op != "NotEq") {
+        error(ops_[k], "dtypes can only be compared with == and !=");
+        return {};
+      }
+    } else if (left.info.kind == VKind::Enum || right.info.kind == VKind::Enum) {
+      if (!left.info.cval || !right.info.cval || (op != "Eq" && op != "NotEq")) {
+        error(ops_[k], "enum members can only be compared with == and != against other members");
+        return {};
+      }
+      bool eq = *left.info.cval == *right.info.cval;
+      r = constant(sema::ConstValue::boolean(op == "Eq" ? eq : !eq), e);
+    } else {
+      const char* entry = compare_entry(op);
+      note_op(entry);
+      r = ops::binary(*this, entry, left, right, e);
+    }
+    if (!r.ok()) return {};
+    parts.push_back(r);
+    left = right;
+  }
+  if (parts.size() == 1) return parts[0];
+  // Chained comparison a < b < c == (a < b) and (b < c); Triton rejects chains.
+  LVal acc = parts[0];
+  for (size_t k = 1; k < parts.size(); ++k) acc = ops::logical_andor(*this, "and", acc, parts[k], e);
+  return acc;
+}
+
+LVal Lowerer::eval_boolop(const Node* e) {
+  std::string op = e->child("op")->is("And") ? "and" : "or";
+  auto values = nodes_of(e, "values");
+  LVal acc = eval(values[0]);
+  if (!acc.ok()) return {};
+  for (size_t k = 1; k < values.size(); ++k) {
+    // Python short-circuit on values known now: the rest is not evaluated.
+    if (acc.info.cval) {
+      auto t = acc.info.cval->truthy();
+      if (t && (op == "and" ? !*t : *t)) return acc;
+      if (t) { acc = eval(values[k]); if (!acc.ok()) return {}; continue; }
+    }
+    LVal next = eval(values[k]);
+    if (!next.ok()) return {};
+    acc = ops::logical_andor(*this, op, acc, next, e);
+    if (!acc.ok()) return {};
+  }
+  return acc;
+}
+
+LVal Lowerer::eval_ifexp(const Node* e) {
+  LVal c = eval(e->child("test"));
+  if (!c.ok()) return {};
+  if (c.info.cval) {
+    if (auto t = c.info.cval->truthy()) return eval(*t ? e->child("body") : e->child("orelse"));
+  }
+  LVal a = eval(e->child("body"));
+  LVal b = eval(e->child("orelse"));
+  if (!a.ok() || !b.ok()) return {};
+  if (c.info.kind == VKind::Tile) {
+    error(e->child("test"), "the condition of a conditional expression must be a scalar");
+    return {};
+  }
+  if (!c.expr) {
+    error(e->child("test"), "unsupported condition");
+    return {};
+  }
+  LVal r = a;
+  r.node = e;
+  if (a.info.kind == VKind::DTypeV && b.info.kind == VKind::DTypeV) {
+    // compile-time dtype selection; Triton folds the constexpr condition.
+    r.info.dtype = sema::DType::select(source(c.expr), a.info.dtype, b.info.dtype);
+    auto ta = dtype_expr(a.info.dtype), tb = dtype_expr(b.info.dtype);
+    if (!ta || !tb) {
+      error(e, "cannot express this dtype selection in Triton");
+      return {};
+    }
+    r.expr = ifexp(c.expr, ta, tb);
+    return r;
+  }
+  if (!a.expr || !b.expr) {
+    unsupported(e, "conditional expression", "this conditional expression is not supported in tile code");
+    return {};
+  }
+  if (a.info.kind == VKind::Constexpr && b.info.kind == VKind::Constexpr && c.info.kind == VKind::Constexpr) {
+    r.info.cval.reset();
+    r.info.sign = sema::sign_join(a.info.sign, b.info.sign);
+  } else {
+    r.info.kind = a.info.kind == VKind::Tile || b.info.kind == VKind::Tile ? VKind::Tile : VKind::Scalar;
+    if (b.info.kind == VKind::Tile) r.info.shape = b.info.shape;
+    r.info.cval.reset();
+    r.info.sign = sema::sign_join(a.info.sign, b.info.sign);
+    if (!a.info.dtype.same(b.info.dtype) && !(a.info.dtype.known() && b.info.dtype.known() && a.info.dtype.name == b.info.dtype.name))
+      r.info.dtype = a.info.cval ? b.info.dtype : b.info.cval ? a.info.dtype : sema::DType::dynamic();
+  }
+  r.expr = ifexp(c.expr, a.expr, b.expr);
+  return r;
+}
+
+LVal Lowerer::eval_subscript(const Node* e) {
+  LVal base = eval(e->child("value"));
+  if (!base.ok()) return {};
+  auto* sl = e->child("slice");
+  if (base.info.kind == VKind::Tuple) {
+    if (sl->is("Slice")) {
+      auto bound = [&](const char* f, long long dflt) -> std::optional<long long> {
+        auto* n = sl->child(f);
+        if (!n) return dflt;
+        LVal v = eval(n);
+        return const_int(v, n, "a tuple slice bound");
+      };
+      long long n = (long long)base.elems.size();
+      auto step = bound("step", 1);
+      if (!step || *step == 0) return {};
+      auto lo = bound("lower", *step > 0 ? 0 : n - 1), hi = bound("upper", *step > 0 ? n : -n - 1);
+      if (!lo || !hi) return {};
+      auto norm = [&](long long x) { return x < 0 ? x + n : x; };
+      std::vector<LVal> out;
+      long long a = norm(*lo), b = norm(*hi);
+      if (*step > 0) for (long long k = std::max(0LL, a); k < std::min(n, b); k += *step) out.push_back(base.elems[k]);
+      else for (long long k = std::min(n - 1, a); k > std::max(-1LL, b); k += *step) out.push_back(base.elems[k]);
+      return make_tuple(std::move(out));
+    }
+    LVal idx = eval(sl);
+    auto k = const_int(idx, sl, "a tuple index");
+    if (!k) return {};
+    long long n = (long long)base.elems.size(), i = *k < 0 ? *k + n : *k;
+    if (i < 0 || i >= n) {
+      error(sl, "tuple index out of range");
+      return {};
+    }
+    LVal r = base.elems[i];
+    r.node = e;
+    return r;
+  }
+  if (base.info.kind == VKind::Array) {
+    error(e, "arrays are not directly subscriptable in tile code; use ct.load / ct.gather");
+    return {};
+  }
+  if (base.info.kind == VKind::Tile || base.info.kind == VKind::Scalar) return ops::newaxis_subscript(*this, base, sl, e);
+  error(e, "this value cannot be subscripted in tile code");
+  return {};
+}
+
+}  // namespace c2t::lower

@@ -1,0 +1,1011 @@
+// Lowerer: setup, services and statements. Expressions: lower_expr.cpp.
+#include "lower/lowerer.h"
+
+#include "lower/module_lowering.h"
+#include "lower/prelude.h"
+#include "sema/ast_util.h"
+
+namespace c2t::lower {
+
+using sema::nodes_of;
+using syntax::Node;
+using sema::VKind;
+
+Lowerer::Lowerer(ModuleLowering& mod, FunctionSpec spec) : mod_(mod), spec_(std::move(spec)) {}
+
+const sema::ModuleInfo& Lowerer::module() const { return mod_.module(); }
+const LowerOptions& Lowerer::options() const { return mod_.options(); }
+KernelReport& Lowerer::report() { return mod_.report(); }
+
+std::string Lowerer::prelude(const std::string& helper) {
+  mod_.use_prelude(helper);
+  if (auto* h = find_prelude(helper))
+    for (auto& d : h->deps) mod_.use_prelude(d);
+  return helper;
+}
+
+void Lowerer::note_op(const std::string& op) {
+  auto& ops = report().ops;
+  for (auto& o : ops)
+    if (o == op) return;
+  ops.push_back(op);
+}
+
+void Lowerer::error(const Node* at, const std::string& msg) {
+  failed_ = true;
+  int line = at && at->has_pos ? at->lineno : (spec_.def ? spec_.def->lineno : 0);
+  int col = at && at->has_pos ? at->col_offset : 0;
+  mod_.diags().error(line, col, msg);
+}
+
+void Lowerer::warn(const Node* at, const std::string& msg) {
+  int line = at && at->has_pos ? at->lineno : 0;
+  int col = at && at->has_pos ? at->col_offset : 0;
+  mod_.diags().warning(line, col, msg);
+}
+
+void Lowerer::unsupported(const Node* at, const std::string& what, const std::string& msg) {
+  error(at, msg);
+  UnsupportedReport u;
+  u.what = what;
+  u.message = msg;
+  u.line = at && at->has_pos ? at->lineno : 0;
+  u.col = at && at->has_pos ? at->col_offset : 0;
+  report().unsupported.push_back(u);
+}
+
+void Lowerer::emit(TStmt s) { out_.back()->push_back(std::move(s)); }
+
+std::string Lowerer::fresh(const std::string& hint) {
+  std::string base = hint.empty() ? "t" : hint;
+  if (!used_names_.count(base)) {
+    used_names_.insert(base);
+    return base;
+  }
+  int& n = fresh_counter_[base];
+  for (;;) {
+    std::string cand = base + "_" + std::to_string(++n);
+    if (!used_names_.count(cand)) {
+      used_names_.insert(cand);
+      return cand;
+    }
+  }
+}
+
+TExprPtr Lowerer::bind(const std::string& hint, TExprPtr value) {
+  auto n = name(fresh(hint));
+  emit(TStmt::assign(n, std::move(value)));
+  return n;
+}
+
+TExprPtr Lowerer::as_name(LVal& v, const std::string& hint) {
+  if (is_name(v.expr)) return v.expr;
+  v.expr = bind(hint, v.expr);
+  return v.expr;
+}
+
+TExprPtr Lowerer::dim_to_expr(const sema::Dim& d) {
+  if (d.value) return lit_int(*d.value);
+  return raw(d.expr);
+}
+
+TExprPtr Lowerer::dim_expr(LVal& v, size_t k) {
+  if (k < v.info.shape.size()) {
+    auto& d = v.info.shape[k];
+    if (d.value || !d.expr.empty()) return dim_to_expr(d);
+  }
+  auto n = as_name(v, "tile");
+  return subscript(attr(n, "shape"), {lit_int((long long)k)});
+}
+
+TExprPtr Lowerer::dtype_expr(const sema::DType& dt, LVal* like) {
+  auto t = dt.triton();
+  if (!t.empty()) return raw(t);
+  if (dt.kind == sema::DType::Kind::Concrete) return nullptr;  // no Triton dtype (e.g. fp4)
+  if (like && like->expr) return attr(as_name(*like, "x"), "dtype");
+  return nullptr;
+}
+
+std::optional<sema::Shape> Lowerer::shape_arg(LVal& v, const Node* at, const std::string& what) {
+  auto one = [&](LVal& e) -> std::optional<sema::Dim> {
+    if (e.info.kind != VKind::Constexpr) return std::nullopt;
+    if (e.info.cval) {
+      if (e.info.cval->kind != sema::ConstValue::Kind::Int) return std::nullopt;
+      return sema::Dim::known(e.info.cval->i);
+    }
+    if (!e.expr) return std::nullopt;
+    return sema::Dim::sym(source(e.expr));
+  };
+  sema::Shape out;
+  if (v.info.kind == VKind::Tuple) {
+    for (auto& e : v.elems) {
+      auto d = one(e);
+      if (!d) {
+        error(at, what + " must be a tuple of compile-time integers (ct.Constant parameters or literals)");
+        return std::nullopt;
+      }
+      out.push_back(*d);
+    }
+    return out;
+  }
+  if (auto d = one(v)) return sema::Shape{*d};
+  if (v.ok()) error(at, what + " must be a compile-time integer or a tuple of them");
+  return std::nullopt;
+}
+
+std::optional<long long> Lowerer::const_int(LVal& v, const Node* at, const std::string& what) {
+  if (v.info.cval && v.info.cval->kind == sema::ConstValue::Kind::Int) return v.info.cval->i;
+  if (v.info.cval && v.info.cval->kind == sema::ConstValue::Kind::Bool) return (long long)v.info.cval->b;
+  if (v.ok()) error(at, what + " must be an integer known at conversion time");
+  return std::nullopt;
+}
+
+LVal Lowerer::constant(const sema::ConstValue& c, const Node* at) {
+  using K = sema::ConstValue::Kind;
+  LVal v;
+  v.node = at;
+  v.info.cval = c;
+  switch (c.kind) {
+    case K::None: v.info.kind = VKind::None; v.expr = lit("None"); break;
+    case K::Bool:
+    case K::Int:
+    case K::Float:
+    case K::Str:
+      v.info.kind = VKind::Constexpr;
+      v.expr = lit(c.python());
+      if (c.kind == K::Int) v.info.sign = c.i > 0 ? sema::Sign::Pos : c.i == 0 ? sema::Sign::NonNeg : sema::Sign::Unknown;
+      if (c.kind == K::Bool) { v.info.sign = sema::Sign::NonNeg; v.info.is_bool = true; }
+      if (c.kind == K::Float && c.f >= 0) v.info.sign = sema::Sign::NonNeg;
+      break;
+    case K::Tuple: {
+      std::vector<LVal> elems;
+      for (auto& it : c.items) elems.push_back(constant(it, at));
+      v = make_tuple(std::move(elems));
+      v.info.cval = c;
+      v.node = at;
+      break;
+    }
+    case K::DType: {
+      v.info.kind = VKind::DTypeV;
+      v.info.dtype = sema::DType::concrete(c.s);
+      auto t = v.info.dtype.triton();
+      if (!t.empty()) v.expr = raw(t);
+      break;
+    }
+    case K::Enum: v.info.kind = VKind::Enum; break;
+    case K::CtRef: v.info.kind = VKind::CtFunc; v.info.ref = c.s; break;
+    case K::ConstantAnnotation: v.info.kind = VKind::CtFunc; v.info.ref = "Constant"; break;
+  }
+  return v;
+}
+
+// ---------------------------------------------------------------------------
+// Setup
+
+void Lowerer::prescan() {
+  // Every identifier in the function and module-level names: generated names
+  // must not collide with any of them.
+  sema::walk(spec_.def, [&](const Node* n) {
+    if (n->is("Name")) used_names_.insert(std::string(n->str("id")));
+    else if (n->is("arg")) used_names_.insert(std::string(n->str("arg")));
+    return true;
+  });
+  for (auto& [n, _] : module().functions) used_names_.insert(n);
+  for (auto& [n, _] : module().constants) used_names_.insert(n);
+  for (const char* reserved : {"tl", "triton", "math", "torch", "np"}) used_names_.insert(reserved);
+  // How often each local is bound (a local bound once to a compile-time
+  // value becomes a Triton constexpr local).
+  for (auto* st : nodes_of(spec_.def, "body")) {
+    sema::walk(st, [&](const Node* n) {
+      if (n->is("FunctionDef") || n->is("Lambda")) return false;
+      auto count_target = [&](const Node* t, int w, auto&& self) -> void {
+        if (!t) return;
+        if (t->is("Name")) assign_count_[std::string(t->str("id"))] += w;
+        else if (t->is("Tuple") || t->is("List"))
+          for (auto* e : nodes_of(t, "elts")) self(e, w, self);
+      };
+      if (n->is("Assign")) for (auto* t : nodes_of(n, "targets")) count_target(t, 1, count_target);
+      if (n->is("AnnAssign")) count_target(n->child("target"), 1, count_target);
+      if (n->is("AugAssign")) count_target(n->child("target"), 2, count_target);
+      if (n->is("For")) count_target(n->child("target"), 2, count_target);
+      return true;
+    });
+  }
+  // Names used inside tile shapes (shape=..., ct.arange(N), ct.full((M, N), ...))
+  // are positive powers of two in any valid cuTile program.
+  sema::walk(spec_.def, [&](const Node* n) {
+    if (!n->is("Call")) return true;
+    auto q = module().cutile_name(n->child("func"));
+    const Node* shp = nullptr;
+    if (q && (*q == "arange")) shp = sema::call_arg(n, 0);
+    else if (q && (*q == "full" || *q == "zeros" || *q == "ones")) shp = sema::call_arg(n, 0) ? sema::call_arg(n, 0) : sema::call_kwarg(n, "shape");
+    else if (q && (*q == "load" || *q == "num_tiles")) shp = sema::call_arg(n, 2) ? sema::call_arg(n, 2) : sema::call_kwarg(n, "shape");
+    if (!shp) shp = sema::call_kwarg(n, "shape");
+    if (!shp) return true;
+    sema::walk(shp, [&](const Node* m) {
+      if (m->is("Name")) positive_constexprs_.insert(std::string(m->str("id")));
+      return true;
+    });
+    return true;
+  });
+}
+
+void Lowerer::setup_kernel_params() {
+  for (auto& p : spec_.kernel_params) {
+    LVal v;
+    v.node = p.arg_node;
+    switch (p.kind) {
+      case sema::ParamKind::Kind::Array: {
+        auto a = std::make_shared<ArrayVal>();
+        a->display = p.name;
+        a->rank = p.rank < 0 ? 0 : p.rank;
+        a->int64_index = p.int64_index || options().int64_indexing;
+        std::string ptr = fresh(p.name + "_ptr");
+        fn_.params.push_back({ptr, "", nullptr});
+        a->ptr = name(ptr);
+        for (int k = 0; k < a->rank; ++k) {
+          std::string s = fresh(p.name + "_shape_" + std::to_string(k));
+          scalar_params_.insert(s);
+          fn_.params.push_back({s, "", nullptr});
+          a->shape.push_back(name(s));
+        }
+        for (int k = 0; k < a->rank; ++k) {
+          std::string s = fresh(p.name + "_stride_" + std::to_string(k));
+          scalar_params_.insert(s);
+          fn_.params.push_back({s, "", nullptr});
+          a->strides.push_back(name(s));
+        }
+        a->dtype = sema::DType::symbolic(ptr + ".dtype.element_ty");
+        v.info.kind = VKind::Array;
+        v.info.rank = a->rank;
+        v.info.dtype = a->dtype;
+        v.array = a;
+        break;
+      }
+      case sema::ParamKind::Kind::Constexpr: {
+        TExprPtr def;
+        if (p.default_value) {
+          auto c = module().fold(p.default_value);
+          if (c && c->is_number()) def = lit(c->python());
+          else if (c && c->kind == sema::ConstValue::Kind::None) def = lit("None");
+          else error(p.default_value, "default of constexpr parameter '" + p.name + "' must be a literal");
+        }
+        fn_.params.push_back({p.name, "tl.constexpr", def});
+        v.info.kind = VKind::Constexpr;
+        v.expr = name(p.name);
+        if (is_positive_constexpr(p.name)) v.info.sign = sema::Sign::Pos;
+        break;
+      }
+      case sema::ParamKind::Kind::Scalar: {
+        TExprPtr def;
+        if (p.default_value) {
+          auto c = module().fold(p.default_value);
+          if (c && (c->is_number() || c->kind == sema::ConstValue::Kind::None)) def = lit(c->python());
+          else error(p.default_value, "default of parameter '" + p.name + "' must be a literal");
+        }
+        fn_.params.push_back({p.name, "", def});
+        scalar_params_.insert(p.name);
+        v.info.kind = VKind::Scalar;
+        v.expr = name(p.name);
+        if (p.scalar_annotation == "float") v.info.dtype = sema::DType::concrete("float32");
+        break;
+      }
+      case sema::ParamKind::Kind::ArrayList:
+        unsupported(p.arg_node, "array list parameter",
+                    "parameter '" + p.name + "' is a list of arrays (indexed in tile code); lists of arrays are not "
+                    "supported yet");
+        break;
+    }
+    env_[p.name] = std::move(v);
+  }
+}
+
+void Lowerer::setup_helper_params() {
+  auto* args = spec_.def->child("args");
+  std::vector<const Node*> arg_nodes;
+  for (auto* a : nodes_of(args, "posonlyargs")) arg_nodes.push_back(a);
+  for (auto* a : nodes_of(args, "args")) arg_nodes.push_back(a);
+  for (auto* a : nodes_of(args, "kwonlyargs")) arg_nodes.push_back(a);
+  for (size_t i = 0; i < arg_nodes.size() && i < spec_.helper_args.size(); ++i) {
+    std::string pname(arg_nodes[i]->str("arg"));
+    LVal v = spec_.helper_args[i];
+    v.node = arg_nodes[i];
+    switch (v.info.kind) {
+      case VKind::Array: {
+        auto a = std::make_shared<ArrayVal>(*v.array);
+        std::string ptr = fresh(pname + "_ptr");
+        fn_.params.push_back({ptr, "", nullptr});
+        a->ptr = name(ptr);
+        a->shape.clear();
+        a->strides.clear();
+        for (int k = 0; k < a->rank; ++k) {
+          std::string s = fresh(pname + "_shape_" + std::to_string(k));
+          scalar_params_.insert(s);
+          fn_.params.push_back({s, "", nullptr});
+          a->shape.push_back(name(s));
+        }
+        for (int k = 0; k < a->rank; ++k) {
+          std::string s = fresh(pname + "_stride_" + std::to_string(k));
+          scalar_params_.insert(s);
+          fn_.params.push_back({s, "", nullptr});
+          a->strides.push_back(name(s));
+        }
+        a->dtype = sema::DType::symbolic(ptr + ".dtype.element_ty");
+        a->display = pname;
+        v.array = a;
+        v.info.dtype = a->dtype;
+        break;
+      }
+      case VKind::Scalar:
+      case VKind::Tile:
+      case VKind::Constexpr:
+        if (v.info.kind == VKind::Constexpr && v.info.cval && !v.info.cval->is_number()) break;  // baked
+        fn_.params.push_back({pname, "", nullptr});
+        if (v.info.kind == VKind::Scalar) scalar_params_.insert(pname);
+        v.expr = name(pname);
+        v.info.cval.reset();
+        for (size_t k = 0; k < v.info.shape.size(); ++k)
+          if (!v.info.shape[k].value) v.info.shape[k].expr = pname + ".shape[" + std::to_string(k) + "]";
+        if (!v.info.dtype.known()) v.info.dtype = sema::DType::dynamic();
+        break;
+      case VKind::DTypeV:
+        if (!v.info.dtype.known()) {  // passed as a value; its spelling is the parameter
+          fn_.params.push_back({pname, "", nullptr});
+          v.expr = name(pname);
+          v.info.dtype = sema::DType::symbolic(pname);
+        }
+        break;
+      case VKind::Tuple: {
+        bool runtime = false;
+        for (auto& e : v.elems) runtime = runtime || e.info.is_runtime() || (e.info.kind == VKind::Constexpr && !e.info.cval);
+        if (!runtime) break;  // baked
+        fn_.params.push_back({pname, "", nullptr});
+        v.expr = name(pname);
+        for (size_t k = 0; k < v.elems.size(); ++k) {
+          v.elems[k].expr = subscript(name(pname), {lit_int((long long)k)});
+          v.elems[k].info.cval.reset();
+        }
+        break;
+      }
+      default: break;  // enums, cuTile functions, None: baked into the specialization
+    }
+    env_[pname] = std::move(v);
+  }
+}
+
+LoweredFunction Lowerer::run() {
+  prescan();
+  fn_.name = spec_.emitted_name;
+  fn_.decorators = {"triton.jit"};
+  out_.push_back(&fn_.body);
+  if (spec_.is_kernel) setup_kernel_params();
+  else setup_helper_params();
+  auto body = nodes_of(spec_.def, "body");
+  if (auto* doc = sema::docstring_node(spec_.def)) {
+    fn_.docstring = doc->get("value")->text;
+    body.erase(body.begin());
+  }
+  if (!failed_) lower_block(body);
+  LoweredFunction out;
+  out.ok = !failed_;
+  out.fn = std::move(fn_);
+  if (!returns_.empty()) {
+    out.has_result = true;
+    out.result = returns_.front();
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Statements
+
+namespace {
+
+// True if `stmts` contains a statement of type `what` ("Continue" or
+// "Break") that belongs to the enclosing loop (not to a nested loop or def).
+bool contains_jump(const std::vector<const Node*>& stmts, std::string_view what) {
+  bool found = false;
+  for (auto* s : stmts) {
+    sema::walk(s, [&](const Node* n) {
+      if (n->is("For") || n->is("While") || n->is("FunctionDef") || n->is("Lambda")) return false;
+      if (n->type == what) found = true;
+      return !found;
+    });
+  }
+  return found;
+}
+
+bool contains_continue(const std::vector<const Node*>& stmts) {
+  return contains_jump(stmts, "Continue") || contains_jump(stmts, "Break");
+}
+
+std::vector<const Node*> concat(std::vector<const Node*> a, const std::vector<const Node*>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+}  // namespace
+
+void Lowerer::lower_block(const std::vector<const Node*>& stmts) {
+  for (size_t i = 0; i < stmts.size(); ++i) {
+    std::vector<const Node*> rest(stmts.begin() + i + 1, stmts.end());
+    bool stop = false;
+    lower_stmt(stmts[i], rest, stop);
+    if (stop) return;
+  }
+}
+
+std::vector<TStmt> Lowerer::lower_nested(const std::vector<const Node*>& stmts) {
+  std::vector<TStmt> body;
+  out_.push_back(&body);
+  lower_block(stmts);
+  out_.pop_back();
+  return body;
+}
+
+void Lowerer::lower_stmt(const Node* s, const std::vector<const Node*>& rest, bool& stop) {
+  if (s->is("Expr")) {
+    auto* v = s->child("value");
+    if (sema::is_str_constant(v)) return;  // a bare string literal documents; nothing to run
+    LVal r = eval(v);
+    if (r.expr && !is_name(r.expr) && r.expr->kind != TExpr::Kind::Const) emit(TStmt::expr(r.expr));
+    return;
+  }
+  if (s->is("Assign") || s->is("AnnAssign")) return lower_assign(s);
+  if (s->is("AugAssign")) return lower_aug_assign(s);
+  if (s->is("If")) {
+    bool consumed = false;
+    lower_if(s, rest, consumed);
+    if (consumed) stop = true;
+    return;
+  }
+  if (s->is("For")) return lower_for(s);
+  if (s->is("While")) return lower_while(s);
+  if (s->is("Return")) {
+    lower_return(s);
+    stop = true;
+    return;
+  }
+  if (s->is("Pass")) return;
+  if (s->is("Continue")) {
+    if (loop_depth_ == 0) error(s, "'continue' outside a loop");
+    // Triton rejects `continue`; the statements after it in this block are
+    // skipped, and an enclosing `if` moves the rest of the loop body into the
+    // branch that does not continue (see lower_if).
+    stop = true;
+    return;
+  }
+  if (s->is("Break")) {
+    // Triton rejects `break`: the loop runs while a flag holds (see
+    // lower_for / lower_while); the rest of this iteration is skipped like
+    // after `continue`.
+    if (break_flags_.empty() || break_flags_.back().empty()) {
+      error(s, "'break' outside a loop");
+    } else {
+      emit(TStmt::assign(name(break_flags_.back()), lit("False")));
+    }
+    stop = true;
+    return;
+  }
+  std::string t(s->type);
+  if (t == "FunctionDef" || t == "Lambda") {
+    unsupported(s, "nested function", "nested functions (closures) in tile code are not supported; move the "
+                                      "function to module level");
+    return;
+  }
+  if (t == "With") { unsupported(s, "with", "'with' statements in tile code are not supported"); return; }
+  if (t == "Assert") {
+    error(s, "the assert statement is not allowed in cuTile tile code; use ct.static_assert or ct.assert_");
+    return;
+  }
+  unsupported(s, t, "'" + t + "' statements are not allowed in cuTile tile code");
+}
+
+void Lowerer::bind_name(const std::string& id, LVal value, const Node* at) {
+  value.node = at;
+  int count = assign_count_[id];
+  bool single = count <= 1;
+  auto& k = value.info.kind;
+  if (k == VKind::Constexpr) {
+    if (single && value.expr && !is_name(value.expr, id)) {
+      // A local bound once to a compile-time value stays compile-time in
+      // cuTile; in Triton it must be declared `tl.constexpr` (a plain
+      // assignment would turn it into a runtime tensor).
+      if (value.info.cval && value.info.cval->kind == sema::ConstValue::Kind::Str) {
+        env_[id] = std::move(value);  // strings are only used at conversion time
+        return;
+      }
+      emit(TStmt::ann_assign(name(id), "tl.constexpr", value.expr));
+      value.expr = name(id);
+      env_[id] = std::move(value);
+      return;
+    }
+    if (!single) {
+      // Rebound local: a runtime scalar in both systems (loose literal ->
+      // int32 / float32 / bool, cuTile `typing_support.py`).
+      if (value.expr) emit(TStmt::assign(name(id), value.expr));
+      value.expr = name(id);
+      if (value.info.cval) {
+        auto ck = value.info.cval->kind;
+        if (ck == sema::ConstValue::Kind::Int) value.info.dtype = sema::DType::concrete("int32");
+        if (ck == sema::ConstValue::Kind::Float) value.info.dtype = sema::DType::concrete("float32");
+        if (ck == sema::ConstValue::Kind::Bool) value.info.dtype = sema::DType::concrete("bool_");
+      }
+      value.info.cval.reset();
+      value.info.kind = VKind::Scalar;
+      env_[id] = std::move(value);
+      return;
+    }
+    env_[id] = std::move(value);
+    return;
+  }
+  if (k == VKind::Scalar || k == VKind::Tile) {
+    if (value.expr && !is_name(value.expr, id)) emit(TStmt::assign(name(id), value.expr));
+    value.expr = name(id);
+    env_[id] = std::move(value);
+    return;
+  }
+  if (k == VKind::DTypeV && !value.info.dtype.known() && value.expr) {
+    // A dtype chosen at compile time (e.g. `dt = ct.tfloat32 if A.dtype == ct.float32 else A.dtype`):
+    // keep a readable Triton local, remember the structure for tf32 handling.
+    emit(TStmt::assign(name(id), value.expr));
+    value.info.dtype.alias = id;
+    value.expr = name(id);
+    env_[id] = std::move(value);
+    return;
+  }
+  if (k == VKind::Tuple && value.expr) {
+    bool runtime = false;
+    for (auto& e : value.elems) runtime = runtime || e.info.is_runtime();
+    bool is_call = value.expr->kind == TExpr::Kind::Call;
+    if ((runtime && !single) || is_call) {
+      emit(TStmt::assign(name(id), value.expr));
+      for (size_t i = 0; i < value.elems.size(); ++i) value.elems[i].expr = subscript(name(id), {lit_int((long long)i)});
+      value.expr = name(id);
+    }
+  }
+  // Arrays, tuples, dtypes, enums, functions: known to the converter only.
+  env_[id] = std::move(value);
+}
+
+void Lowerer::assign_target(const Node* target, LVal value, const Node* stmt) {
+  if (!value.ok()) return;
+  if (target->is("Name")) return bind_name(std::string(target->str("id")), std::move(value), stmt);
+  if (target->is("Tuple") || target->is("List")) {
+    auto elts = nodes_of(target, "elts");
+    if (value.info.kind != VKind::Tuple) {
+      error(target, "cannot unpack a non-tuple value");
+      return;
+    }
+    if (value.elems.size() != elts.size()) {
+      error(target, "cannot unpack a tuple of " + std::to_string(value.elems.size()) + " values into " +
+                        std::to_string(elts.size()) + " names");
+      return;
+    }
+    // `a, b = helper(...)`: one Triton tuple assignment.
+    if (value.expr && value.expr->kind == TExpr::Kind::Call) {
+      bool simple = true;
+      for (auto* e : elts) simple = simple && e->is("Name");
+      if (simple) {
+        std::vector<TExprPtr> names;
+        for (auto* e : elts) names.push_back(name(std::string(e->str("id"))));
+        emit(TStmt::assign(tuple(names), value.expr));
+        for (size_t i = 0; i < elts.size(); ++i) {
+          LVal el = value.elems[i];
+          el.expr = names[i];
+          std::string id(elts[i]->str("id"));
+          el.node = stmt;
+          if (el.info.kind == VKind::Constexpr) { el.info.kind = VKind::Scalar; el.info.cval.reset(); }
+          env_[id] = std::move(el);
+        }
+        return;
+      }
+    }
+    for (size_t i = 0; i < elts.size(); ++i) assign_target(elts[i], value.elems[i], stmt);
+    return;
+  }
+  if (target->is("Subscript")) {
+    error(target, "tiles are immutable: item assignment is not allowed in tile code");
+    return;
+  }
+  if (target->is("Attribute")) {
+    error(target, "attribute assignment is not allowed in tile code");
+    return;
+  }
+  unsupported(target, "assignment target", "unsupported assignment target");
+}
+
+void Lowerer::lower_assign(const Node* s) {
+  const Node* value = s->child("value");
+  if (!value) return;  // bare annotation `x: int`
+  std::vector<const Node*> targets = s->is("Assign") ? nodes_of(s, "targets") : std::vector<const Node*>{s->child("target")};
+  hint_ = targets.size() == 1 && targets[0]->is("Name") ? std::string(targets[0]->str("id")) : "";
+  LVal v = eval(value);
+  hint_.clear();
+  if (!v.ok()) return;
+  if (v.info.kind == VKind::None && v.expr && v.expr->kind == TExpr::Kind::Call) emit(TStmt::expr(v.expr));
+  for (auto* t : targets) assign_target(t, v, s);
+}
+
+void Lowerer::lower_aug_assign(const Node* s) {
+  auto* target = s->child("target");
+  if (!target->is("Name")) {
+    error(target, "augmented assignment is only supported on names in tile code");
+    return;
+  }
+  // x op= y rebinds x to x op y (tiles are immutable).
+  syntax::Node bin;
+  bin.type = "BinOp";
+  bin.has_pos = true;
+  bin.lineno = s->lineno;
+  bin.col_offset = s->col_offset;
+  bin.end_lineno = s->end_lineno;
+  bin.end_col_offset = s->end_col_offset;
+  syntax::Node load_target = *target;
+  bin.fields.push_back({"left", syntax::Value::of(&load_target)});
+  bin.fields.push_back({"op", syntax::Value::of(s->child("op"))});
+  bin.fields.push_back({"right", syntax::Value::of(s->child("value"))});
+  LVal v = eval(&bin);
+  if (!v.ok()) return;
+  std::string id(target->str("id"));
+  v.node = s;
+  if (v.info.kind == VKind::Constexpr) {
+    v.info.kind = VKind::Scalar;
+    v.info.cval.reset();
+  }
+  if (v.expr && !is_name(v.expr, id)) emit(TStmt::assign(name(id), v.expr));
+  v.expr = name(id);
+  env_[id] = std::move(v);
+}
+
+void Lowerer::merge_envs(const std::map<std::string, LVal>& a, const std::map<std::string, LVal>& b) {
+  std::map<std::string, LVal> out;
+  for (auto& [k, va] : a) {
+    auto it = b.find(k);
+    if (it == b.end()) { out[k] = va; continue; }
+    LVal m = va;
+    const LVal& vb = it->second;
+    if (va.info.kind != vb.info.kind) {
+      // e.g. a constexpr in one branch, a runtime value in the other
+      if ((va.info.kind == VKind::Scalar || va.info.kind == VKind::Constexpr) &&
+          (vb.info.kind == VKind::Scalar || vb.info.kind == VKind::Constexpr)) {
+        m.info.kind = VKind::Scalar;
+        m.info.cval.reset();
+      }
+    }
+    m.info.sign = sema::sign_join(va.info.sign, vb.info.sign);
+    if (!va.info.dtype.same(vb.info.dtype) && !(va.info.dtype.known() && vb.info.dtype.known() && va.info.dtype.name == vb.info.dtype.name))
+      m.info.dtype = sema::DType::dynamic();
+    if (va.info.cval && vb.info.cval && !(*va.info.cval == *vb.info.cval)) m.info.cval.reset();
+    if (va.info.shape.unknown_rank || vb.info.shape.unknown_rank ||
+        (va.info.kind == VKind::Tile && vb.info.kind == VKind::Tile && va.info.shape.size() != vb.info.shape.size())) {
+      m.info.shape = sema::Shape::unknown();
+    } else if (va.info.shape.size() == vb.info.shape.size()) {
+      for (size_t d = 0; d < m.info.shape.size(); ++d)
+        if (!va.info.shape[d].same(vb.info.shape[d])) m.info.shape[d] = sema::Dim{"", std::nullopt};
+    }
+    out[k] = m;
+  }
+  for (auto& [k, vb] : b)
+    if (!out.count(k)) out[k] = vb;
+  env_ = std::move(out);
+}
+
+void Lowerer::lower_if(const Node* s, const std::vector<const Node*>& rest, bool& consumed_rest) {
+  auto body = nodes_of(s, "body");
+  auto orelse = nodes_of(s, "orelse");
+  // `continue` inside the if: the rest of the enclosing loop body runs only on
+  // the paths that do not continue, so it moves into both branches (where a
+  // branch ends with `continue`, lower_block stops before the moved rest).
+  if (loop_depth_ > 0 && !rest.empty() && (contains_continue(body) || contains_continue(orelse))) {
+    body = concat(body, rest);
+    orelse = concat(orelse, rest);
+    consumed_rest = true;
+  }
+  LVal cond = eval(s->child("test"));
+  if (!cond.ok()) return;
+  // Compile-time condition known now: only the live branch is lowered, so
+  // names in the dead one are never resolved.
+  if (cond.info.cval) {
+    if (auto t = cond.info.cval->truthy()) {
+      lower_block(*t ? body : orelse);
+      return;
+    }
+  }
+  if (cond.info.kind == VKind::DTypeV || cond.info.kind == VKind::Enum || cond.info.kind == VKind::CtFunc) {
+    lower_block(body);  // objects are truthy
+    return;
+  }
+  if (cond.info.kind == VKind::Tile) {
+    error(s->child("test"), "the condition of an if statement must be a scalar, not a tile of rank " +
+                                std::to_string(cond.info.shape.size()));
+    return;
+  }
+  if (!cond.expr) {
+    error(s->child("test"), "unsupported if condition");
+    return;
+  }
+  auto before = env_;
+  TStmt st{TStmt::Kind::If};
+  st.value = cond.expr;
+  // A condition only Triton can fold (a Constant parameter, a dtype test):
+  // cuTile does not check the branch a specialization never takes, so a
+  // branch we cannot convert becomes a compile-time error of exactly the
+  // specializations that take it, and a warning here.
+  bool speculative = cond.info.kind == VKind::Constexpr;
+  auto lower_branch = [&](const std::vector<const Node*>& stmts, std::vector<TStmt>& out_body) {
+    size_t diag_mark = mod_.diags().items.size();
+    size_t unsup_mark = report().unsupported.size();
+    bool failed_before = failed_;
+    auto env_before = env_;
+    out_body = lower_nested(stmts);
+    if (!speculative || !failed_ || failed_before) return;
+    std::string first;
+    for (size_t i = diag_mark; i < mod_.diags().items.size(); ++i)
+      if (mod_.diags().items[i].severity == Severity::Error) { first = mod_.diags().items[i].message; break; }
+    mod_.diags().items.resize(diag_mark);
+    report().unsupported.resize(unsup_mark);
+    failed_ = false;
+    env_ = env_before;
+    std::string msg = "this branch of `if " + source(cond.expr) + "` cannot be converted (" + first + ")";
+    warn(stmts.empty() ? s : stmts[0], msg + "; specializations taking it fail to compile");
+    report().notes.push_back(msg);
+    out_body = {TStmt::expr(tl_call("static_assert", {lit("False"), lit_str("cutile2triton: " + msg)}))};
+  };
+  lower_branch(body, st.body);
+  auto then_env = env_;
+  env_ = before;
+  lower_branch(orelse, st.orelse);
+  auto else_env = env_;
+  merge_envs(then_env, else_env);
+  // `if c: continue` leaves an empty then-branch: print `if not c:` instead
+  // where negating is exact (== / != always; ordered compares are not the
+  // negation of each other when NaN is involved).
+  bool then_empty = true;
+  for (auto& t : st.body) then_empty = then_empty && t.kind == TStmt::Kind::Comment;
+  if (then_empty && !st.orelse.empty() && st.value->kind == TExpr::Kind::Compare &&
+      (st.value->text == "==" || st.value->text == "!=")) {
+    st.value = compare(st.value->text == "==" ? "!=" : "==", st.value->args[0], st.value->args[1]);
+    st.body = std::move(st.orelse);
+    st.orelse.clear();
+  }
+  emit(std::move(st));
+}
+
+void Lowerer::widen_loop_carried(const Node* loop) {
+  // Names re-bound inside the loop: their sign facts must hold on every
+  // iteration; be conservative (integer `//` then uses the exact helper
+  // unless re-proven).
+  std::set<std::string> assigned;
+  for (auto* st : nodes_of(loop, "body"))
+    sema::walk(st, [&](const Node* n) {
+      if (n->is("Name") && n->child("ctx") && n->child("ctx")->is("Store")) assigned.insert(std::string(n->str("id")));
+      return true;
+    });
+  for (auto& id : assigned) {
+    auto it = env_.find(id);
+    if (it == env_.end()) continue;
+    auto& v = it->second;
+    if (v.info.kind == VKind::Scalar || v.info.kind == VKind::Tile) {
+      if (v.info.sign != sema::Sign::Unknown) v.info.sign = sema::Sign::Unknown;
+    }
+  }
+}
+
+void Lowerer::lower_for(const Node* s) {
+  auto* target = s->child("target");
+  auto* iter = s->child("iter");
+  if (!nodes_of(s, "orelse").empty()) {
+    unsupported(s, "for-else", "'for ... else' is not supported in tile code");
+    return;
+  }
+  if (!target->is("Name")) {
+    unsupported(target, "for target", "the loop variable must be a single name");
+    return;
+  }
+  std::string var(target->str("id"));
+  if (!iter->is("Call")) {
+    error(iter, "tile code can only loop over range(...) or ct.static_iter(...)");
+    return;
+  }
+  auto* fn = iter->child("func");
+  auto q = module().cutile_name(fn);
+  bool is_static = q && *q == "static_iter";
+  const Node* range_call = iter;
+  if (is_static) {
+    note_op("static_iter");
+    range_call = sema::call_arg(iter, 0);
+    if (!range_call || !range_call->is("Call") || sema::name_id(range_call->child("func")) != "range") {
+      // Unroll over a compile-time iterable.
+      LVal seq = range_call ? eval(range_call) : LVal{};
+      if (!seq.ok()) return;
+      if (seq.info.kind != VKind::Tuple) {
+        unsupported(iter, "static_iter", "ct.static_iter(...) over this iterable is not supported (use range or a tuple)");
+        return;
+      }
+      ++loop_depth_;
+      for (auto& el : seq.elems) {
+        env_[var] = el;
+        lower_block(nodes_of(s, "body"));
+      }
+      --loop_depth_;
+      return;
+    }
+  } else if (sema::name_id(fn) != "range" || env_.count("range")) {
+    error(iter, "tile code can only loop over range(...) or ct.static_iter(...)");
+    return;
+  }
+  auto args = nodes_of(range_call, "args");
+  if (args.empty() || args.size() > 3 || !nodes_of(range_call, "keywords").empty()) {
+    error(range_call, "range() takes 1 to 3 positional arguments");
+    return;
+  }
+  std::vector<LVal> vals;
+  for (auto* a : args) {
+    vals.push_back(eval(a));
+    if (!vals.back().ok()) return;
+    auto& v = vals.back();
+    if (!(v.info.kind == VKind::Scalar || v.info.kind == VKind::Constexpr)) {
+      error(a, "range() arguments must be integer scalars");
+      return;
+    }
+    if (is_static && v.info.kind != VKind::Constexpr) {
+      error(a, "ct.static_iter(range(...)) needs compile-time bounds");
+      return;
+    }
+  }
+  if (vals.size() == 3 && vals[2].info.cval && vals[2].info.cval->kind == sema::ConstValue::Kind::Int &&
+      vals[2].info.cval->i <= 0) {
+    error(args[2], "the step of a range loop in tile code must be positive");
+    return;
+  }
+  std::vector<TExprPtr> rargs;
+  for (auto& v : vals) rargs.push_back(v.expr);
+  LVal iv;
+  iv.node = target;
+  iv.expr = name(var);
+  // cuTile loop variables are int32 and, with a positive step, never below the start.
+  iv.info.kind = is_static ? VKind::Constexpr : VKind::Scalar;
+  iv.info.dtype = sema::DType::concrete("int32");
+  iv.info.sign = vals.size() == 1 ? sema::Sign::NonNeg : vals[0].info.sign;
+  widen_loop_carried(s);
+  bool has_break = contains_jump(nodes_of(s, "body"), "Break");
+  if (has_break && is_static) {
+    error(s, "break is not allowed in a ct.static_iter loop");
+    return;
+  }
+  if (has_break) {
+    // for v in range(a, b, c) with break ->
+    //   v = a; flag = True
+    //   while flag & (v < b): <body, break -> flag = False>; v = v + c
+    // (cuTile range steps are positive.)
+    std::string flag = fresh("looping");
+    TExprPtr start = vals.size() >= 2 ? vals[0].expr : lit_int(0);
+    TExprPtr stop_e = vals.size() >= 2 ? vals[1].expr : vals[0].expr;
+    TExprPtr step = vals.size() == 3 ? vals[2].expr : lit_int(1);
+    emit(TStmt::assign(name(var), start));
+    emit(TStmt::assign(name(flag), lit("True")));
+    auto before_loop = env_;
+    env_[var] = iv;
+    TStmt st{TStmt::Kind::While};
+    st.value = binop("&", name(flag), compare("<", name(var), stop_e));
+    ++loop_depth_;
+    break_flags_.push_back(flag);
+    st.body = lower_nested(nodes_of(s, "body"));
+    break_flags_.pop_back();
+    --loop_depth_;
+    st.body.push_back(TStmt::assign(name(var), binop("+", name(var), step)));
+    auto after = env_;
+    merge_envs(before_loop, after);
+    emit(std::move(st));
+    return;
+  }
+  auto before_loop = env_;
+  env_[var] = iv;
+  TStmt st{TStmt::Kind::For};
+  st.target = name(var);
+  st.value = is_static ? tl_call("static_range", rargs) : call(name("range"), rargs);
+  ++loop_depth_;
+  break_flags_.push_back("");
+  st.body = lower_nested(nodes_of(s, "body"));
+  break_flags_.pop_back();
+  --loop_depth_;
+  auto after = env_;
+  merge_envs(before_loop, after);
+  emit(std::move(st));
+}
+
+void Lowerer::lower_while(const Node* s) {
+  if (!nodes_of(s, "orelse").empty()) {
+    unsupported(s, "while-else", "'while ... else' is not supported in tile code");
+    return;
+  }
+  widen_loop_carried(s);
+  std::vector<TStmt> pre;
+  out_.push_back(&pre);
+  LVal cond = eval(s->child("test"));
+  out_.pop_back();
+  if (!cond.ok()) return;
+  if (cond.info.kind == VKind::Tile) {
+    error(s->child("test"), "the condition of a while loop must be a scalar");
+    return;
+  }
+  // A condition that needs statements (an atomic spin-lock, a load) is
+  // evaluated before the loop and again at the end of every iteration:
+  //   c = cond; while c: body; c = cond
+  std::string cond_var;
+  if (!pre.empty()) {
+    cond_var = fresh("cond");
+    for (auto& p : pre) emit(p);
+    emit(TStmt::assign(name(cond_var), cond.expr));
+    cond.expr = name(cond_var);
+  }
+  bool has_break = contains_jump(nodes_of(s, "body"), "Break");
+  std::string flag;
+  TExprPtr test = cond.expr;
+  if (has_break) {
+    flag = fresh("looping");
+    emit(TStmt::assign(name(flag), lit("True")));
+    test = binop("&", name(flag), cond.info.is_bool ? cond.expr : compare("!=", cond.expr, lit_int(0)));
+  }
+  auto before_loop = env_;
+  TStmt st{TStmt::Kind::While};
+  st.value = test;
+  ++loop_depth_;
+  break_flags_.push_back(flag);
+  st.body = lower_nested(nodes_of(s, "body"));
+  break_flags_.pop_back();
+  if (!cond_var.empty()) {
+    // Re-evaluate the condition, but not after a `break` (its side effects
+    // must not run once more).
+    std::vector<TStmt> reeval;
+    out_.push_back(&reeval);
+    LVal again = eval(s->child("test"));
+    out_.pop_back();
+    if (!again.ok()) return;
+    reeval.push_back(TStmt::assign(name(cond_var), again.expr));
+    if (has_break) {
+      TStmt guard{TStmt::Kind::If};
+      guard.value = name(flag);
+      guard.body = std::move(reeval);
+      st.body.push_back(std::move(guard));
+    } else {
+      for (auto& r : reeval) st.body.push_back(std::move(r));
+    }
+  }
+  --loop_depth_;
+  auto after = env_;
+  merge_envs(before_loop, after);
+  emit(std::move(st));
+}
+
+void Lowerer::lower_return(const Node* s) {
+  if (loop_depth_ > 0) {
+    unsupported(s, "return in loop", "returning from inside a loop is not supported (cuTile and Triton reject it)");
+    return;
+  }
+  auto* v = s->child("value");
+  if (!v) {
+    emit(TStmt::ret(nullptr));
+    return;
+  }
+  if (spec_.is_kernel) {
+    error(v, "a cuTile kernel cannot return a value");
+    return;
+  }
+  LVal r = eval(v);
+  if (!r.ok()) return;
+  if (r.info.kind == VKind::Array) {
+    unsupported(v, "array return", "helpers returning arrays are not supported");
+    return;
+  }
+  if (!r.expr) {
+    // compile-time-only results (dtypes, enums) are returned by value at conversion time
+    returns_.push_back(r);
+    return;
+  }
+  returns_.push_back(r);
+  emit(TStmt::ret(r.expr));
+}
+
+}  // namespace c2t::lower

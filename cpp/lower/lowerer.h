@@ -1,0 +1,167 @@
+// Lowering of one cuTile function (a kernel or a helper specialization) to a
+// Triton function (stage lower).
+//
+// The Lowerer walks the cuTile AST in program order, keeping an environment
+// name -> LVal. Each expression becomes a Triton expression plus its sema
+// facts (shape, dtype, sign, compile-time value); statements the lowering of
+// an operation needs (offset and mask computations) are emitted before the
+// statement being lowered. cuTile operations are looked up in the op
+// registry (op_registry.h), one entry per operation.
+//
+// Compile-time folding happens here too: an `if` whose condition is known at
+// conversion time (literals, module constants) lowers only the live branch,
+// so names in dead code are never resolved (cuTile does not type-check dead
+// constant branches; reference/cutile_api.md §1.11).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "lower/options.h"
+#include "lower/report.h"
+#include "lower/triton_ast.h"
+#include "lower/value.h"
+#include "sema/module_scope.h"
+#include "sema/params.h"
+#include "support/diagnostics.h"
+
+namespace c2t::lower {
+
+class ModuleLowering;
+
+/// How a function is instantiated.
+struct FunctionSpec {
+  const syntax::Node* def = nullptr;
+  std::string emitted_name;
+  bool is_kernel = false;
+  const sema::KernelInfo* kernel = nullptr;        // kernels
+  std::vector<sema::ParamKind> kernel_params;      // kernels
+  std::vector<LVal> helper_args;                   // helpers: the bound argument of each parameter
+};
+
+struct LoweredFunction {
+  TFunction fn;
+  LVal result;          // helpers: template of the returned value (exprs unused)
+  bool has_result = false;
+  bool ok = true;
+};
+
+class Lowerer {
+ public:
+  Lowerer(ModuleLowering& mod, FunctionSpec spec);
+  LoweredFunction run();
+
+  // ---- services used by op lowerings -------------------------------------
+  /// Lowers an expression (cached per node is NOT done: call once per use).
+  LVal eval(const syntax::Node* e);
+  /// Appends a statement at the current insertion point.
+  void emit(TStmt s);
+  /// Emits `<fresh name> = value` and returns the name.
+  TExprPtr bind(const std::string& hint, TExprPtr value);
+  /// Makes `v.expr` a plain name (binding it to a fresh temporary if needed).
+  TExprPtr as_name(LVal& v, const std::string& hint);
+  /// A name not used anywhere in the function being generated.
+  std::string fresh(const std::string& hint);
+
+  void error(const syntax::Node* at, const std::string& msg);
+  void warn(const syntax::Node* at, const std::string& msg);
+  /// An error for a construct or operation the converter does not support;
+  /// also recorded in the analysis report.
+  void unsupported(const syntax::Node* at, const std::string& what, const std::string& msg);
+  bool failed() const { return failed_; }
+
+  const sema::ModuleInfo& module() const;
+  ModuleLowering& mod() { return mod_; }
+  const LowerOptions& options() const;
+  KernelReport& report();
+  /// Requests a prelude helper (prelude.h) and returns its name.
+  std::string prelude(const std::string& helper);
+  /// Records that the kernel used cuTile operation `op` (for the report).
+  void note_op(const std::string& op);
+
+  /// A compile-time constant as a value (Triton literal for numbers).
+  LVal constant(const sema::ConstValue& c, const syntax::Node* at);
+  /// Triton expression of a dtype. For DType::Dynamic, `like` (a value of
+  /// that dtype) is bound to a name and `like.dtype` is used.
+  TExprPtr dtype_expr(const sema::DType& dt, LVal* like = nullptr);
+  /// Triton expression of one tile dimension of `v` (`v.shape[k]` when the
+  /// dimension is only known to Triton).
+  TExprPtr dim_expr(LVal& v, size_t k);
+  /// An expression for a symbolic dimension text.
+  static TExprPtr dim_to_expr(const sema::Dim& d);
+  /// Converts a compile-time shape argument (int or tuple of ints / constexpr
+  /// names) to dims; nullopt + diagnostic if it is not compile-time.
+  std::optional<sema::Shape> shape_arg(LVal& v, const syntax::Node* at, const std::string& what);
+  /// A compile-time integer argument (axis, ...).
+  std::optional<long long> const_int(LVal& v, const syntax::Node* at, const std::string& what);
+  /// The name of a constexpr parameter used as a tile dimension is positive.
+  bool is_positive_constexpr(const std::string& name) const { return positive_constexprs_.count(name) > 0; }
+  bool is_kernel() const { return spec_.is_kernel; }
+  /// True for a runtime scalar parameter of the function (Triton turns an int
+  /// argument equal to 1 into a constexpr, so `.to()` on it fails: use tl.cast).
+  bool is_scalar_param(const TExprPtr& e) const { return is_name(e) && scalar_params_.count(e->text) > 0; }
+  const std::string& function_name() const { return spec_.emitted_name; }
+
+  /// A readable base name for temporaries of the expression being lowered
+  /// (the assignment target when there is one), or `dflt`.
+  std::string name_hint(const std::string& dflt) const { return hint_.empty() ? dflt : hint_; }
+
+  /// Calls a helper function (plain `def` in the module) from tile code.
+  LVal call_helper(const syntax::Node* call, const syntax::Node* def);
+
+ private:
+  friend class StmtLowering;
+  // statements
+  void lower_block(const std::vector<const syntax::Node*>& stmts);
+  void lower_stmt(const syntax::Node* s, const std::vector<const syntax::Node*>& rest, bool& stop);
+  void lower_assign(const syntax::Node* s);
+  void lower_aug_assign(const syntax::Node* s);
+  void lower_if(const syntax::Node* s, const std::vector<const syntax::Node*>& rest, bool& consumed_rest);
+  void lower_for(const syntax::Node* s);
+  void lower_while(const syntax::Node* s);
+  void lower_return(const syntax::Node* s);
+  void assign_target(const syntax::Node* target, LVal value, const syntax::Node* stmt);
+  void bind_name(const std::string& id, LVal value, const syntax::Node* at);
+  std::vector<TStmt> lower_nested(const std::vector<const syntax::Node*>& stmts);
+  void merge_envs(const std::map<std::string, LVal>& a, const std::map<std::string, LVal>& b);
+  void widen_loop_carried(const syntax::Node* loop);
+
+  // expressions
+  LVal eval_name(const syntax::Node* e);
+  LVal eval_attribute(const syntax::Node* e);
+  LVal eval_call(const syntax::Node* e);
+  LVal eval_binop(const syntax::Node* e);
+  LVal eval_unaryop(const syntax::Node* e);
+  LVal eval_compare(const syntax::Node* e);
+  LVal eval_boolop(const syntax::Node* e);
+  LVal eval_ifexp(const syntax::Node* e);
+  LVal eval_subscript(const syntax::Node* e);
+  LVal eval_builtin_call(const std::string& fn, const syntax::Node* call);
+  LVal attribute_of(LVal base, const std::string& attr, const syntax::Node* at);
+
+  void prescan();
+  void setup_kernel_params();
+  void setup_helper_params();
+
+  ModuleLowering& mod_;
+  FunctionSpec spec_;
+  TFunction fn_;
+  std::map<std::string, LVal> env_;
+  std::vector<std::vector<TStmt>*> out_;
+  std::set<std::string> used_names_;
+  std::map<std::string, int> fresh_counter_;
+  std::map<std::string, int> assign_count_;   // how often each local is (re)bound
+  std::set<std::string> positive_constexprs_;
+  std::set<std::string> scalar_params_;
+  std::vector<LVal> returns_;
+  int loop_depth_ = 0;
+  std::vector<std::string> break_flags_;  // per enclosing loop: its break flag ("" = no break)
+  std::string hint_;
+  bool failed_ = false;
+};
+
+}  // namespace c2t::lower

@@ -1,0 +1,326 @@
+#include "lower/module_lowering.h"
+
+#include <functional>
+
+#include "lower/prelude.h"
+#include "sema/ast_util.h"
+
+namespace c2t::lower {
+
+using sema::nodes_of;
+using sema::VKind;
+using syntax::Node;
+
+ModuleLowering::ModuleLowering(const sema::ModuleInfo& mi, const LowerOptions& opts, Diagnostics& diags)
+    : mi_(mi), opts_(opts), diags_(diags) {}
+
+namespace {
+
+// Names referenced (loaded) under `n`.
+std::set<std::string> referenced_names(const Node* n) {
+  std::set<std::string> out;
+  sema::walk(n, [&](const Node* x) {
+    if (x->is("Name")) out.insert(std::string(x->str("id")));
+    return true;
+  });
+  return out;
+}
+
+}  // namespace
+
+LoweredModule ModuleLowering::run() {
+  LoweredModule out;
+  // Functions reachable from kernels are compiled as @triton.jit helpers. If
+  // host code also uses one, the helper gets a `_jit` name so the host keeps
+  // the plain function (host_used_).
+  std::set<std::string> reach;
+  std::vector<const Node*> todo;
+  for (auto& k : mi_.kernels) todo.push_back(k.def);
+  while (!todo.empty()) {
+    const Node* f = todo.back();
+    todo.pop_back();
+    for (auto& n : referenced_names(f)) {
+      auto it = mi_.functions.find(n);
+      if (it != mi_.functions.end() && !reach.count(n) && !mi_.kernel_by_def(it->second)) {
+        reach.insert(n);
+        todo.push_back(it->second);
+      }
+    }
+  }
+  for (auto* st : nodes_of(mi_.module, "body")) {
+    if (st->is("FunctionDef") && (reach.count(std::string(st->str("name"))) || mi_.kernel_by_def(st))) continue;
+    for (auto& n : referenced_names(st))
+      if (reach.count(n)) host_used_.insert(n);
+  }
+
+  for (auto& k : mi_.kernels) {
+    out.reports.emplace_back();
+    KernelReport& rep = out.reports.back();
+    current_report_ = &rep;
+    rep.name = k.name;
+    rep.line = k.def->lineno;
+    size_t errors_before = diags_.items.size();
+    auto params = sema::classify_kernel_params(mi_, k, opts_.array_ranks, diags_);
+    for (auto& p : params) {
+      ParamReport pr;
+      pr.name = p.name;
+      pr.rank = p.rank;
+      pr.kind = p.kind == sema::ParamKind::Kind::Array ? "array"
+                : p.kind == sema::ParamKind::Kind::Constexpr ? "constexpr"
+                : p.kind == sema::ParamKind::Kind::ArrayList ? "array_list" : "scalar";
+      rep.params.push_back(pr);
+    }
+    for (auto& [opt, node] : k.options)
+      rep.notes.push_back("kernel option " + opt + " has no direct Triton equivalent and is not applied");
+    LoweredKernel lk;
+    lk.info = &k;
+    lk.params = params;
+    bool param_errors = false;
+    for (size_t i = errors_before; i < diags_.items.size(); ++i)
+      param_errors = param_errors || diags_.items[i].severity == Severity::Error;
+    if (!param_errors) {
+      FunctionSpec spec;
+      spec.def = k.def;
+      spec.emitted_name = std::string(k.def->str("name"));
+      spec.is_kernel = true;
+      spec.kernel = &k;
+      spec.kernel_params = params;
+      Lowerer L(*this, spec);
+      LoweredFunction f = L.run();
+      lk.fn = std::move(f.fn);
+      lk.ok = f.ok;
+    }
+    if (!lk.ok) out.ok = false;
+    out.kernels.push_back(std::move(lk));
+  }
+  current_report_ = nullptr;
+  for (auto& h : helpers_)
+    if (h->ok) out.helpers.push_back(h.get());
+  for (auto& p : prelude_) out.prelude.push_back(p);
+  return out;
+}
+
+HelperInstance* ModuleLowering::instantiate_helper(const Node* def, const std::vector<LVal>& args,
+                                                   const std::vector<bool>& passed, const std::string& key,
+                                                   const Node* call_site) {
+  for (auto& h : helpers_) {
+    if (h->def == def && h->key == key) {
+      if (h->in_progress) {
+        diags_.error(call_site->lineno, call_site->col_offset,
+                     "recursive call of '" + std::string(def->str("name")) + "' (cuTile does not allow recursion)");
+        return nullptr;
+      }
+      return h->ok ? h.get() : nullptr;
+    }
+  }
+  auto inst = std::make_unique<HelperInstance>();
+  inst->def = def;
+  inst->key = key;
+  inst->passed = passed;
+  inst->param_args = args;
+  std::string base(def->str("name"));
+  if (host_used_.count(base)) base += "_jit";
+  int n = ++helper_name_count_[base];
+  inst->emitted_name = n == 1 ? base : base + "_" + std::to_string(n);
+  inst->in_progress = true;
+  HelperInstance* raw = inst.get();
+  helpers_.push_back(std::move(inst));
+  std::string name(def->str("name"));
+  auto& hl = current_report_->helpers;
+  if (std::find(hl.begin(), hl.end(), raw->emitted_name) == hl.end()) hl.push_back(raw->emitted_name);
+
+  FunctionSpec spec;
+  spec.def = def;
+  spec.emitted_name = raw->emitted_name;
+  spec.is_kernel = false;
+  spec.helper_args = args;
+  Lowerer L(*this, spec);
+  LoweredFunction f = L.run();
+  raw->fn = std::move(f.fn);
+  raw->result = f.result;
+  raw->has_result = f.has_result;
+  raw->ok = f.ok;
+  raw->in_progress = false;
+  if (!raw->ok) {
+    diags_.items.push_back({Severity::Note, call_site->lineno, call_site->col_offset,
+                            "in the call of helper '" + name + "' here"});
+    return nullptr;
+  }
+  return raw;
+}
+
+// ---------------------------------------------------------------------------
+// Helper calls (Lowerer side)
+
+namespace {
+
+std::string key_of(const LVal& v) {
+  auto& i = v.info;
+  switch (i.kind) {
+    case VKind::Array: return "A" + std::to_string(v.array->rank) + (v.array->int64_index ? "L" : "");
+    case VKind::Scalar:
+    case VKind::Tile: {
+      std::string k = i.kind == VKind::Scalar ? "s" : i.shape.unknown_rank ? "t?" : "t" + std::to_string(i.shape.size());
+      for (auto& d : i.shape) k += d.value ? "," + std::to_string(*d.value) : ",?";
+      k += ":" + (i.dtype.known() ? i.dtype.name : std::string("?")) + (i.is_bool ? "b" : "");
+      k += "/" + std::to_string((int)i.sign);
+      return k;
+    }
+    case VKind::Constexpr:
+      if (i.cval && !i.cval->is_number()) return "c=" + i.cval->python();
+      return "c/" + std::to_string((int)i.sign);
+    case VKind::DTypeV: return i.dtype.known() ? "d=" + i.dtype.name : "d";
+    case VKind::Tuple: {
+      std::string k = "(";
+      for (auto& e : v.elems) k += key_of(e) + ";";
+      return k + ")";
+    }
+    case VKind::Enum: return "e=" + (i.cval ? i.cval->s : std::string());
+    case VKind::None: return "None";
+    default: return "r=" + i.ref;
+  }
+}
+
+bool is_passed(const LVal& v) {
+  switch (v.info.kind) {
+    case VKind::Array:
+    case VKind::Scalar:
+    case VKind::Tile: return true;
+    case VKind::Constexpr: return !v.info.cval || v.info.cval->is_number();
+    case VKind::DTypeV: return !v.info.dtype.known();
+    case VKind::Tuple:
+      for (auto& e : v.elems)
+        if (e.info.is_runtime() || (e.info.kind == VKind::Constexpr && !e.info.cval)) return true;
+      return false;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+LVal Lowerer::call_helper(const Node* call_node, const Node* def) {
+  auto* args_node = def->child("args");
+  std::string fname(def->str("name"));
+  if (args_node->child("vararg") || args_node->child("kwarg")) {
+    unsupported(call_node, "helper *args", "helper '" + fname + "' takes *args/**kwargs, which is not supported");
+    return {};
+  }
+  std::vector<const Node*> params;
+  for (auto* a : nodes_of(args_node, "posonlyargs")) params.push_back(a);
+  for (auto* a : nodes_of(args_node, "args")) params.push_back(a);
+  size_t n_positional = params.size();
+  for (auto* a : nodes_of(args_node, "kwonlyargs")) params.push_back(a);
+  std::vector<std::optional<LVal>> bound(params.size());
+  auto args = nodes_of(call_node, "args");
+  if (args.size() > n_positional) {
+    error(call_node, "too many arguments in the call of '" + fname + "'");
+    return {};
+  }
+  for (size_t k = 0; k < args.size(); ++k) {
+    if (args[k]->is("Starred")) {
+      unsupported(args[k], "starred argument", "star-unpacking in helper calls is not supported");
+      return {};
+    }
+    LVal v = eval(args[k]);
+    if (!v.ok()) return {};
+    bound[k] = v;
+  }
+  for (auto* kw : nodes_of(call_node, "keywords")) {
+    std::string k(kw->str("arg"));
+    size_t idx = params.size();
+    for (size_t j = 0; j < params.size(); ++j)
+      if (params[j]->str("arg") == k) idx = j;
+    if (idx == params.size()) {
+      error(kw, "'" + fname + "' got an unexpected keyword argument '" + k + "'");
+      return {};
+    }
+    LVal v = eval(kw->child("value"));
+    if (!v.ok()) return {};
+    bound[idx] = v;
+  }
+  // Defaults (positional defaults align to the end of the positional list).
+  auto defaults = nodes_of(args_node, "defaults");
+  auto kw_defaults = args_node->list("kw_defaults");
+  for (size_t j = 0; j < params.size(); ++j) {
+    if (bound[j]) continue;
+    const Node* d = nullptr;
+    if (j < n_positional) {
+      size_t first = n_positional - defaults.size();
+      if (j >= first) d = defaults[j - first];
+    } else {
+      size_t kj = j - n_positional;
+      if (kj < kw_defaults.size() && kw_defaults[kj].kind == syntax::Value::Kind::Node) d = kw_defaults[kj].node;
+    }
+    if (!d) {
+      error(call_node, "missing argument '" + std::string(params[j]->str("arg")) + "' in the call of '" + fname + "'");
+      return {};
+    }
+    auto c = module().fold(d);
+    if (!c) {
+      error(d, "the default value of a helper parameter must be a constant");
+      return {};
+    }
+    bound[j] = constant(*c, d);
+  }
+  std::vector<LVal> vals;
+  std::vector<bool> passed;
+  std::string key;
+  for (auto& b : bound) {
+    vals.push_back(*b);
+    passed.push_back(is_passed(*b));
+    key += key_of(*b) + "|";
+  }
+  HelperInstance* inst = mod_.instantiate_helper(def, vals, passed, key, call_node);
+  if (!inst) {
+    failed_ = true;
+    return {};
+  }
+  // Call arguments: arrays expand to pointer, shapes, strides.
+  std::vector<TExprPtr> cargs;
+  for (size_t j = 0; j < vals.size(); ++j) {
+    if (!passed[j]) continue;
+    auto& v = vals[j];
+    if (v.info.kind == VKind::Array) {
+      cargs.push_back(v.array->ptr);
+      for (auto& s : v.array->shape) cargs.push_back(s);
+      for (auto& s : v.array->strides) cargs.push_back(s);
+    } else {
+      cargs.push_back(v.expr);
+    }
+  }
+  TExprPtr c = call(name(inst->emitted_name), cargs);
+  if (!inst->has_result) {
+    LVal none;
+    none.info.kind = VKind::None;
+    none.expr = c;
+    return none;
+  }
+  LVal r = inst->result;
+  r.node = call_node;
+  // Result facts refer to the helper's names; keep what holds in the caller.
+  std::map<std::string, std::string> subst;
+  for (size_t j = 0; j < vals.size(); ++j)
+    if (vals[j].info.kind == VKind::Constexpr && vals[j].expr) subst[std::string(params[j]->str("arg"))] = source(vals[j].expr);
+  std::function<void(LVal&, TExprPtr)> fix = [&](LVal& v, TExprPtr e) {
+    v.expr = e;
+    for (auto& d : v.info.shape) {
+      if (d.value) continue;
+      auto it = subst.find(d.expr);
+      d.expr = it == subst.end() ? "" : it->second;
+    }
+    if (v.info.dtype.kind != sema::DType::Kind::Concrete) v.info.dtype = sema::DType::dynamic();
+    if (v.info.kind == VKind::Constexpr) {  // Triton 3.6 helpers return tensors
+      v.info.kind = VKind::Scalar;
+      v.info.cval.reset();
+    }
+    for (size_t k = 0; k < v.elems.size(); ++k) fix(v.elems[k], subscript(e, {lit_int((long long)k)}));
+  };
+  fix(r, c);
+  if (r.info.kind == VKind::Tuple) {
+    r.info.elems.clear();
+    for (auto& e : r.elems) r.info.elems.push_back(e.info);
+  }
+  return r;
+}
+
+}  // namespace c2t::lower

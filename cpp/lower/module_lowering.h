@@ -1,0 +1,80 @@
+// Lowering of a whole module: every kernel, the helper-function
+// specializations they reach, and the prelude helpers they use.
+#pragma once
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "lower/lowerer.h"
+#include "lower/options.h"
+#include "lower/report.h"
+#include "sema/module_scope.h"
+#include "sema/params.h"
+#include "support/diagnostics.h"
+
+namespace c2t::lower {
+
+struct LoweredKernel {
+  const sema::KernelInfo* info = nullptr;
+  std::vector<sema::ParamKind> params;   // cuTile parameters, for the host launcher
+  TFunction fn;                          // the @triton.jit kernel
+  bool ok = false;
+};
+
+/// One specialization of a helper function (distinct array ranks or baked
+/// compile-time arguments give distinct specializations).
+struct HelperInstance {
+  const syntax::Node* def = nullptr;
+  std::string key;
+  std::string emitted_name;
+  std::vector<bool> passed;      // per helper parameter: passed at run time (else baked in)
+  std::vector<LVal> param_args;  // the argument templates the instance was built for
+  TFunction fn;
+  LVal result;
+  bool has_result = false;
+  bool ok = false;
+  bool in_progress = false;
+};
+
+struct LoweredModule {
+  std::vector<LoweredKernel> kernels;
+  std::vector<const HelperInstance*> helpers;  // in creation order
+  std::vector<std::string> prelude;            // prelude helper names used
+  std::vector<KernelReport> reports;
+  bool ok = true;
+};
+
+class ModuleLowering {
+ public:
+  ModuleLowering(const sema::ModuleInfo& mi, const LowerOptions& opts, Diagnostics& diags);
+  /// Lowers every kernel. Diagnostics go to the Diagnostics given at construction.
+  LoweredModule run();
+
+  const sema::ModuleInfo& module() const { return mi_; }
+  const LowerOptions& options() const { return opts_; }
+  Diagnostics& diags() { return diags_; }
+  KernelReport& report() { return *current_report_; }
+  void use_prelude(const std::string& name) { prelude_.insert(name); }
+
+  /// Finds or creates the specialization of helper `def` for these arguments.
+  /// Returns nullptr on failure (diagnosed), including recursion.
+  HelperInstance* instantiate_helper(const syntax::Node* def, const std::vector<LVal>& args,
+                                     const std::vector<bool>& passed, const std::string& key,
+                                     const syntax::Node* call_site);
+
+ private:
+  const sema::ModuleInfo& mi_;
+  const LowerOptions& opts_;
+  Diagnostics& diags_;
+  KernelReport* current_report_ = nullptr;
+  std::set<std::string> prelude_;
+  std::vector<std::unique_ptr<HelperInstance>> helpers_;
+  std::map<std::string, int> helper_name_count_;
+  std::set<std::string> host_used_;  // helper functions also used by host code
+};
+
+}  // namespace c2t::lower

@@ -1,0 +1,614 @@
+// Elementwise arithmetic, comparisons, bitwise and logical operators and
+// their ct.* function forms (cuTile reference §3.11-§3.15).
+//
+// Where Python (cuTile) and Triton semantics differ, the difference is kept:
+//  * integer `//` and `%` floor (Triton truncates): plain operators only when
+//    both operands are provably >= 0, else the _c2t_floordiv/_c2t_mod helpers;
+//  * `/` is IEEE round-to-nearest by default (tl.div_rn); Triton's `/` (an
+//    approximation, div.full.f32) only under RoundingMode.APPROX/FULL;
+//  * results keep cuTile's dtype where Triton promotes (fp16 / fp16 -> fp32,
+//    tl.maximum(fp16, 2.0) -> fp32): cast back.
+#include <cmath>
+
+#include "lower/op_registry.h"
+#include "lower/ops_common.h"
+
+namespace c2t::lower::ops {
+
+using sema::DType;
+using sema::Sign;
+using sema::VKind;
+
+LVal make_value(TExprPtr expr, sema::Shape shape, DType dtype, Sign sign) {
+  LVal v;
+  v.expr = std::move(expr);
+  v.info.kind = shape.is_tile() ? VKind::Tile : VKind::Scalar;
+  v.info.shape = std::move(shape);
+  v.info.dtype = std::move(dtype);
+  v.info.sign = sign;
+  return v;
+}
+
+LVal make_none(TExprPtr stmt_expr) {
+  LVal v;
+  v.info.kind = VKind::None;
+  v.expr = std::move(stmt_expr);
+  return v;
+}
+
+sema::Shape shape_of(const LVal& v) { return v.info.kind == VKind::Tile ? v.info.shape : sema::Shape{}; }
+
+bool is_number_like(const LVal& v) {
+  if (v.info.kind == VKind::Scalar || v.info.kind == VKind::Tile) return true;
+  if (v.info.kind == VKind::Constexpr) return !v.info.cval || v.info.cval->is_number();
+  return false;
+}
+
+bool is_loose(const LVal& v) { return v.info.kind == VKind::Constexpr; }
+
+bool proven_nonneg(const LVal& v) {
+  if (v.info.cval && v.info.cval->is_number()) return v.info.cval->as_double() >= 0;
+  if (v.info.dtype.desc() && v.info.dtype.desc()->category == sema::DTypeCategory::UnsignedInt) return true;
+  return sema::nonneg(v.info.sign);
+}
+
+static bool is_pos(const LVal& v) {
+  if (v.info.cval && v.info.cval->is_number()) return v.info.cval->as_double() > 0;
+  return v.info.sign == Sign::Pos;
+}
+
+DType promote(const LVal& a, const LVal& b) {
+  bool la = is_loose(a), lb = is_loose(b);
+  auto loose_is_float = [](const LVal& v) -> std::optional<bool> {
+    if (v.info.cval) return v.info.cval->kind == sema::ConstValue::Kind::Float;
+    return std::nullopt;
+  };
+  if (la && lb) return DType::dynamic();
+  if (la || lb) {
+    const LVal& loose = la ? a : b;
+    const LVal& typed = la ? b : a;
+    auto lf = loose_is_float(loose);
+    auto tf = typed.info.dtype.is_float();
+    if (lf && *lf && tf && !*tf) return DType::concrete("float32");  // int tile op float literal
+    if (typed.info.is_bool && lf && !*lf) return DType::concrete("int32");
+    return typed.info.dtype;
+  }
+  if (a.info.dtype.known() && b.info.dtype.known()) {
+    auto* p = sema::promote(a.info.dtype.desc(), b.info.dtype.desc());
+    if (p) return DType::concrete(std::string(p->name));
+    return DType::dynamic();
+  }
+  if (a.info.dtype.same(b.info.dtype)) return a.info.dtype;
+  return DType::dynamic();
+}
+
+static bool is_compare(const std::string& op) {
+  return op == "less" || op == "less_equal" || op == "greater" || op == "greater_equal" || op == "equal" ||
+         op == "not_equal";
+}
+
+static const char* op_symbol(const std::string& op) {
+  if (op == "add") return "+";
+  if (op == "sub") return "-";
+  if (op == "mul") return "*";
+  if (op == "truediv") return "/";
+  if (op == "floordiv") return "//";
+  if (op == "mod") return "%";
+  if (op == "bitwise_and") return "&";
+  if (op == "bitwise_or") return "|";
+  if (op == "bitwise_xor") return "^";
+  if (op == "bitwise_lshift") return "<<";
+  if (op == "bitwise_rshift") return ">>";
+  if (op == "less") return "<";
+  if (op == "less_equal") return "<=";
+  if (op == "greater") return ">";
+  if (op == "greater_equal") return ">=";
+  if (op == "equal") return "==";
+  if (op == "not_equal") return "!=";
+  return nullptr;
+}
+
+static const char* const_op_name(const std::string& op) {
+  if (op == "add") return "Add";
+  if (op == "sub") return "Sub";
+  if (op == "mul") return "Mult";
+  if (op == "truediv") return "Div";
+  if (op == "floordiv") return "FloorDiv";
+  if (op == "mod") return "Mod";
+  if (op == "pow") return "Pow";
+  if (op == "bitwise_and") return "BitAnd";
+  if (op == "bitwise_or") return "BitOr";
+  if (op == "bitwise_xor") return "BitXor";
+  if (op == "bitwise_lshift") return "LShift";
+  if (op == "bitwise_rshift") return "RShift";
+  if (op == "less") return "Lt";
+  if (op == "less_equal") return "LtE";
+  if (op == "greater") return "Gt";
+  if (op == "greater_equal") return "GtE";
+  if (op == "equal") return "Eq";
+  if (op == "not_equal") return "NotEq";
+  return nullptr;
+}
+
+TExprPtr convert_expr(Lowerer& L, LVal& x, const std::string& tdt) {
+  if (x.info.kind == VKind::Constexpr && x.info.cval) return x.expr;  // literals adapt
+  if (x.info.kind == VKind::Constexpr || L.is_scalar_param(x.expr)) return tl_call("cast", {x.expr, raw(tdt)});
+  return method(x.expr, "to", {raw(tdt)});
+}
+
+std::optional<std::string> rounding_arg(Lowerer& L, LVal& v, const syntax::Node* at) {
+  if (v.info.kind == VKind::None) return std::string();
+  if (v.info.kind == VKind::Enum && v.info.cval && v.info.cval->s.rfind("RoundingMode.", 0) == 0)
+    return v.info.cval->s.substr(13);
+  if (v.ok()) L.error(at, "rounding_mode must be a ct.RoundingMode member known at compile time");
+  return std::nullopt;
+}
+
+// IEEE-rounded true division (cuTile default) for a known result dtype.
+static LVal truediv(Lowerer& L, LVal a, LVal b, sema::Shape shape, DType rt, const std::string& rounding,
+                    const syntax::Node* at) {
+  // int / int -> float32 in cuTile (and in Triton).
+  if (rt.is_int() && *rt.is_int()) rt = DType::concrete("float32");
+  if (rt.known() && rt.desc()->category == sema::DTypeCategory::Bool) rt = DType::concrete("float32");
+  if (is_loose(a) && is_loose(b)) rt = DType::dynamic();
+  bool approx = rounding == "APPROX" || rounding == "FULL";
+  if (!rounding.empty() && !approx && rounding != "RN") {
+    L.unsupported(at, "truediv rounding_mode=" + rounding,
+                  "ct.truediv with rounding_mode=RoundingMode." + rounding + " is not supported (Triton exposes no "
+                  "directed-rounding division outside libdevice)");
+    return {};
+  }
+  if (rt.is("float64")) return make_value(binop("/", a.expr, b.expr), shape, rt);
+  if (rt.is("float32")) {
+    if (approx) return make_value(binop("/", a.expr, b.expr), shape, rt);
+    auto x = a.info.dtype.is("float32") || is_loose(a) ? a.expr : convert_expr(L, a, "tl.float32");
+    auto y = b.info.dtype.is("float32") || is_loose(b) ? b.expr : convert_expr(L, b, "tl.float32");
+    return make_value(tl_call("div_rn", {x, y}), shape, rt);
+  }
+  if (rt.is("float16") || rt.is("bfloat16")) {
+    auto tdt = rt.triton();
+    if (approx) return make_value(method(binop("/", a.expr, b.expr), "to", {raw(tdt)}), shape, rt);
+    // Rounding the correctly rounded fp32 quotient to fp16 is correctly rounded (24 >= 2*11+2 bits).
+    auto x = is_loose(a) ? a.expr : convert_expr(L, a, "tl.float32");
+    auto y = is_loose(b) ? b.expr : convert_expr(L, b, "tl.float32");
+    return make_value(method(tl_call("div_rn", {x, y}), "to", {raw(tdt)}), shape, rt);
+  }
+  if (rt.known()) {
+    L.unsupported(at, "truediv " + rt.name, "division of " + rt.name + " values is not supported");
+    return {};
+  }
+  if (approx) return make_value(binop("/", a.expr, b.expr), shape, DType::dynamic());
+  return make_value(call(name(L.prelude("_c2t_truediv")), {a.expr, b.expr}), shape, DType::dynamic());
+}
+
+LVal binary(Lowerer& L, const std::string& op, LVal a, LVal b, const syntax::Node* at, const std::string& rounding) {
+  if (!a.ok() || !b.ok()) return {};
+  if (!is_number_like(a) || !is_number_like(b)) {
+    L.error(at, "operator '" + std::string(op_symbol(op) ? op_symbol(op) : op.c_str()) +
+                    "' needs numbers, scalars or tiles as operands");
+    return {};
+  }
+  // Fold constants now (Python semantics; cuTile folds loosely typed constants).
+  if (a.info.cval && b.info.cval) {
+    if (auto* cop = const_op_name(op)) {
+      if (is_compare(op)) {
+        if (auto r = sema::const_compare(cop, *a.info.cval, *b.info.cval)) return L.constant(sema::ConstValue::boolean(*r), at);
+      } else if (auto r = sema::const_binop(cop, *a.info.cval, *b.info.cval)) {
+        return L.constant(*r, at);
+      }
+    }
+  }
+  auto sa = shape_of(a), sb = shape_of(b);
+  auto shape = sema::broadcast_shapes(sa, sb);
+  if (!shape) {
+    L.error(at, "tile shapes cannot be broadcast together");
+    return {};
+  }
+  bool both_const = a.info.kind == VKind::Constexpr && b.info.kind == VKind::Constexpr;
+  DType rt = promote(a, b);
+  // Sign facts.
+  Sign sign = Sign::Unknown;
+  bool an = proven_nonneg(a), bn = proven_nonneg(b);
+  if (op == "add" && an && bn) sign = (is_pos(a) || is_pos(b)) ? Sign::Pos : Sign::NonNeg;
+  if (op == "mul" && an && bn) sign = (is_pos(a) && is_pos(b)) ? Sign::Pos : Sign::NonNeg;
+  if (op == "floordiv" && an && is_pos(b)) sign = Sign::NonNeg;
+  if (op == "mod" && is_pos(b)) sign = Sign::NonNeg;
+  if (op == "bitwise_and" && (an || bn)) sign = Sign::NonNeg;
+  if ((op == "bitwise_or" || op == "bitwise_xor") && an && bn) sign = Sign::NonNeg;
+  if (op == "bitwise_rshift" && an) sign = Sign::NonNeg;
+
+  if (both_const) {
+    // Triton evaluates constexpr arithmetic with Python semantics, like cuTile.
+    LVal r;
+    r.info.kind = VKind::Constexpr;
+    r.info.sign = sign;
+    if (op == "pow") r.expr = binop("**", a.expr, b.expr);
+    else r.expr = is_compare(op) ? compare(op_symbol(op), a.expr, b.expr) : binop(op_symbol(op), a.expr, b.expr);
+    r.info.is_bool = is_compare(op);
+    return r;
+  }
+  if (is_compare(op)) {
+    LVal r = make_value(compare(op_symbol(op), a.expr, b.expr), *shape, DType::concrete("bool_"));
+    r.info.is_bool = true;
+    return r;
+  }
+  if (a.info.is_bool || b.info.is_bool) {
+    if (op != "bitwise_and" && op != "bitwise_or" && op != "bitwise_xor") {
+      L.error(at, "arithmetic on booleans is not allowed in cuTile; cast with .astype(ct.int32) first");
+      return {};
+    }
+    LVal r = make_value(binop(op_symbol(op), a.expr, b.expr), *shape, DType::concrete("bool_"));
+    r.info.is_bool = a.info.is_bool && b.info.is_bool;
+    return r;
+  }
+  if (op == "truediv") return truediv(L, a, b, *shape, rt, rounding, at);
+  if (!rounding.empty() && rounding != "RN") {
+    L.unsupported(at, op + " rounding_mode=" + rounding,
+                  "ct." + op + " with rounding_mode=RoundingMode." + rounding + " is not supported");
+    return {};
+  }
+  if (op == "add" || op == "sub" || op == "mul" || op.rfind("bitwise_", 0) == 0)
+    return make_value(binop(op_symbol(op), a.expr, b.expr), *shape, rt, sign);
+  if (op == "floordiv") {
+    auto fl = rt.is_float();
+    if (fl && *fl) {
+      // float // float = floor(a / b) (Triton rejects float //).
+      LVal q = truediv(L, a, b, *shape, rt, "", at);
+      if (!q.ok()) return {};
+      if (!(rt.is("float32") || rt.is("float64"))) {
+        L.unsupported(at, "floordiv " + rt.name, "floor division of " + rt.name + " values is not supported");
+        return {};
+      }
+      return make_value(tl_call("floor", {q.expr}), *shape, rt);
+    }
+    // Plain `//` only for integers known to be >= 0 (where truncation == floor).
+    bool known_int = rt.is_int() && *rt.is_int();
+    if (an && bn && known_int) return make_value(binop("//", a.expr, b.expr), *shape, rt, sign);
+    return make_value(call(name(L.prelude("_c2t_floordiv")), {a.expr, b.expr}), *shape, rt, sign);
+  }
+  if (op == "mod") {
+    if (an && bn && rt.is_int() && *rt.is_int()) return make_value(binop("%", a.expr, b.expr), *shape, rt, sign);
+    return make_value(call(name(L.prelude("_c2t_mod")), {a.expr, b.expr}), *shape, rt, sign);
+  }
+  if (op == "pow") {
+    // Triton has no tensor `**`; small constant integer exponents become products.
+    if (b.info.cval && b.info.cval->kind == sema::ConstValue::Kind::Int && b.info.cval->i >= 0 && b.info.cval->i <= 4) {
+      long long n = b.info.cval->i;
+      if (n == 0) return make_value(binop("+", binop("*", a.expr, lit_int(0)), lit_int(1)), *shape, rt);
+      auto base = L.as_name(a, "base");
+      TExprPtr e = base;
+      for (long long k = 1; k < n; ++k) e = binop("*", e, base);
+      return make_value(e, *shape, rt);
+    }
+    if (b.info.cval && b.info.cval->kind == sema::ConstValue::Kind::Float && b.info.cval->f == 0.5 && rt.is("float32"))
+      return make_value(tl_call("sqrt_rn", {a.expr}), *shape, rt);
+    L.unsupported(at, "pow", "x ** y is only supported for constant integer exponents 0..4 (Triton has no pow "
+                             "outside libdevice)");
+    return {};
+  }
+  L.unsupported(at, op, "operator " + op + " is not supported");
+  return {};
+}
+
+LVal unary_arith(Lowerer& L, const std::string& op, LVal a, const syntax::Node* at) {
+  if (!a.ok()) return {};
+  if (!is_number_like(a)) {
+    L.error(at, op + " needs a number, scalar or tile");
+    return {};
+  }
+  if (a.info.cval) {
+    auto& c = *a.info.cval;
+    if (op == "negative") {
+      if (c.kind == sema::ConstValue::Kind::Float) return L.constant(sema::ConstValue::real(-c.f), at);
+      if (c.kind == sema::ConstValue::Kind::Int) return L.constant(sema::ConstValue::integer(-c.i), at);
+    }
+    if (op == "abs") {
+      if (c.kind == sema::ConstValue::Kind::Float) return L.constant(sema::ConstValue::real(std::fabs(c.f)), at);
+      if (c.kind == sema::ConstValue::Kind::Int) return L.constant(sema::ConstValue::integer(c.i < 0 ? -c.i : c.i), at);
+    }
+    if (op == "bitwise_not" && c.kind == sema::ConstValue::Kind::Int) return L.constant(sema::ConstValue::integer(~c.i), at);
+  }
+  LVal r = a;
+  r.info.cval.reset();
+  if (op == "negative") {
+    r.expr = unary("-", a.expr);
+    r.info.sign = Sign::Unknown;
+    if (a.info.is_bool) { r.expr = unary("-", convert_expr(L, a, "tl.int32")); r.info.dtype = DType::concrete("int32"); r.info.is_bool = false; }
+  } else if (op == "abs") {
+    r.expr = a.info.kind == VKind::Constexpr ? call(name("abs"), {a.expr}) : tl_call("abs", {a.expr});
+    r.info.sign = Sign::NonNeg;  // (int MIN wraps in both systems)
+  } else if (op == "bitwise_not") {
+    r.expr = unary("~", a.expr);
+    r.info.sign = Sign::Unknown;
+  }
+  return r;
+}
+
+LVal minmax(Lowerer& L, const std::string& op, LVal a, LVal b, bool propagate_nan, const syntax::Node* at) {
+  if (!a.ok() || !b.ok()) return {};
+  if (!is_number_like(a) || !is_number_like(b)) {
+    L.error(at, op + " needs numbers, scalars or tiles");
+    return {};
+  }
+  if (a.info.cval && b.info.cval) {
+    auto lt = sema::const_compare("Lt", *a.info.cval, *b.info.cval);
+    if (lt) return op == "minimum" ? (*lt ? a : b) : (*lt ? b : a);
+  }
+  auto shape = sema::broadcast_shapes(shape_of(a), shape_of(b));
+  if (!shape) {
+    L.error(at, "tile shapes cannot be broadcast together");
+    return {};
+  }
+  Sign sign = Sign::Unknown;
+  if (op == "minimum" && proven_nonneg(a) && proven_nonneg(b)) sign = Sign::NonNeg;
+  if (op == "maximum" && (proven_nonneg(a) || proven_nonneg(b))) sign = Sign::NonNeg;
+  if (a.info.kind == VKind::Constexpr && b.info.kind == VKind::Constexpr) {
+    LVal r;
+    r.info.kind = VKind::Constexpr;
+    r.info.sign = sign;
+    r.expr = call(name(op == "minimum" ? "min" : "max"), {a.expr, b.expr});
+    return r;
+  }
+  DType rt = promote(a, b);
+  std::vector<std::pair<std::string, TExprPtr>> kw;
+  if (propagate_nan) kw.push_back({"propagate_nan", tl_attr("PropagateNan.ALL")});
+  // tl.maximum/minimum promote bf16 and fp16-with-literal to fp32 (and narrow
+  // ints to int32); cuTile keeps the operands' dtype: cast back.
+  TExprPtr back;
+  if (rt.is("float16") || rt.is("bfloat16") || rt.is("int8") || rt.is("int16") || rt.is("uint8") || rt.is("uint16"))
+    back = raw(rt.triton());
+  else if (!rt.known()) {
+    if (rt.kind != DType::Kind::Dynamic) back = L.dtype_expr(rt);
+    if (!back) {
+      if (is_loose(a) || is_loose(b)) back = attr(L.as_name(is_loose(a) ? b : a, "x"), "dtype");
+      else back = attr(binop("+", L.as_name(a, "x"), L.as_name(b, "y")), "dtype");
+    }
+  }
+  TExprPtr e = tl_call(op, {a.expr, b.expr}, kw);
+  if (back) e = method(e, "to", {back});
+  return make_value(e, *shape, rt, sign);
+}
+
+LVal logical_not(Lowerer& L, LVal a, const syntax::Node* at) {
+  if (!a.ok()) return {};
+  if (a.info.cval) {
+    if (auto t = a.info.cval->truthy()) return L.constant(sema::ConstValue::boolean(!*t), at);
+  }
+  if (a.info.kind == VKind::DTypeV || a.info.kind == VKind::Enum || a.info.kind == VKind::CtFunc)
+    return L.constant(sema::ConstValue::boolean(false), at);
+  if (a.info.kind == VKind::None) return L.constant(sema::ConstValue::boolean(true), at);
+  if (a.info.kind == VKind::Constexpr) {
+    LVal r = a;
+    r.expr = unary("not ", a.expr);
+    r.info.is_bool = true;
+    return r;
+  }
+  if (!is_number_like(a)) {
+    L.error(at, "'not' needs a boolean value");
+    return {};
+  }
+  // Element-wise logical not (cuTile casts to bool first). For Triton int1 values `~` is logical not.
+  LVal r = make_value(a.info.is_bool ? unary("~", a.expr) : compare("==", a.expr, lit_int(0)), shape_of(a),
+                      DType::concrete("bool_"));
+  r.info.is_bool = true;
+  return r;
+}
+
+LVal logical_andor(Lowerer& L, const std::string& op, LVal a, LVal b, const syntax::Node* at) {
+  if (!a.ok() || !b.ok()) return {};
+  if (a.info.cval) {
+    auto t = a.info.cval->truthy();
+    if (t) return (op == "and") == *t ? b : a;
+  }
+  bool ca = a.info.kind == VKind::Constexpr, cb = b.info.kind == VKind::Constexpr;
+  if (ca && cb) {
+    LVal r;
+    r.info.kind = VKind::Constexpr;
+    r.info.is_bool = true;
+    r.expr = boolop(op, {a.expr, b.expr});
+    return r;
+  }
+  if (!is_number_like(a) || !is_number_like(b)) {
+    L.error(at, "'" + op + "' needs boolean scalars in tile code");
+    return {};
+  }
+  if (a.info.kind == VKind::Tile || b.info.kind == VKind::Tile) {
+    L.error(at, "'" + op + "' is only allowed on scalar conditions in cuTile; use & / | on tiles");
+    return {};
+  }
+  // Triton has no short-circuit on runtime scalars; `&` / `|` on int1 values
+  // is the same logical result (cuTile conditions have no side effects).
+  auto as_bool = [&](LVal& v) { return v.info.is_bool ? v.expr : compare("!=", v.expr, lit_int(0)); };
+  LVal r = make_value(binop(op == "and" ? "&" : "|", as_bool(a), as_bool(b)), {}, DType::concrete("bool_"));
+  r.info.is_bool = true;
+  return r;
+}
+
+LVal compare_dtypes(Lowerer& L, const std::string& op, LVal a, LVal b, const syntax::Node* at) {
+  if (a.info.kind != VKind::DTypeV || b.info.kind != VKind::DTypeV) {
+    L.error(at, "a dtype can only be compared with another dtype");
+    return {};
+  }
+  if (a.info.dtype.known() && b.info.dtype.known()) {
+    bool eq = a.info.dtype.name == b.info.dtype.name;
+    return L.constant(sema::ConstValue::boolean(op == "equal" ? eq : !eq), at);
+  }
+  auto x = L.dtype_expr(a.info.dtype), y = L.dtype_expr(b.info.dtype);
+  if (!x || !y) {
+    L.error(at, "cannot compare these dtypes in Triton");
+    return {};
+  }
+  LVal r;
+  r.info.kind = VKind::Constexpr;
+  r.info.is_bool = true;
+  r.expr = compare(op == "equal" ? "==" : "!=", x, y);
+  return r;
+}
+
+LVal where(Lowerer& L, LVal c, LVal a, LVal b, const syntax::Node* at) {
+  if (!c.ok() || !a.ok() || !b.ok()) return {};
+  auto s1 = sema::broadcast_shapes(shape_of(c), shape_of(a));
+  auto s2 = s1 ? sema::broadcast_shapes(*s1, shape_of(b)) : std::nullopt;
+  if (!s2) {
+    L.error(at, "ct.where operands cannot be broadcast together");
+    return {};
+  }
+  DType rt = promote(a, b);
+  TExprPtr cond = c.info.is_bool ? c.expr : compare("!=", c.expr, lit_int(0));
+  LVal r = make_value(tl_call("where", {cond, a.expr, b.expr}), *s2, rt,
+                      proven_nonneg(a) && proven_nonneg(b) ? Sign::NonNeg : Sign::Unknown);
+  r.info.is_bool = a.info.is_bool && b.info.is_bool;
+  return r;
+}
+
+LVal cast_to(Lowerer& L, LVal x, const DType& to, const syntax::Node* at, const std::string& rounding) {
+  if (!x.ok()) return {};
+  if (!is_number_like(x)) {
+    L.error(at, "only numbers, scalars and tiles can be converted to another dtype");
+    return {};
+  }
+  if (to.is("tfloat32")) {
+    // tf32 has no Triton dtype: keep fp32 data, remember the tf32 request for tl.dot.
+    LVal r = x;
+    if (!x.info.dtype.is("float32") && !x.info.dtype.is("tfloat32")) {
+      r.expr = convert_expr(L, x, "tl.float32");
+      if (x.info.kind == VKind::Constexpr) r.info.kind = VKind::Scalar;
+    }
+    r.info.dtype = to;
+    r.info.cval.reset();
+    return r;
+  }
+  auto tdt = to.triton();
+  if (tdt.empty()) {
+    L.unsupported(at, "dtype " + to.name, "conversion to " + (to.known() ? to.name : std::string("this dtype")) +
+                                              " is not supported (Triton has no such dtype)");
+    return {};
+  }
+  if (x.info.dtype.known() && to.known() && x.info.dtype.name == to.name && !x.info.is_bool) return x;
+  if (x.info.dtype.kind != DType::Kind::Dynamic && x.info.dtype.same(to)) return x;
+  std::vector<std::pair<std::string, TExprPtr>> kw;
+  if (!rounding.empty() && rounding != "RN") {
+    if (rounding == "RZ") kw.push_back({"fp_downcast_rounding", lit_str("rtz")});
+    else {
+      L.unsupported(at, "astype rounding_mode=" + rounding,
+                    "astype with rounding_mode=RoundingMode." + rounding + " is not supported");
+      return {};
+    }
+  }
+  LVal r;
+  if (to.is("bool_") && !x.info.is_bool && !(x.info.dtype.is_int() && *x.info.dtype.is_int())) {
+    // cuTile converts float -> bool by truncation toward zero (0.5 -> False),
+    // Triton's cast to int1 tests x != 0. |x| >= 1 is the truncation test and
+    // also right for integers (for a dtype only Triton knows).
+    auto xn = L.as_name(x, "x");
+    r = make_value(binop("|", compare(">=", xn, lit("1")), compare("<=", xn, lit("-1"))), shape_of(x), to);
+    r.info.is_bool = true;
+    return r;
+  }
+  TExprPtr e;
+  if (x.info.kind == VKind::Constexpr && x.info.cval) {
+    e = tl_call("full", {list({}), x.expr, raw(tdt)});  // a strictly typed scalar constant
+  } else if (kw.empty()) {
+    e = convert_expr(L, x, tdt);
+  } else {
+    e = method(x.expr, "to", {raw(tdt)}, kw);
+  }
+  r = make_value(e, shape_of(x), to, x.info.sign);
+  r.info.is_bool = to.is("bool_");
+  if (to.known() && !sema::is_int(to.desc())) r.info.sign = Sign::Unknown;
+  return r;
+}
+
+}  // namespace c2t::lower::ops
+
+namespace c2t::lower {
+
+using ops::binary;
+
+void register_arith_ops(Registry& r) {
+  auto bin = [&](const char* n, const char* sig, const char* doc) {
+    std::string op = n;
+    r.add(op, "arith", sig, [op](OpCall& c) {
+      std::string rounding;
+      if (c.has("rounding_mode")) {
+        auto rm = ops::rounding_arg(c.L, c.arg("rounding_mode"), c.at("rounding_mode"));
+        if (!rm) return LVal{};
+        rounding = *rm;
+      }
+      return binary(c.L, op, c.arg("x"), c.arg("y"), c.node, rounding);
+    }, doc);
+  };
+  bin("add", "x, y, /, *, rounding_mode=, flush_to_zero=", "x + y");
+  bin("sub", "x, y, /, *, rounding_mode=, flush_to_zero=", "x - y");
+  bin("mul", "x, y, /, *, rounding_mode=, flush_to_zero=", "x * y");
+  bin("truediv", "x, y, /, *, rounding_mode=, flush_to_zero=",
+      "tl.div_rn(x, y) (IEEE); x / y under RoundingMode.APPROX/FULL");
+  bin("floordiv", "x, y", "x // y if both >= 0, else _c2t_floordiv (Python floor)");
+  bin("mod", "x, y", "x % y if both >= 0, else _c2t_mod (Python sign rule)");
+  bin("pow", "x, y", "product chain for constant integer exponents");
+  bin("bitwise_and", "x, y", "x & y");
+  bin("bitwise_or", "x, y", "x | y");
+  bin("bitwise_xor", "x, y", "x ^ y");
+  bin("bitwise_lshift", "x, y", "x << y");
+  bin("bitwise_rshift", "x, y", "x >> y");
+  bin("less", "x, y", "x < y");
+  bin("less_equal", "x, y", "x <= y");
+  bin("greater", "x, y", "x > y");
+  bin("greater_equal", "x, y", "x >= y");
+  bin("equal", "x, y", "x == y");
+  bin("not_equal", "x, y", "x != y");
+  for (const char* n : {"minimum", "maximum"}) {
+    std::string op = n;
+    r.add(op, "arith", "x, y, /, *, flush_to_zero=, propagate_nan=", [op](OpCall& c) {
+      bool prop = false;
+      if (c.has("propagate_nan")) {
+        auto& p = c.arg("propagate_nan");
+        if (!p.info.cval || p.info.cval->kind != sema::ConstValue::Kind::Bool) {
+          c.L.error(c.at("propagate_nan"), "propagate_nan must be a constant bool");
+          return LVal{};
+        }
+        prop = p.info.cval->b;
+      }
+      return ops::minmax(c.L, op, c.arg("x"), c.arg("y"), prop, c.node);
+    }, std::string("tl.") + n + "(x, y) (NaN-ignoring by default, like cuTile), cast back to the input dtype");
+  }
+  r.add("negative", "arith", "x", [](OpCall& c) { return ops::unary_arith(c.L, "negative", c.arg("x"), c.node); }, "-x");
+  r.add("abs", "arith", "x", [](OpCall& c) { return ops::unary_arith(c.L, "abs", c.arg("x"), c.node); }, "tl.abs(x)");
+  r.add("bitwise_not", "arith", "x", [](OpCall& c) { return ops::unary_arith(c.L, "bitwise_not", c.arg("x"), c.node); }, "~x");
+  r.add("where", "arith", "cond, x, y", [](OpCall& c) {
+    return ops::where(c.L, c.arg("cond"), c.arg("x"), c.arg("y"), c.node);
+  }, "tl.where(cond, x, y)");
+  r.add("cdiv", "arith", "x, y", [](OpCall& c) {
+    LVal& x = c.arg("x");
+    LVal& y = c.arg("y");
+    if (!x.ok() || !y.ok()) return LVal{};
+    if (x.info.cval && y.info.cval && x.info.cval->kind == sema::ConstValue::Kind::Int &&
+        y.info.cval->kind == sema::ConstValue::Kind::Int && y.info.cval->i != 0) {
+      long long a = x.info.cval->i, b = y.info.cval->i;
+      long long q = a / b;
+      if ((a % b != 0) && ((a < 0) == (b < 0))) ++q;
+      return c.L.constant(sema::ConstValue::integer(q), c.node);
+    }
+    auto shape = sema::broadcast_shapes(ops::shape_of(x), ops::shape_of(y));
+    if (!shape) { c.L.error(c.node, "tile shapes cannot be broadcast together"); return LVal{}; }
+    sema::DType rt = ops::promote(x, y);
+    bool both_const = x.info.kind == sema::VKind::Constexpr && y.info.kind == sema::VKind::Constexpr;
+    // tl.cdiv is (x + y - 1) // y: a true ceiling only for x >= 0, y > 0 (Triton
+    // constexpr arithmetic floors, so constexpr operands are exact too).
+    if (both_const || (ops::proven_nonneg(x) && (y.info.sign == sema::Sign::Pos || (y.info.cval && y.info.cval->as_double() > 0)))) {
+      LVal r = ops::make_value(tl_call("cdiv", {x.expr, y.expr}), *shape, rt, sema::Sign::NonNeg);
+      if (both_const) { r.info.kind = sema::VKind::Constexpr; }
+      return r;
+    }
+    return ops::make_value(call(name(c.L.prelude("_c2t_cdiv")), {x.expr, y.expr}), *shape, rt);
+  }, "tl.cdiv(x, y) for x >= 0, y > 0; else _c2t_cdiv (true ceiling)");
+  r.add("isnan", "arith", "x", [](OpCall& c) {
+    LVal& x = c.arg("x");
+    if (!x.ok()) return LVal{};
+    LVal r = ops::make_value(compare("!=", c.L.as_name(x, "x"), x.expr), ops::shape_of(x), sema::DType::concrete("bool_"));
+    r.info.is_bool = true;
+    return r;
+  }, "x != x");
+}
+
+}  // namespace c2t::lower

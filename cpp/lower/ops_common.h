@@ -1,0 +1,68 @@
+// Building blocks shared by the op families (ops_*.cpp): value constructors,
+// dtype rules (cuTile promotion vs Triton's), and the lowering of the Python
+// operators, which several registry entries and the expression walker share.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lower/lowerer.h"
+#include "lower/value.h"
+
+namespace c2t::lower {
+class OpCall;
+/// Resolves an `order=` argument ("C", "F" or a permutation tuple) for
+/// rank n: tile axis k reads array axis order[k] (cuTile §2.3).
+std::optional<std::vector<int>> order_arg(OpCall& c, int n);
+}  // namespace c2t::lower
+
+namespace c2t::lower::ops {
+
+/// A runtime value: Tile when `shape` is non-empty, else Scalar.
+LVal make_value(TExprPtr expr, sema::Shape shape, sema::DType dtype, sema::Sign sign = sema::Sign::Unknown);
+/// The "no value" result of a statement-like operation (store, scatter...);
+/// `stmt_expr` is emitted as an expression statement by the caller.
+LVal make_none(TExprPtr stmt_expr);
+
+/// Shape of a value as a tile (empty for scalars and constants).
+sema::Shape shape_of(const LVal& v);
+bool is_number_like(const LVal& v);   // Scalar / Tile / Constexpr number
+bool is_loose(const LVal& v);         // compile-time number (cuTile "loosely typed constant")
+
+/// Result dtype of a binary arithmetic operation under cuTile's promotion
+/// rules (reference/cutile_api.md §2.4): loose constants adopt the other
+/// operand's dtype when the category allows, else float32; concrete dtypes
+/// follow the promotion table; unknown stays Dynamic (Triton agrees with
+/// cuTile on every combination cuTile accepts, except where noted by callers).
+sema::DType promote(const LVal& a, const LVal& b);
+
+/// Python operators and their ct.* function forms. `op` is the registry name
+/// ("add", "floordiv", "less", ...). `rounding` is a RoundingMode member
+/// name ("APPROX") or "" for the default.
+LVal binary(Lowerer& L, const std::string& op, LVal a, LVal b, const syntax::Node* at, const std::string& rounding = "");
+LVal unary_arith(Lowerer& L, const std::string& op, LVal a, const syntax::Node* at);
+LVal minmax(Lowerer& L, const std::string& op, LVal a, LVal b, bool propagate_nan, const syntax::Node* at);
+LVal logical_not(Lowerer& L, LVal a, const syntax::Node* at);
+LVal logical_andor(Lowerer& L, const std::string& op, LVal a, LVal b, const syntax::Node* at);
+LVal compare_dtypes(Lowerer& L, const std::string& op, LVal a, LVal b, const syntax::Node* at);
+LVal where(Lowerer& L, LVal c, LVal a, LVal b, const syntax::Node* at);
+
+/// x.astype(dtype): numeric conversion (cuTile `astype`, §3.8).
+LVal cast_to(Lowerer& L, LVal x, const sema::DType& to, const syntax::Node* at, const std::string& rounding = "");
+/// Expression of `x` converted to dtype `to` for use as an operand (no
+/// bookkeeping): literals stay literals, Scalars of kernel parameters use
+/// tl.cast (an int argument equal to 1 is a constexpr in Triton, H9).
+TExprPtr convert_expr(Lowerer& L, LVal& x, const std::string& triton_dtype);
+
+/// `x[None, :]`-style subscripts on tiles (only new axes are allowed).
+LVal newaxis_subscript(Lowerer& L, LVal base, const syntax::Node* slice, const syntax::Node* at);
+/// `x @ y` / ct.matmul.
+LVal matmul(Lowerer& L, LVal a, LVal b, const syntax::Node* at);
+
+/// The RoundingMode member of a `rounding_mode=` argument ("" when None).
+std::optional<std::string> rounding_arg(Lowerer& L, LVal& v, const syntax::Node* at);
+/// True if the expression is provably >= 0 (sign analysis or literal).
+bool proven_nonneg(const LVal& v);
+
+}  // namespace c2t::lower::ops

@@ -1,0 +1,41 @@
+// Element-space addressing shared by gather/scatter and the atomics.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "lower/op_registry.h"
+#include "lower/value.h"
+
+namespace c2t::lower {
+
+struct ElementAccess {
+  std::shared_ptr<ArrayVal> array;
+  TExprPtr ptrs;        // base + sum(idx_d * stride_d)
+  TExprPtr mask;        // per-dimension bounds (null when check_bounds=False)
+  sema::Shape shape;    // broadcast shape of the indices
+};
+
+/// Addresses of `array[indices]` for the call's "array" and `indices_param`
+/// arguments, with cuTile's per-dimension bounds mask when `check_bounds`.
+std::optional<ElementAccess> element_access(OpCall& c, const std::string& indices_param, bool check_bounds,
+                                            const std::string& hint);
+void record_element_site(OpCall& c, const ElementAccess& ea, bool check_bounds);
+std::optional<bool> check_bounds_arg(OpCall& c);
+
+/// `check_bounds=`: a constant, or a compile-time condition only Triton
+/// knows (e.g. `check_bound = TILE != N`); then masks apply only when the
+/// condition holds (`mask=m if cond else None`): unchecked accesses are the
+/// caller's promise of in-bounds indices in cuTile.
+struct BoundsCheck {
+  bool on = true;     // bounds masks are built
+  TExprPtr cond;      // non-null: they apply only when this constexpr holds
+};
+std::optional<BoundsCheck> bounds_check_arg(OpCall& c);
+/// `value if bc.cond else alt` (just `value` for an unconditional check).
+TExprPtr when_checked(const BoundsCheck& bc, TExprPtr value, TExprPtr alt);
+/// bounds-mask & user `mask=` (broadcasting `shape`).
+TExprPtr combine_user_mask(OpCall& c, TExprPtr mask, sema::Shape& shape);
+
+}  // namespace c2t::lower

@@ -1,0 +1,223 @@
+// Tile-space memory access: ct.load and ct.store (cuTile §3.2).
+#include "lower/access_plan.h"
+#include "lower/op_registry.h"
+#include "lower/ops_common.h"
+#include "lower/ops_element.h"
+
+namespace c2t::lower {
+
+namespace {
+
+// The index argument as one scalar per axis (a bare scalar for 1-D arrays).
+std::optional<std::vector<LVal>> index_arg(OpCall& c, const std::string& p, int rank) {
+  LVal& idx = c.arg(p);
+  if (!idx.ok()) return std::nullopt;
+  std::vector<LVal> out;
+  if (idx.info.kind == sema::VKind::Tuple) out = idx.elems;
+  else out.push_back(idx);
+  if ((int)out.size() != rank) {
+    c.L.error(c.at(p), "the index has " + std::to_string(out.size()) + " entries but the array has rank " +
+                           std::to_string(rank));
+    return std::nullopt;
+  }
+  for (auto& v : out) {
+    bool ok = v.info.kind == sema::VKind::Scalar ||
+              (v.info.kind == sema::VKind::Constexpr && (!v.info.cval || v.info.cval->kind == sema::ConstValue::Kind::Int));
+    if (!ok) {
+      c.L.error(c.at(p), "tile indices must be integer scalars");
+      return std::nullopt;
+    }
+    if (v.info.dtype.is_float() && *v.info.dtype.is_float()) {
+      c.L.error(c.at(p), "tile indices must be integers");
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
+std::optional<std::optional<bool>> allow_tma_arg(OpCall& c) {
+  if (!c.has("allow_tma")) return std::optional<bool>{};
+  LVal& v = c.arg("allow_tma");
+  if (v.info.kind == sema::VKind::None) return std::optional<bool>{};
+  if (v.info.cval && v.info.cval->kind == sema::ConstValue::Kind::Bool) return std::optional<bool>{v.info.cval->b};
+  // A compile-time hint only Triton knows: it only affects the TMA choice.
+  if (v.info.kind == sema::VKind::Constexpr) return std::optional<bool>{false};
+  if (v.ok()) c.L.error(c.at("allow_tma"), "allow_tma must be a constant bool or None");
+  return std::nullopt;
+}
+
+bool check_memory_order(OpCall& c, const char* allowed_non_weak) {
+  for (const char* p : {"memory_order", "memory_scope"}) {
+    if (!c.has(p)) continue;
+    LVal& v = c.arg(p);
+    if (!v.info.cval || v.info.cval->kind != sema::ConstValue::Kind::Enum) {
+      if (v.ok()) c.L.error(c.at(p), std::string(p) + " must be a ct.MemoryOrder / ct.MemoryScope member");
+      return false;
+    }
+    const auto& s = v.info.cval->s;
+    if (s != "MemoryOrder.WEAK" && s != "MemoryScope.NONE") {
+      c.L.unsupported(c.at(p), "ct." + c.op + " " + s,
+                      "ct." + c.op + " with " + s + " is not supported yet (" + allowed_non_weak + ")");
+      return false;
+    }
+  }
+  return true;
+}
+
+void record(OpCall& c, const ArrayVal& a, const AccessPlan& p, int tile_rank, bool is_store) {
+  AccessSiteReport s;
+  s.op = is_store ? "store" : "load";
+  s.array = a.display;
+  s.array_rank = a.rank;
+  s.tile_rank = tile_rank;
+  s.line = c.node->lineno;
+  s.col = c.node->col_offset;
+  s.strategy = p.strategy == AccessPlan::Strategy::PointerScalar ? "pointer_scalar"
+               : p.strategy == AccessPlan::Strategy::PointerUnmasked ? "pointer_unmasked" : "pointer_mask";
+  s.tma_candidate = p.tma_candidate;
+  s.tma_note = p.tma_note;
+  s.padding = is_store ? "" : p.padding;
+  bool identity = true;
+  for (size_t k = 0; k < p.order.size(); ++k) identity = identity && p.order[k] == (int)k;
+  if (identity) s.order = "C";
+  else {
+    s.order = "(";
+    for (size_t k = 0; k < p.order.size(); ++k) s.order += (k ? ", " : "") + std::to_string(p.order[k]);
+    s.order += ")";
+  }
+  c.L.report().accesses.push_back(s);
+}
+
+LVal load(OpCall& c) {
+  LVal& a = c.arg("array");
+  if (!a.ok()) return {};
+  if (a.info.kind != sema::VKind::Array) {
+    c.L.error(c.at("array"), "ct.load expects an array as its first argument");
+    return {};
+  }
+  const ArrayVal& arr = *a.array;
+  auto shape = c.L.shape_arg(c.arg("shape"), c.at("shape"), "the tile shape");
+  if (!shape) return {};
+  auto index = index_arg(c, "index", arr.rank);
+  if (!index) return {};
+  bool scalar = shape->empty();
+  if (!scalar && (int)shape->size() != arr.rank) {
+    c.L.error(c.at("shape"), "the tile shape has rank " + std::to_string(shape->size()) + " but the array has rank " +
+                                 std::to_string(arr.rank) + " (cuTile requires equal ranks)");
+    return {};
+  }
+  auto ord = order_arg(c, arr.rank);
+  auto bc = bounds_check_arg(c);
+  auto tma = allow_tma_arg(c);
+  if (!ord || !bc || !tma || !check_memory_order(c, "loads support WEAK only")) return {};
+  std::string padding = "UNDETERMINED";
+  if (c.has("padding_mode")) {
+    LVal& pm = c.arg("padding_mode");
+    if (pm.info.kind != sema::VKind::None) {
+      if (!pm.info.cval || pm.info.cval->s.rfind("PaddingMode.", 0) != 0) {
+        if (pm.ok()) c.L.error(c.at("padding_mode"), "padding_mode must be a ct.PaddingMode member known at compile time");
+        return {};
+      }
+      padding = pm.info.cval->s.substr(12);
+    }
+  }
+  AccessPlan plan = plan_tile_access(arr, *shape, *ord, padding, bc->on, *tma, false);
+  record(c, arr, plan, (int)shape->size(), false);
+  auto tp = emit_tile_pointers(c.L, arr, *index, plan, c.L.name_hint("tile"));
+  std::vector<std::pair<std::string, TExprPtr>> kw;
+  if (tp.mask) {
+    kw.push_back({"mask", when_checked(*bc, tp.mask, nullptr)});
+    // UNDETERMINED allows any value; zero keeps results reproducible.
+    TExprPtr other = padding_value(padding);
+    kw.push_back({"other", when_checked(*bc, other ? other : lit_int(0), nullptr)});
+  }
+  return ops::make_value(tl_call("load", {tp.ptrs}, kw), *shape, arr.dtype);
+}
+
+LVal store(OpCall& c) {
+  LVal& a = c.arg("array");
+  if (!a.ok()) return {};
+  if (a.info.kind != sema::VKind::Array) {
+    c.L.error(c.at("array"), "ct.store expects an array as its first argument");
+    return {};
+  }
+  const ArrayVal& arr = *a.array;
+  auto index = index_arg(c, "index", arr.rank);
+  LVal& tile = c.arg("tile");
+  if (!index || !tile.ok()) return {};
+  if (!ops::is_number_like(tile)) {
+    c.L.error(c.at("tile"), "ct.store stores a tile or a scalar");
+    return {};
+  }
+  auto ord = order_arg(c, arr.rank);
+  auto bc = bounds_check_arg(c);
+  auto tma = allow_tma_arg(c);
+  if (!ord || !bc || !tma || !check_memory_order(c, "stores support WEAK only")) return {};
+  sema::Shape shape = ops::shape_of(tile);
+  if (shape.unknown_rank) shape = sema::Shape(arr.rank, sema::Dim{});  // cuTile: tile rank == array rank
+  if (!shape.empty() && (int)shape.size() != arr.rank) {
+    c.L.error(c.at("tile"), "the tile has rank " + std::to_string(shape.size()) + " but the array has rank " +
+                                std::to_string(arr.rank) + " (cuTile requires equal ranks)");
+    return {};
+  }
+  // Symbolic extents only Triton knows become `tile.shape[k]`.
+  for (size_t k = 0; k < shape.size(); ++k)
+    if (!shape[k].value && shape[k].expr.empty()) shape[k] = sema::Dim::sym(source(c.L.dim_expr(tile, k)));
+  AccessPlan plan = plan_tile_access(arr, shape, *ord, "", bc->on, *tma, true);
+  record(c, arr, plan, (int)shape.size(), true);
+  auto tp = emit_tile_pointers(c.L, arr, *index, plan, arr.display);
+  std::vector<std::pair<std::string, TExprPtr>> kw;
+  if (tp.mask) kw.push_back({"mask", when_checked(*bc, tp.mask, nullptr)});
+  // tl.store converts to the array's element type (cuTile allows only widening; valid input never narrows).
+  return ops::make_none(tl_call("store", {tp.ptrs, tile.expr}, kw));
+}
+
+// Array.slice(axis, start, stop): a view whose base moves by start elements
+// along `axis` and whose extent there is stop - start (cuTile §3.2; start and
+// stop are element offsets, runtime values allowed). The offset is computed in
+// int64 so that large arrays do not overflow.
+LVal array_slice(OpCall& c) {
+  LVal& a = c.arg("self");
+  if (!a.ok() || a.info.kind != sema::VKind::Array) return {};
+  const ArrayVal& arr = *a.array;
+  auto axis = c.L.const_int(c.arg("axis"), c.at("axis"), "the axis of Array.slice");
+  LVal& start = c.arg("start");
+  LVal& stop = c.arg("stop");
+  if (!axis || !start.ok() || !stop.ok()) return {};
+  long long ax = *axis < 0 ? *axis + arr.rank : *axis;
+  if (ax < 0 || ax >= arr.rank) {
+    c.L.error(c.at("axis"), "axis out of range for an array of rank " + std::to_string(arr.rank));
+    return {};
+  }
+  for (LVal* v : {&start, &stop})
+    if (!ops::is_number_like(*v) || v->info.kind == sema::VKind::Tile) {
+      c.L.error(c.node, "Array.slice takes scalar start and stop");
+      return {};
+    }
+  auto view = std::make_shared<ArrayVal>(arr);
+  std::string hint = c.L.name_hint(arr.display + "_view");
+  view->display = hint;
+  TExprPtr off = is_const(start.expr, "0") ? nullptr : binop("*", tl_call("cast", {start.expr, tl_attr("int64")}), arr.strides[ax]);
+  if (off) view->ptr = c.L.bind(hint + "_ptr", binop("+", arr.ptr, off));
+  view->shape[ax] = c.L.bind(hint + "_shape_" + std::to_string(ax), is_const(start.expr, "0") ? stop.expr : binop("-", stop.expr, start.expr));
+  LVal out = a;
+  out.array = view;
+  out.expr = nullptr;
+  return out;
+}
+
+}  // namespace
+
+void register_memory_ops(Registry& r) {
+  r.add("Array.slice", "memory", "self, axis, start, stop", array_slice,
+        "view: ptr + start * stride[axis] (int64), shape[axis] = stop - start");
+  r.add("load", "memory",
+        "array, /, index, shape, *, order=, padding_mode=, check_bounds=, latency=, allow_tma=, memory_order=, "
+        "memory_scope=",
+        load, "tl.load(ptr + offsets, mask=per-axis bounds, other=padding)");
+  r.add("store", "memory",
+        "array, /, index, tile, *, order=, check_bounds=, latency=, allow_tma=, memory_order=, memory_scope=", store,
+        "tl.store(ptr + offsets, tile, mask=per-axis bounds)");
+}
+
+}  // namespace c2t::lower

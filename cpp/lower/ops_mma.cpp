@@ -1,0 +1,175 @@
+// Matrix multiply: ct.mma, ct.matmul and the `@` operator (cuTile §3.6).
+//
+// Precision: cuTile computes fp32 operands in full fp32 and uses TF32 only
+// when the operands were cast to ct.tfloat32; Triton's tl.dot defaults to
+// TF32, so fp32 dots get input_precision="ieee" and tf32-cast operands
+// input_precision="tf32" (a compile-time dtype choice becomes a constexpr
+// conditional). ct.mma keeps the accumulator dtype (out_dtype=acc dtype,
+// which Triton requires to equal acc's dtype). tl.dot needs K >= 16 on the
+// GPU; smaller K (all static) uses a broadcast multiply + sum, exact in the
+// accumulator dtype.
+#include "lower/op_registry.h"
+#include "lower/ops_common.h"
+
+namespace c2t::lower {
+
+namespace {
+
+// input_precision for operands of dtype `dt` (nullptr: omit, not an fp32 dot).
+TExprPtr precision(const sema::DType& dt) {
+  switch (dt.kind) {
+    case sema::DType::Kind::Concrete:
+      if (dt.name == "tfloat32") return lit_str("tf32");
+      if (dt.name == "float32") return lit_str("ieee");
+      return nullptr;
+    case sema::DType::Kind::Select: {
+      TExprPtr a = precision(*dt.then_), b = precision(*dt.else_);
+      if (!a && !b) return nullptr;
+      if (!a) a = lit_str("ieee");
+      if (!b) b = lit_str("ieee");
+      if (source(a) == source(b)) return a;
+      return ifexp(raw(dt.texpr), a, b);
+    }
+    default:
+      return lit_str("ieee");  // exact for fp32, ignored by Triton for other dtypes
+  }
+}
+
+bool small_k(const sema::Dim& k) { return k.value && *k.value < 16; }
+
+// Makes 2-D x 3-D operands batch-compatible for tl.dot (equal ranks).
+bool match_ranks(Lowerer& L, LVal& x, LVal& y, const syntax::Node* at) {
+  for (LVal* v : {&x, &y})
+    if (v->info.shape.unknown_rank) v->info.shape = sema::Shape(2, sema::Dim{});  // assume a matrix
+  size_t rx = x.info.shape.size(), ry = y.info.shape.size();
+  if (rx == ry) return true;
+  LVal& lo = rx < ry ? x : y;
+  LVal& hi = rx < ry ? y : x;
+  if (lo.info.shape.size() != 2 || hi.info.shape.size() != 3) {
+    L.unsupported(at, "mma rank", "matrix products of tiles with ranks " + std::to_string(rx) + " and " +
+                                      std::to_string(ry) + " are not supported");
+    return false;
+  }
+  sema::Shape s = lo.info.shape;
+  s.insert(s.begin(), hi.info.shape[0]);
+  std::vector<TExprPtr> dims;
+  for (size_t k = 0; k < s.size(); ++k) dims.push_back(k == 0 ? L.dim_expr(hi, 0) : Lowerer::dim_to_expr(s[k]));
+  lo.expr = tl_call("broadcast_to", {subscript(lo.expr, {lit("None"), full_slice(), full_slice()}), list(dims)});
+  lo.info.shape = s;
+  return true;
+}
+
+LVal dot(Lowerer& L, LVal x, LVal y, LVal* acc, const sema::DType& acc_dt, const syntax::Node* at) {
+  for (LVal* v : {&x, &y})
+    if (v->info.shape.unknown_rank) v->info.shape = sema::Shape(2, sema::Dim{});
+  if (x.info.kind != sema::VKind::Tile || y.info.kind != sema::VKind::Tile || x.info.shape.size() < 2 ||
+      y.info.shape.size() < 2) {
+    L.unsupported(at, "mma operands", "matrix products need tiles of rank 2 or 3 here");
+    return {};
+  }
+  if (!match_ranks(L, x, y, at)) return {};
+  size_t r = x.info.shape.size();
+  sema::Shape out = x.info.shape;
+  out[r - 1] = y.info.shape[r - 1];
+  const sema::Dim& K = x.info.shape[r - 1];
+  // x[..., :, :, None] * y[..., None, :, :] summed over K, in the accumulator dtype.
+  auto small_product = [&]() -> TExprPtr {
+    auto tdt = L.dtype_expr(acc_dt, acc);
+    std::vector<TExprPtr> ix(r + 1, full_slice()), iy(r + 1, full_slice());
+    ix[r] = lit("None");
+    iy[r - 2] = lit("None");
+    auto conv = [&](LVal& v) {
+      bool same = v.info.dtype.known() && acc_dt.known() && v.info.dtype.name == acc_dt.name;
+      return tdt && !same ? method(v.expr, "to", {tdt}) : v.expr;
+    };
+    auto xe = subscript(conv(x), ix);
+    auto ye = subscript(conv(y), iy);
+    // (sum keeps fp32/fp64; narrower accumulators are cast back)
+    TExprPtr prod = tl_call("sum", {binop("*", xe, ye)}, {{"axis", lit_int((long long)r - 1)}});
+    if (tdt && !(acc_dt.is("float32") || acc_dt.is("float64"))) prod = method(prod, "to", {tdt});
+    return acc ? binop("+", acc->expr, prod) : prod;
+  };
+  if (small_k(K)) return ops::make_value(small_product(), out, acc_dt);
+  std::vector<TExprPtr> args{x.expr, y.expr};
+  std::vector<std::pair<std::string, TExprPtr>> kw;
+  if (acc) args.push_back(acc->expr);
+  if (auto p = precision(x.info.dtype)) kw.push_back({"input_precision", p});
+  if (!acc_dt.is("float32")) {
+    auto od = L.dtype_expr(acc_dt, acc);
+    if (!od) {
+      L.error(at, "cannot determine the accumulator dtype of this matrix product");
+      return {};
+    }
+    kw.push_back({"out_dtype", od});
+  }
+  TExprPtr d = tl_call("dot", args, kw);
+  if (!K.value) {
+    // K known only to Triton: tl.dot needs K >= 16 on the GPU, so smaller
+    // specializations take the exact broadcast product (a constexpr choice).
+    d = ifexp(compare(">=", L.dim_expr(x, r - 1), lit_int(16)), d, small_product());
+  }
+  return ops::make_value(d, out, acc_dt);
+}
+
+}  // namespace
+
+namespace ops {
+
+LVal matmul(Lowerer& L, LVal a, LVal b, const syntax::Node* at) {
+  if (!a.ok() || !b.ok()) return {};
+  if (a.info.kind != sema::VKind::Tile || b.info.kind != sema::VKind::Tile) {
+    L.error(at, "matmul / @ needs tiles");
+    return {};
+  }
+  if (a.info.shape.size() == 1 || b.info.shape.size() == 1) {
+    L.unsupported(at, "matmul 1-D", "matmul with 1-D tiles is not supported yet");
+    return {};
+  }
+  // cuTile: promoted input dtype, accumulated in that dtype's default
+  // accumulator (f16 -> f16, bf16/f32/tf32 -> f32, i8 -> i32), result cast
+  // back to the promoted input dtype.
+  sema::DType in = a.info.dtype.known() && b.info.dtype.known() ? promote(a, b) : a.info.dtype;
+  sema::DType acc = sema::DType::concrete("float32");
+  TExprPtr back;
+  if (in.is("float16")) acc = in;
+  else if (in.is("float64")) acc = in;
+  else if (in.is("int8") || in.is("uint8")) { acc = sema::DType::concrete("int32"); back = raw(in.triton()); }
+  else if (in.is("bfloat16") || in.is("float8_e4m3fn") || in.is("float8_e5m2")) back = raw(in.triton());
+  else if (!in.known()) {
+    // dtype known only to Triton: accumulate in fp32 and cast back (exact for
+    // fp32; for fp16 this is more precise than cuTile's fp16 accumulation).
+    back = attr(L.as_name(a, "a"), "dtype");
+  }
+  LVal r = dot(L, a, b, nullptr, acc, at);
+  if (!r.ok()) return {};
+  if (back) r.expr = method(r.expr, "to", {back});
+  r.info.dtype = in.is("tfloat32") ? sema::DType::concrete("float32") : in;
+  return r;
+}
+
+}  // namespace ops
+
+void register_mma_ops(Registry& r) {
+  r.add("mma", "mma", "x, y, /, acc, *, use_fast_acc=", [](OpCall& c) {
+    LVal& x = c.arg("x");
+    LVal& y = c.arg("y");
+    LVal& acc = c.arg("acc");
+    if (!x.ok() || !y.ok() || !acc.ok()) return LVal{};
+    if (acc.info.kind != sema::VKind::Tile) {
+      c.L.error(c.at("acc"), "ct.mma needs an accumulator tile");
+      return LVal{};
+    }
+    if (c.has("use_fast_acc")) {
+      LVal& f = c.arg("use_fast_acc");
+      if (f.info.cval && f.info.cval->kind == sema::ConstValue::Kind::Bool && f.info.cval->b)
+        c.L.warn(c.at("use_fast_acc"), "use_fast_acc=True is ignored (full-precision accumulation)");
+    }
+    sema::DType acc_dt = acc.info.dtype;
+    if (acc_dt.kind == sema::DType::Kind::Dynamic && acc.expr) acc_dt = sema::DType::symbolic(source(attr(c.L.as_name(acc, "acc"), "dtype")));
+    return dot(c.L, x, y, &acc, acc_dt, c.node);
+  }, "tl.dot(x, y, acc, input_precision='ieee'|'tf32', out_dtype=acc.dtype)");
+  r.add("matmul", "mma", "x, y", [](OpCall& c) { return ops::matmul(c.L, c.arg("x"), c.arg("y"), c.node); },
+        "tl.dot(x, y, out_dtype=default acc) cast back to the input dtype");
+}
+
+}  // namespace c2t::lower

@@ -1,0 +1,214 @@
+// Reductions and scans (cuTile §3.9-3.10).
+//
+// cuTile keeps the input dtype (bool -> int32); Triton promotes (tl.sum of
+// int8 -> int32, tl.max of fp16 -> fp32): the result is cast back. For
+// integers the cast of the wider sum equals cuTile's wrapping sum. NaNs are
+// ignored by tl.max/tl.min like cuTile's default propagate_nan=False.
+#include <algorithm>
+
+#include "lower/op_registry.h"
+#include "lower/ops_common.h"
+
+namespace c2t::lower {
+
+namespace {
+
+// Whether Triton's result dtype for reduction `fn` over dtype `dt` can differ
+// from the input dtype (so a cast back is needed).
+bool may_promote(const sema::DType& dt) {
+  if (!dt.known()) return true;
+  return !(dt.is("float32") || dt.is("float64") || dt.is("int32") || dt.is("int64") || dt.is("uint32") ||
+           dt.is("uint64") || dt.is("tfloat32"));
+}
+
+std::optional<std::vector<long long>> axes_arg(OpCall& c, const std::string& p, int rank, bool allow_tuple) {
+  std::vector<long long> axes;
+  if (!c.has(p)) return axes;  // empty = all
+  LVal& a = c.arg(p);
+  if (a.info.kind == sema::VKind::None) return axes;
+  std::vector<LVal> items = a.info.kind == sema::VKind::Tuple ? a.elems : std::vector<LVal>{a};
+  if (a.info.kind == sema::VKind::Tuple && !allow_tuple) {
+    c.L.error(c.at(p), "ct." + c.op + " reduces along one axis");
+    return std::nullopt;
+  }
+  for (auto& it : items) {
+    auto v = c.L.const_int(it, c.at(p), "the axis");
+    if (!v) return std::nullopt;
+    long long ax = *v < 0 ? *v + rank : *v;
+    if (a.info.kind != sema::VKind::None && rank == 8 && *v < 0) {
+      c.L.error(c.at(p), "negative axes need a tile whose rank is known at conversion time");
+      return std::nullopt;
+    }
+    if (ax < 0 || ax >= rank) {
+      c.L.error(c.at(p), "axis " + std::to_string(*v) + " is out of range for a tile of rank " + std::to_string(rank));
+      return std::nullopt;
+    }
+    axes.push_back(ax);
+  }
+  std::sort(axes.rbegin(), axes.rend());
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  return axes;
+}
+
+std::optional<bool> bool_arg(OpCall& c, const std::string& p, bool dflt) {
+  if (!c.has(p)) return dflt;
+  LVal& v = c.arg(p);
+  if (v.info.cval && v.info.cval->kind == sema::ConstValue::Kind::Bool) return v.info.cval->b;
+  if (v.ok()) c.L.error(c.at(p), p + " must be a constant bool");
+  return std::nullopt;
+}
+
+LVal reduce(OpCall& c, const std::string& kind) {
+  LVal& x = c.arg("x");
+  if (!x.ok()) return {};
+  if (!ops::is_number_like(x)) {
+    c.L.error(c.at("x"), "ct." + kind + " reduces a tile");
+    return {};
+  }
+  if (x.info.kind != sema::VKind::Tile) return x;  // reducing a scalar is the identity
+  if (x.info.shape.unknown_rank) {
+    // Rank fixed only per constexpr specialization: emit the reduction as
+    // written (non-negative axes), result rank unknown too.
+    x.info.shape = sema::Shape(8, sema::Dim{});
+    x.info.shape.unknown_rank = true;
+  }
+  int rank = (int)x.info.shape.size();
+  bool is_arg = kind == "argmax" || kind == "argmin";
+  auto axes = axes_arg(c, "axis", rank, !is_arg);
+  auto keep = bool_arg(c, "keepdims", false);
+  if (!axes || !keep) return {};
+  if (c.has("propagate_nan")) {
+    auto pn = bool_arg(c, "propagate_nan", false);
+    if (!pn) return {};
+    if (*pn) {
+      c.L.unsupported(c.at("propagate_nan"), "ct." + kind + " propagate_nan=True",
+                      "ct." + kind + "(propagate_nan=True) is not supported yet");
+      return {};
+    }
+  }
+  if (c.has("rounding_mode")) {
+    auto rm = ops::rounding_arg(c.L, c.arg("rounding_mode"), c.at("rounding_mode"));
+    if (!rm) return {};
+    if (!rm->empty() && *rm != "RN") {
+      c.L.unsupported(c.node, kind + " rounding_mode", "ct." + kind + " with a rounding mode is not supported");
+      return {};
+    }
+  }
+  sema::DType in_dt = x.info.is_bool ? sema::DType::concrete("int32") : x.info.dtype;
+  TExprPtr src = x.info.is_bool ? method(x.expr, "to", {tl_attr("int32")}) : x.expr;
+  // Name the input when its dtype is needed for the cast back.
+  TExprPtr dtype_back;
+  if (!is_arg && may_promote(in_dt)) {
+    if (in_dt.known() || in_dt.kind != sema::DType::Kind::Dynamic) dtype_back = c.L.dtype_expr(in_dt);
+    if (!dtype_back) {
+      LVal tmp = x;
+      tmp.expr = src;
+      src = c.L.as_name(tmp, "x");
+      dtype_back = attr(src, "dtype");
+    }
+  }
+  sema::Shape shape = x.info.shape;
+  TExprPtr e = src;
+  std::string fn = kind == "prod" ? "reduce" : kind;
+  auto call_reduce = [&](TExprPtr in, std::optional<long long> ax) {
+    std::vector<TExprPtr> args{in};
+    std::vector<std::pair<std::string, TExprPtr>> kw;
+    if (kind == "prod") {
+      args.push_back(ax ? lit_int(*ax) : lit("None"));
+      args.push_back(name(c.L.prelude("_c2t_mul_combine")));
+    } else if (ax) {
+      kw.push_back({"axis", lit_int(*ax)});
+    }
+    if (is_arg) kw.push_back({"tie_break_left", lit("True")});
+    if (*keep) kw.push_back({"keep_dims", lit("True")});
+    return tl_call(fn, args, kw);
+  };
+  if (axes->empty()) {
+    if (is_arg && rank > 1) {
+      // argmax over all elements = index into the row-major flattening.
+      std::string numel;
+      for (auto& d : shape) numel += (numel.empty() ? "" : " * ") + (d.value ? std::to_string(*d.value) : "(" + d.expr + ")");
+      e = tl_call(fn, {tl_call("reshape", {e, list({raw(numel)})}), lit_int(0)}, {{"tie_break_left", lit("True")}});
+      if (*keep) e = tl_call("reshape", {e, list(std::vector<TExprPtr>(rank, lit_int(1)))});
+    } else if (is_arg) {
+      e = call_reduce(e, 0);
+    } else {
+      e = call_reduce(e, std::nullopt);
+    }
+    shape = *keep ? sema::Shape(rank, sema::Dim::known(1)) : sema::Shape{};
+  } else {
+    for (long long ax : *axes) {
+      e = call_reduce(e, ax);
+      if (*keep) shape[ax] = sema::Dim::known(1);
+      else shape.erase(shape.begin() + ax);
+    }
+  }
+  if (x.info.shape.unknown_rank) shape = axes->empty() && !*keep ? sema::Shape{} : sema::Shape::unknown();
+  if (is_arg) return ops::make_value(e, shape, sema::DType::concrete("int32"), sema::Sign::NonNeg);
+  if (dtype_back) e = method(e, "to", {dtype_back});
+  return ops::make_value(e, shape, in_dt, kind == "sum" || kind == "max" ? x.info.sign : sema::Sign::Unknown);
+}
+
+LVal scan(OpCall& c, const std::string& kind) {
+  LVal& x = c.arg("x");
+  if (!x.ok()) return {};
+  if (x.info.kind != sema::VKind::Tile) {
+    c.L.error(c.at("x"), "ct." + kind + " scans a tile");
+    return {};
+  }
+  int rank = (int)x.info.shape.size();
+  long long ax = 0;
+  if (c.has("axis")) {
+    auto v = c.L.const_int(c.arg("axis"), c.at("axis"), "the axis");
+    if (!v) return {};
+    ax = *v < 0 ? *v + rank : *v;
+  }
+  auto rev = bool_arg(c, "reverse", false);
+  if (!rev) return {};
+  sema::DType in_dt = x.info.is_bool ? sema::DType::concrete("int32") : x.info.dtype;
+  TExprPtr src = x.info.is_bool ? method(x.expr, "to", {tl_attr("int32")}) : x.expr;
+  TExprPtr back;
+  if (may_promote(in_dt)) {
+    back = in_dt.kind != sema::DType::Kind::Dynamic ? c.L.dtype_expr(in_dt) : nullptr;
+    if (!back) {
+      LVal tmp = x;
+      tmp.expr = src;
+      src = c.L.as_name(tmp, "x");
+      back = attr(src, "dtype");
+    }
+  }
+  std::vector<std::pair<std::string, TExprPtr>> kw{{"axis", lit_int(ax)}};
+  if (*rev) kw.push_back({"reverse", lit("True")});
+  TExprPtr e = tl_call(kind, {src}, kw);
+  if (back) e = method(e, "to", {back});
+  return ops::make_value(e, x.info.shape, in_dt);
+}
+
+}  // namespace
+
+void register_reduce_ops(Registry& r) {
+  for (const char* k : {"sum", "prod"}) {
+    std::string kind = k;
+    r.add(kind, "reduce", "x, /, axis=, *, keepdims=, rounding_mode=, flush_to_zero=",
+          [kind](OpCall& c) { return reduce(c, kind); },
+          kind == "sum" ? "tl.sum(x, axis, keep_dims=...) cast back to the input dtype"
+                        : "tl.reduce(x, axis, _c2t_mul_combine) cast back to the input dtype");
+  }
+  for (const char* k : {"max", "min"}) {
+    std::string kind = k;
+    r.add(kind, "reduce", "x, /, axis=, *, keepdims=, flush_to_zero=, propagate_nan=",
+          [kind](OpCall& c) { return reduce(c, kind); }, "tl." + kind + "(x, axis, keep_dims=...) cast back to the input dtype");
+  }
+  for (const char* k : {"argmax", "argmin"}) {
+    std::string kind = k;
+    r.add(kind, "reduce", "x, /, axis=, *, keepdims=, propagate_nan=", [kind](OpCall& c) { return reduce(c, kind); },
+          "tl." + kind + "(x, axis, tie_break_left=True) (flattened for axis=None)");
+  }
+  for (const char* k : {"cumsum", "cumprod"}) {
+    std::string kind = k;
+    r.add(kind, "scan", "x, /, axis=, *, reverse=, rounding_mode=, flush_to_zero=",
+          [kind](OpCall& c) { return scan(c, kind); }, "tl." + kind + "(x, axis, reverse) cast back to the input dtype");
+  }
+}
+
+}  // namespace c2t::lower

@@ -1,0 +1,365 @@
+// Shape manipulation (cuTile §3.7): new-axis subscripts, expand_dims,
+// broadcast_to, reshape, permute, transpose, cat, extract, item.
+#include "lower/op_registry.h"
+#include "lower/ops_common.h"
+
+namespace c2t::lower {
+
+namespace ops {
+
+LVal newaxis_subscript(Lowerer& L, LVal base, const syntax::Node* slice, const syntax::Node* at) {
+  std::vector<const syntax::Node*> items;
+  if (slice->is("Tuple")) {
+    for (auto& v : slice->list("elts"))
+      if (v.node) items.push_back(v.node);
+  } else {
+    items.push_back(slice);
+  }
+  // Tile subscripts may only insert axes (None), keep axes (':') or stand for
+  // the remaining axes ('...').
+  size_t kept = 0;
+  bool ellipsis = false;
+  for (auto* it : items) {
+    bool is_none = it->is("Constant") && it->get("value") && it->get("value")->kind == syntax::Value::Kind::Null;
+    bool is_ell = it->is("Constant") && it->get("value") && it->get("value")->kind == syntax::Value::Kind::Ellipsis;
+    bool is_full = it->is("Slice") && !it->child("lower") && !it->child("upper") && !it->child("step");
+    if (is_ell) {
+      if (ellipsis) { L.error(it, "only one '...' is allowed"); return {}; }
+      ellipsis = true;
+    } else if (is_full) {
+      ++kept;
+    } else if (!is_none) {
+      L.error(it, "tiles can only be subscripted with None, ':' and '...' (use ct.extract or .item() for elements)");
+      return {};
+    }
+  }
+  if (base.info.shape.unknown_rank) {
+    std::vector<TExprPtr> index;
+    for (auto* it : items) {
+      bool is_none = it->is("Constant") && it->get("value") && it->get("value")->kind == syntax::Value::Kind::Null;
+      bool is_ell = it->is("Constant") && it->get("value") && it->get("value")->kind == syntax::Value::Kind::Ellipsis;
+      index.push_back(is_none ? lit("None") : is_ell ? lit("...") : full_slice());
+    }
+    LVal r = make_value(subscript(base.expr, index), sema::Shape::unknown(), base.info.dtype, base.info.sign);
+    r.info.is_bool = base.info.is_bool;
+    return r;
+  }
+  size_t rank = base.info.shape.size();
+  if (kept > rank) { L.error(at, "too many ':' for a tile of rank " + std::to_string(rank)); return {}; }
+  size_t fill = ellipsis ? rank - kept : 0;
+  if (!ellipsis && kept < rank) fill = rank - kept;  // implicit trailing axes
+  sema::Shape shape;
+  std::vector<TExprPtr> index;
+  size_t src = 0;
+  bool trailing_implicit = !ellipsis;
+  for (auto* it : items) {
+    bool is_none = it->is("Constant") && it->get("value") && it->get("value")->kind == syntax::Value::Kind::Null;
+    bool is_ell = it->is("Constant") && it->get("value") && it->get("value")->kind == syntax::Value::Kind::Ellipsis;
+    if (is_none) {
+      shape.push_back(sema::Dim::known(1));
+      index.push_back(lit("None"));
+    } else if (is_ell) {
+      for (size_t k = 0; k < fill; ++k) { shape.push_back(base.info.shape[src++]); index.push_back(full_slice()); }
+    } else {
+      shape.push_back(base.info.shape[src++]);
+      index.push_back(full_slice());
+    }
+  }
+  if (trailing_implicit)
+    while (src < rank) { shape.push_back(base.info.shape[src++]); index.push_back(full_slice()); }
+  if (base.info.kind == sema::VKind::Scalar && !shape.empty()) {
+    // Triton cannot subscript a scalar; broadcast it instead.
+    std::vector<TExprPtr> dims(shape.size(), lit_int(1));
+    return make_value(tl_call("full", {list(dims), base.expr, L.dtype_expr(base.info.dtype, &base)}), shape,
+                      base.info.dtype, base.info.sign);
+  }
+  LVal r = make_value(subscript(base.expr, index), shape, base.info.dtype, base.info.sign);
+  r.info.is_bool = base.info.is_bool;
+  return r;
+}
+
+}  // namespace ops
+
+namespace {
+
+TExprPtr shape_list(const sema::Shape& s) {
+  std::vector<TExprPtr> dims;
+  for (auto& d : s) dims.push_back(Lowerer::dim_to_expr(d));
+  return list(dims);
+}
+
+LVal tile_arg(OpCall& c, const std::string& p) {
+  LVal& x = c.arg(p);
+  if (!x.ok()) return {};
+  if (x.info.kind != sema::VKind::Tile && x.info.kind != sema::VKind::Scalar) {
+    c.L.error(c.at(p), "ct." + c.op + " expects a tile");
+    return {};
+  }
+  // Fill in extents known only to Triton.
+  for (size_t k = 0; k < x.info.shape.size(); ++k)
+    if (!x.info.shape[k].value && x.info.shape[k].expr.empty()) x.info.shape[k].expr = source(c.L.dim_expr(x, k));
+  return x;
+}
+
+std::optional<long long> axis_of(OpCall& c, const std::string& p, int rank) {
+  auto v = c.L.const_int(c.arg(p), c.at(p), "the axis");
+  if (!v) return std::nullopt;
+  long long a = *v < 0 ? *v + rank : *v;
+  if (a < 0 || a >= rank) {
+    c.L.error(c.at(p), "axis out of range");
+    return std::nullopt;
+  }
+  return a;
+}
+
+std::optional<std::vector<long long>> perm_arg(OpCall& c, const std::string& p, int rank) {
+  LVal& v = c.arg(p);
+  if (!v.info.cval || v.info.cval->kind != sema::ConstValue::Kind::Tuple || (int)v.info.cval->items.size() != rank) {
+    if (v.ok()) c.L.error(c.at(p), "axes must be a constant permutation of the tile's axes");
+    return std::nullopt;
+  }
+  std::vector<long long> out;
+  std::vector<bool> seen(rank, false);
+  for (auto& it : v.info.cval->items) {
+    long long a = it.kind == sema::ConstValue::Kind::Int ? (it.i < 0 ? it.i + rank : it.i) : -1;
+    if (a < 0 || a >= rank || seen[a]) {
+      c.L.error(c.at(p), "axes must be a permutation of the tile's axes");
+      return std::nullopt;
+    }
+    seen[a] = true;
+    out.push_back(a);
+  }
+  return out;
+}
+
+LVal keep_bool(LVal r, const LVal& x) {
+  r.info.is_bool = x.info.is_bool;
+  return r;
+}
+
+LVal permute_to(LVal& x, const std::vector<long long>& perm) {
+  sema::Shape s;
+  std::vector<TExprPtr> ax;
+  for (long long a : perm) {
+    s.push_back(x.info.shape[a]);
+    ax.push_back(lit_int(a));
+  }
+  if (perm.size() == 2 && perm[0] == 1) return keep_bool(ops::make_value(tl_call("trans", {x.expr}), s, x.info.dtype, x.info.sign), x);
+  return keep_bool(ops::make_value(tl_call("permute", {x.expr, tuple(ax)}), s, x.info.dtype, x.info.sign), x);
+}
+
+std::string product(const sema::Shape& s) {
+  long long known = 1;
+  std::string sym;
+  for (auto& d : s) {
+    if (d.value) known *= *d.value;
+    else sym += (sym.empty() ? "" : " * ") + (d.expr.find(' ') == std::string::npos ? d.expr : "(" + d.expr + ")");
+  }
+  if (sym.empty()) return std::to_string(known);
+  return known == 1 ? sym : std::to_string(known) + " * " + sym;
+}
+
+LVal reshape(OpCall& c) {
+  LVal x = tile_arg(c, "x");
+  if (!x.ok()) return {};
+  LVal& sh = c.arg("shape");
+  if (!sh.ok()) return {};
+  std::vector<LVal> items = sh.info.kind == sema::VKind::Tuple ? sh.elems : std::vector<LVal>{sh};
+  sema::Shape out;
+  int infer = -1;
+  for (size_t k = 0; k < items.size(); ++k) {
+    auto& it = items[k];
+    if (it.info.cval && it.info.cval->kind == sema::ConstValue::Kind::Int && it.info.cval->i == -1) {
+      if (infer >= 0) { c.L.error(c.at("shape"), "only one -1 is allowed in a reshape"); return {}; }
+      infer = (int)k;
+      out.push_back(sema::Dim{});
+      continue;
+    }
+    LVal tmp = it;
+    auto d = c.L.shape_arg(tmp, c.at("shape"), "the new shape");
+    if (!d || d->size() != 1) return {};
+    out.push_back((*d)[0]);
+  }
+  if (infer >= 0) {
+    sema::Shape others = out;
+    others.erase(others.begin() + infer);
+    std::string total = product(x.info.shape), rest = product(others);
+    bool all_known = true;
+    long long tk = 1, rk = 1;
+    for (auto& d : x.info.shape) { all_known = all_known && d.value.has_value(); if (d.value) tk *= *d.value; }
+    for (auto& d : others) { all_known = all_known && d.value.has_value(); if (d.value) rk *= *d.value; }
+    out[infer] = all_known && rk ? sema::Dim::known(tk / rk) : sema::Dim::sym("(" + total + ") // (" + rest + ")");
+  }
+  if (out.empty()) {
+    // reshape to () = the single element as a scalar.
+    return ops::make_value(call(name(c.L.prelude("_c2t_item")), {x.expr}), {}, x.info.dtype, x.info.sign);
+  }
+  if (x.info.kind == sema::VKind::Scalar)
+    return ops::make_value(tl_call("full", {shape_list(out), x.expr, c.L.dtype_expr(x.info.dtype, &x)}), out,
+                           x.info.dtype, x.info.sign);
+  bool same = out.size() == x.info.shape.size();
+  for (size_t k = 0; same && k < out.size(); ++k) same = out[k].same(x.info.shape[k]);
+  if (same) return x;
+  // Row-major reshape, as cuTile's (can_reorder stays False).
+  return keep_bool(ops::make_value(tl_call("reshape", {x.expr, shape_list(out)}), out, x.info.dtype, x.info.sign), x);
+}
+
+LVal transpose(OpCall& c) {
+  LVal x = tile_arg(c, "x");
+  if (!x.ok()) return {};
+  int rank = (int)x.info.shape.size();
+  bool has0 = c.has("axis0") && c.arg("axis0").info.kind != sema::VKind::None;
+  bool has1 = c.has("axis1") && c.arg("axis1").info.kind != sema::VKind::None;
+  std::vector<long long> perm(rank);
+  for (int k = 0; k < rank; ++k) perm[k] = k;
+  if (!has0 && !has1) {
+    if (rank != 2) {
+      c.L.error(c.node, "transpose without axes needs a 2-D tile");
+      return {};
+    }
+    perm = {1, 0};
+  } else {
+    auto a0 = axis_of(c, "axis0", rank), a1 = axis_of(c, "axis1", rank);
+    if (!a0 || !a1) return {};
+    std::swap(perm[*a0], perm[*a1]);
+  }
+  return permute_to(x, perm);
+}
+
+LVal cat(OpCall& c) {
+  LVal& t = c.arg("tiles");
+  if (!t.ok()) return {};
+  if (t.info.kind != sema::VKind::Tuple || t.elems.size() != 2) {
+    c.L.error(c.at("tiles"), "ct.cat concatenates exactly two tiles given as a tuple");
+    return {};
+  }
+  LVal a = t.elems[0], b = t.elems[1];
+  if (a.info.kind != sema::VKind::Tile || b.info.kind != sema::VKind::Tile || a.info.shape.size() != b.info.shape.size()) {
+    c.L.error(c.at("tiles"), "ct.cat needs two tiles of the same rank");
+    return {};
+  }
+  int rank = (int)a.info.shape.size();
+  auto ax = axis_of(c, "axis", rank);
+  if (!ax) return {};
+  // Exact concatenation without tl.cat (which may reorder): join adds a
+  // trailing axis of 2; move it in front of `axis`; row-major reshape merges
+  // (2, n) into 2n with a's elements first.
+  TExprPtr e = tl_call("join", {a.expr, b.expr});
+  if (*ax != rank) {
+    std::vector<TExprPtr> perm;
+    for (int k = 0; k < rank + 1; ++k) {
+      if (k == *ax) perm.push_back(lit_int(rank));
+      if (k < rank) perm.push_back(lit_int(k));
+    }
+    e = tl_call("permute", {e, tuple(perm)});
+  }
+  sema::Shape out = a.info.shape;
+  auto& d = out[*ax];
+  d = d.value ? sema::Dim::known(2 * *d.value) : sema::Dim::sym("2 * " + (d.expr.find(' ') == std::string::npos ? d.expr : "(" + d.expr + ")"));
+  for (size_t k = 0; k < out.size(); ++k)
+    if (!out[k].value && out[k].expr.empty()) out[k].expr = source(c.L.dim_expr(a, k));
+  return ops::make_value(tl_call("reshape", {e, shape_list(out)}), out, a.info.dtype);
+}
+
+LVal extract(OpCall& c) {
+  LVal x = tile_arg(c, "x");
+  if (!x.ok()) return {};
+  int rank = (int)x.info.shape.size();
+  auto sub = c.L.shape_arg(c.arg("shape"), c.at("shape"), "the sub-tile shape");
+  LVal& idx = c.arg("index");
+  if (!sub || !idx.ok()) return {};
+  std::vector<LVal> ix = idx.info.kind == sema::VKind::Tuple ? idx.elems : std::vector<LVal>{idx};
+  bool scalar = sub->empty();
+  if (scalar) sub = sema::Shape(rank, sema::Dim::known(1));
+  if ((int)sub->size() != rank || (int)ix.size() != rank) {
+    c.L.error(c.node, "ct.extract: index and shape need one entry per tile axis");
+    return {};
+  }
+  // Split every axis d into (n_d = X_d / s_d, s_d), select sub-tile index_d
+  // along the n_d axes with a mask and sum them away (exact: one term is
+  // selected, the others are zero).
+  sema::Shape split;
+  std::vector<TExprPtr> split_dims;
+  bool any = false;
+  for (int d = 0; d < rank; ++d) {
+    auto& X = x.info.shape[d];
+    auto& S = (*sub)[d];
+    sema::Dim n = X.value && S.value ? sema::Dim::known(*X.value / *S.value)
+                                     : sema::Dim::sym("(" + source(Lowerer::dim_to_expr(X)) + ") // (" + source(Lowerer::dim_to_expr(S)) + ")");
+    if (!n.is_one()) any = true;
+    split.push_back(n);
+    split.push_back(S);
+  }
+  if (!any) return x;
+  auto xn = c.L.as_name(x, "x");
+  TExprPtr e = tl_call("reshape", {xn, shape_list(split)});
+  TExprPtr sel;
+  for (int d = 0; d < rank; ++d) {
+    if (split[2 * d].is_one()) continue;
+    std::vector<TExprPtr> ixs;
+    for (int k = 0; k < 2 * rank; ++k) ixs.push_back(k == 2 * d ? full_slice() : lit("None"));
+    TExprPtr m = compare("==", subscript(tl_call("arange", {lit_int(0), Lowerer::dim_to_expr(split[2 * d])}), ixs), ix[d].expr);
+    sel = sel ? binop("&", sel, m) : m;
+  }
+  e = tl_call("where", {sel, e, lit_int(0)});
+  for (int d = rank - 1; d >= 0; --d) e = tl_call("sum", {e}, {{"axis", lit_int(2 * d)}});
+  e = method(e, "to", {attr(xn, "dtype")});
+  if (scalar) return ops::make_value(call(name(c.L.prelude("_c2t_item")), {e}), {}, x.info.dtype);
+  return ops::make_value(e, *sub, x.info.dtype);
+}
+
+}  // namespace
+
+void register_shape_ops(Registry& r) {
+  r.add("expand_dims", "shape", "x, /, axis", [](OpCall& c) {
+    LVal x = tile_arg(c, "x");
+    if (!x.ok()) return LVal{};
+    int rank = (int)x.info.shape.size();
+    auto v = c.L.const_int(c.arg("axis"), c.at("axis"), "the axis");
+    if (!v) return LVal{};
+    long long a = *v < 0 ? *v + rank + 1 : *v;
+    if (a < 0 || a > rank) { c.L.error(c.at("axis"), "axis out of range"); return LVal{}; }
+    sema::Shape s = x.info.shape;
+    s.insert(s.begin() + a, sema::Dim::known(1));
+    if (x.info.kind == sema::VKind::Scalar)
+      return ops::make_value(tl_call("full", {shape_list(s), x.expr, c.L.dtype_expr(x.info.dtype, &x)}), s, x.info.dtype, x.info.sign);
+    return keep_bool(ops::make_value(tl_call("expand_dims", {x.expr, lit_int(a)}), s, x.info.dtype, x.info.sign), x);
+  }, "tl.expand_dims(x, axis)");
+  r.add("broadcast_to", "shape", "x, /, shape", [](OpCall& c) {
+    LVal x = tile_arg(c, "x");
+    auto s = c.L.shape_arg(c.arg("shape"), c.at("shape"), "the shape");
+    if (!x.ok() || !s) return LVal{};
+    if (x.info.kind == sema::VKind::Scalar)
+      return ops::make_value(tl_call("full", {shape_list(*s), x.expr, c.L.dtype_expr(x.info.dtype, &x)}), *s, x.info.dtype, x.info.sign);
+    return keep_bool(ops::make_value(tl_call("broadcast_to", {x.expr, shape_list(*s)}), *s, x.info.dtype, x.info.sign), x);
+  }, "tl.broadcast_to(x, shape)");
+  r.add("reshape", "shape", "x, /, shape", reshape, "tl.reshape(x, shape) (row-major)");
+  r.add("Tile.reshape", "shape", "x, shape", reshape, "tl.reshape(x, shape)");
+  auto permute = [](OpCall& c) {
+    LVal x = tile_arg(c, "x");
+    if (!x.ok()) return LVal{};
+    auto p = perm_arg(c, "axes", (int)x.info.shape.size());
+    if (!p) return LVal{};
+    return permute_to(x, *p);
+  };
+  r.add("permute", "shape", "x, /, axes", permute, "tl.permute(x, axes)");
+  r.add("Tile.permute", "shape", "x, axes", permute, "tl.permute(x, axes)");
+  r.add("transpose", "shape", "x, /, axis0=, axis1=", transpose, "tl.trans(x) / tl.permute");
+  r.add("Tile.transpose", "shape", "x, axis0=, axis1=", transpose, "tl.trans(x) / tl.permute");
+  r.add("cat", "shape", "tiles, /, axis", cat, "tl.reshape(tl.permute(tl.join(a, b), ...), ...) (exact order)");
+  r.add("extract", "shape", "x, /, index, shape", extract, "reshape + select + sum (exact)");
+  r.add("Tile.extract", "shape", "x, index, shape", extract, "reshape + select + sum (exact)");
+  r.add("Tile.item", "shape", "x", [](OpCall& c) {
+    LVal x = tile_arg(c, "x");
+    if (!x.ok()) return LVal{};
+    if (x.info.kind == sema::VKind::Scalar) return x;  // already a scalar (e.g. an all-scalar gather)
+    for (auto& d : x.info.shape)
+      if (d.value && *d.value != 1) {
+        c.L.error(c.node, ".item() needs a tile with exactly one element");
+        return LVal{};
+      }
+    return ops::make_value(call(name(c.L.prelude("_c2t_item")), {x.expr}), {}, x.info.dtype, x.info.sign);
+  }, "the element as a scalar (_c2t_item)");
+}
+
+}  // namespace c2t::lower

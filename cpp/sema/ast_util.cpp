@@ -1,0 +1,64 @@
+#include "sema/ast_util.h"
+
+namespace c2t::sema {
+
+std::vector<const Node*> nodes_of(const Node* n, std::string_view field) {
+  std::vector<const Node*> out;
+  if (!n) return out;
+  for (auto& v : n->list(field))
+    if (v.kind == Value::Kind::Node && v.node) out.push_back(v.node);
+  return out;
+}
+
+std::optional<std::string> dotted_name(const Node* e) {
+  if (!e) return std::nullopt;
+  if (e->is("Name")) return std::string(e->str("id"));
+  if (e->is("Attribute")) {
+    auto base = dotted_name(e->child("value"));
+    if (!base) return std::nullopt;
+    return *base + "." + std::string(e->str("attr"));
+  }
+  return std::nullopt;
+}
+
+const Node* call_kwarg(const Node* call, std::string_view name) {
+  for (auto* kw : nodes_of(call, "keywords"))
+    if (kw->str("arg") == name) return kw->child("value");
+  return nullptr;
+}
+
+const Node* call_arg(const Node* call, size_t i) {
+  auto args = nodes_of(call, "args");
+  return i < args.size() ? args[i] : nullptr;
+}
+
+bool is_str_constant(const Node* e) {
+  if (!e || !e->is("Constant")) return false;
+  auto* v = e->get("value");
+  return v && v->kind == Value::Kind::Str;
+}
+
+const Node* docstring_node(const Node* def) {
+  auto body = nodes_of(def, "body");
+  if (body.empty() || !body[0]->is("Expr")) return nullptr;
+  auto* v = body[0]->child("value");
+  return is_str_constant(v) ? v : nullptr;
+}
+
+std::string_view name_id(const Node* e) {
+  return e && e->is("Name") ? e->str("id") : std::string_view();
+}
+
+void walk(const Node* n, const std::function<bool(const Node*)>& visit) {
+  if (!n) return;
+  if (!visit(n)) return;
+  for (auto& f : n->fields) {
+    const Value& v = f.second;
+    if (v.kind == Value::Kind::Node) walk(v.node, visit);
+    else if (v.kind == Value::Kind::List)
+      for (auto& item : v.items)
+        if (item.kind == Value::Kind::Node) walk(item.node, visit);
+  }
+}
+
+}  // namespace c2t::sema

@@ -1,0 +1,233 @@
+#include "sema/module_scope.h"
+
+#include <limits>
+
+#include "sema/ast_util.h"
+#include "sema/dtype.h"
+
+namespace c2t::sema {
+
+const KernelInfo* ModuleInfo::kernel_by_def(const Node* def) const {
+  for (auto& k : kernels)
+    if (k.def == def) return &k;
+  return nullptr;
+}
+
+const KernelInfo* ModuleInfo::kernel_by_name(std::string_view name) const {
+  for (auto& k : kernels)
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+std::optional<std::string> ModuleInfo::cutile_name(const Node* e) const {
+  auto d = dotted_name(e);
+  if (!d) return std::nullopt;
+  std::string s = *d;
+  auto dot = s.find('.');
+  std::string head = s.substr(0, dot);
+  std::string rest = dot == std::string::npos ? "" : s.substr(dot + 1);
+  if (ct_modules.count(head)) {
+    if (rest.empty()) return std::nullopt;  // the module itself
+    return rest;
+  }
+  auto it = ct_names.find(head);
+  if (it != ct_names.end()) return rest.empty() ? it->second : it->second + "." + rest;
+  return std::nullopt;
+}
+
+std::optional<ConstValue> ModuleInfo::cutile_constant(const std::string& q) {
+  if (find_dtype(q) && q != "float" && q != "int" && q != "bool") return ConstValue::dtype(std::string(find_dtype(q)->name));
+  static const char* enums[] = {"PaddingMode.", "RoundingMode.", "MemoryOrder.", "MemoryScope."};
+  for (auto* p : enums)
+    if (q.rfind(p, 0) == 0 && q.size() > std::string(p).size()) return ConstValue::enum_member(q);
+  return std::nullopt;
+}
+
+std::optional<ConstValue> ModuleInfo::fold(const Node* e) const {
+  ConstResolver resolve = [this](const Node* x) -> std::optional<ConstValue> {
+    if (auto q = cutile_name(x)) return cutile_constant(*q);
+    if (x->is("Name")) {
+      auto id = std::string(x->str("id"));
+      if (math_modules.count(id)) return ConstValue::ct_ref("<module math>");
+      auto it = constants.find(id);
+      if (it != constants.end()) return it->second;
+      return std::nullopt;
+    }
+    if (x->is("Attribute")) {
+      auto base = name_id(x->child("value"));
+      auto attr = x->str("attr");
+      if (math_modules.count(std::string(base))) {
+        if (attr == "pi") return ConstValue::real(3.141592653589793);
+        if (attr == "e") return ConstValue::real(2.718281828459045);
+        if (attr == "inf") return ConstValue::real(std::numeric_limits<double>::infinity());
+        if (attr == "nan") return ConstValue::real(std::numeric_limits<double>::quiet_NaN());
+        if (attr == "tau") return ConstValue::real(6.283185307179586);
+      }
+      if (numpy_modules.count(std::string(base)) || torch_modules.count(std::string(base))) {
+        if (auto* d = find_dtype(attr)) return ConstValue::dtype(std::string(d->name));
+        if (attr == "inf") return ConstValue::real(std::numeric_limits<double>::infinity());
+        if (attr == "pi") return ConstValue::real(3.141592653589793);
+      }
+    }
+    return std::nullopt;
+  };
+  // `ct.Constant[T]` (and aliases of it) is the annotation marker, not a value.
+  if (e && e->is("Subscript")) {
+    auto q = cutile_name(e->child("value"));
+    if (q && *q == "Constant") { ConstValue c; c.kind = ConstValue::Kind::ConstantAnnotation; return c; }
+  }
+  if (auto q = cutile_name(e)) {
+    if (*q == "Constant") { ConstValue c; c.kind = ConstValue::Kind::ConstantAnnotation; return c; }
+  }
+  return const_eval(e, resolve);
+}
+
+namespace {
+
+bool is_cutile_module(std::string_view m) { return m == "cuda.tile"; }
+
+// Reads `@ct.kernel` / `@ct.kernel(...)` / `@kernel` on a def.
+const Node* kernel_decorator(const ModuleInfo& mi, const Node* def) {
+  for (auto* d : nodes_of(def, "decorator_list")) {
+    const Node* callee = d->is("Call") ? d->child("func") : d;
+    auto q = mi.cutile_name(callee);
+    if (q && *q == "kernel") return d;
+  }
+  return nullptr;
+}
+
+void read_options(const Node* call, KernelInfo& k) {
+  if (!call || !call->is("Call")) return;
+  for (auto* kw : nodes_of(call, "keywords"))
+    if (!kw->str("arg").empty()) k.options[std::string(kw->str("arg"))] = kw->child("value");
+}
+
+}  // namespace
+
+ModuleInfo analyze_module(const Node* module, Diagnostics& diags) {
+  ModuleInfo mi;
+  mi.module = module;
+  auto body = nodes_of(module, "body");
+  std::map<std::string, int> bind_count;
+
+  // Pass 1: imports (they may appear anywhere at top level, usually first).
+  for (auto* st : body) {
+    if (st->is("Import")) {
+      bool touches = false;
+      for (auto* alias : nodes_of(st, "names")) {
+        std::string name(alias->str("name"));
+        std::string as(alias->str("asname"));
+        std::string bound = as.empty() ? name.substr(0, name.find('.')) : as;
+        if (is_cutile_module(name)) {
+          touches = true;
+          if (!as.empty()) mi.ct_modules.insert(as);
+          else mi.ct_modules.insert("cuda.tile");  // `import cuda.tile` -> used as cuda.tile.X
+        } else if (name.rfind("cuda.tile.", 0) == 0 || name == "cuda.tile_experimental") {
+          touches = true;
+          if (!as.empty()) mi.ct_submodules.insert(as);
+        } else if (name == "math") {
+          mi.math_modules.insert(bound);
+        } else if (name == "numpy") {
+          mi.numpy_modules.insert(bound);
+        } else if (name == "torch") {
+          mi.torch_modules.insert(bound);
+        } else if (name == "triton" || name == "triton.language") {
+          mi.triton_names.insert(as.empty() ? name : as);
+        }
+      }
+      if (touches) mi.cutile_imports.push_back(st);
+    } else if (st->is("ImportFrom")) {
+      std::string mod(st->str("module"));
+      bool touches = false;
+      for (auto* alias : nodes_of(st, "names")) {
+        std::string name(alias->str("name"));
+        std::string as(alias->str("asname"));
+        std::string bound = as.empty() ? name : as;
+        if (mod == "cuda" && name == "tile") {
+          touches = true;
+          mi.ct_modules.insert(bound);
+        } else if (is_cutile_module(mod) || mod.rfind("cuda.tile.", 0) == 0) {
+          touches = true;
+          // `from cuda.tile._datatype import float4_e2m1fn` names the same thing as ct.float4_e2m1fn.
+          if (is_cutile_module(mod) || mod == "cuda.tile._datatype" || mod == "cuda.tile._stub" ||
+              mod == "cuda.tile._numeric_semantics")
+            mi.ct_names[bound] = name;
+          else
+            mi.ct_submodules.insert(bound);
+        } else if (mod == "triton" && name == "language") {
+          mi.triton_names.insert(bound);
+        }
+      }
+      if (touches) mi.cutile_imports.push_back(st);
+    }
+  }
+
+  // Pass 2: functions, constants, kernels (in source order).
+  for (auto* st : body) {
+    if (st->is("FunctionDef")) {
+      std::string name(st->str("name"));
+      mi.functions[name] = st;
+      bind_count[name]++;
+      if (auto* dec = kernel_decorator(mi, st)) {
+        KernelInfo k;
+        k.name = name;
+        k.def = st;
+        k.decorator = dec;
+        read_options(dec, k);
+        mi.kernels.push_back(std::move(k));
+      }
+    } else if (st->is("AsyncFunctionDef") || st->is("ClassDef")) {
+      bind_count[std::string(st->str("name"))]++;
+    } else if (st->is("Assign") || st->is("AnnAssign")) {
+      const Node* value = st->child("value");
+      std::vector<const Node*> targets = st->is("Assign") ? nodes_of(st, "targets") : std::vector<const Node*>{st->child("target")};
+      for (auto* t : targets)
+        if (t->is("Name")) bind_count[std::string(t->str("id"))]++;
+      if (!value || targets.size() != 1 || !targets[0]->is("Name")) continue;
+      std::string name(targets[0]->str("id"));
+      // Call form: `name = ct.kernel(fn, **options)`.
+      if (value->is("Call")) {
+        auto q = mi.cutile_name(value->child("func"));
+        if (q && *q == "kernel") {
+          auto* fn = call_arg(value, 0);
+          auto fit = fn && fn->is("Name") ? mi.functions.find(std::string(fn->str("id"))) : mi.functions.end();
+          if (fit == mi.functions.end()) {
+            diags.error(value->lineno, value->col_offset,
+                        "ct.kernel(...) must wrap a function defined at module level in this file");
+            continue;
+          }
+          KernelInfo k;
+          k.name = name;
+          k.def = fit->second;
+          k.decorator = value;
+          k.assign_stmt = st;
+          read_options(value, k);
+          mi.kernels.push_back(std::move(k));
+          continue;
+        }
+      }
+      if (auto c = mi.fold(value)) {
+        mi.constants[name] = *c;
+        mi.constant_stmts[name] = st;
+      } else if (auto q = mi.cutile_name(value)) {
+        // `RMd = ct.RoundingMode`: a module-level alias of a cuTile name.
+        mi.ct_names[name] = *q;
+        mi.constant_stmts[name] = st;
+      }
+    } else if (st->is("AugAssign")) {
+      if (auto* t = st->child("target"); t && t->is("Name")) bind_count[std::string(t->str("id"))] += 2;
+    }
+  }
+  // A name rebound at module level is not a constant: cuTile reads the value at
+  // compile time, which we cannot know statically.
+  for (auto& [name, n] : bind_count) {
+    if (n > 1) {
+      mi.assigned_more_than_once.insert(name);
+      mi.constants.erase(name);
+      mi.constant_stmts.erase(name);
+    }
+  }
+  return mi;
+}
+
+}  // namespace c2t::sema

@@ -1,0 +1,67 @@
+// Module-level name resolution (stage sema, step 1).
+//
+// Finds how the module refers to cuTile (`import cuda.tile as ct`,
+// `from cuda.tile import RoundingMode as RMd`, `from cuda import tile`), the
+// other modules kernels may use (math, numpy, torch), module constants
+// (folded with const_eval; `ConstInt = ct.Constant[int]`,
+// `PAD_ZERO = ct.PaddingMode.ZERO`, `INV_LOG_2 = 1.0 / math.log(2)`), plain
+// functions, and the kernels: `@ct.kernel`, `@ct.kernel(options...)` and the
+// call form `name = ct.kernel(fn, options...)` (cuTile `_execution.py`).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sema/const_value.h"
+#include "support/diagnostics.h"
+#include "syntax/ast.h"
+
+namespace c2t::sema {
+
+using syntax::Node;
+
+/// A `@ct.kernel` function (or the target of `name = ct.kernel(fn, ...)`).
+struct KernelInfo {
+  std::string name;              // the name the host code launches
+  const Node* def = nullptr;     // the FunctionDef
+  const Node* decorator = nullptr;  // the decorator expression, or the ct.kernel(...) Call of the call form
+  const Node* assign_stmt = nullptr;  // call form: the `name = ct.kernel(fn, ...)` statement
+  std::map<std::string, const Node*> options;  // num_ctas / occupancy / opt_level / num_worker_warps
+};
+
+struct ModuleInfo {
+  const Node* module = nullptr;
+  std::set<std::string> ct_modules;               // local names bound to the cuda.tile module ("ct")
+  std::map<std::string, std::string> ct_names;    // local name -> cuda.tile attribute ("RMd" -> "RoundingMode")
+  std::set<std::string> ct_submodules;            // local names bound to cuda.tile submodules (tune, ...)
+  std::set<std::string> math_modules;             // "math"
+  std::set<std::string> numpy_modules;            // "np"
+  std::set<std::string> torch_modules;            // "torch"
+  std::set<std::string> triton_names;             // names the module already binds to triton / triton.language
+  std::map<std::string, ConstValue> constants;    // folded module constants
+  std::map<std::string, const Node*> constant_stmts;  // the Assign defining each constant
+  std::map<std::string, const Node*> functions;   // module-level FunctionDefs by name
+  std::vector<KernelInfo> kernels;                // in source order
+  std::vector<const Node*> cutile_imports;        // import statements that bind cuda.tile names
+  std::set<std::string> assigned_more_than_once;  // module names bound by several statements (not constants)
+
+  const KernelInfo* kernel_by_def(const Node* def) const;
+  const KernelInfo* kernel_by_name(std::string_view name) const;
+  /// Resolves `e` (Name / Attribute chain) to a cuTile name: "load",
+  /// "PaddingMode.ZERO", "float32", or nullopt when `e` is not a cuda.tile name.
+  std::optional<std::string> cutile_name(const Node* e) const;
+  /// Folds a module-level expression (for constants and options).
+  std::optional<ConstValue> fold(const Node* e) const;
+  /// What a bare cuTile name is as a compile-time value (dtype, enum member,
+  /// Constant annotation...), or nullopt for functions/classes.
+  static std::optional<ConstValue> cutile_constant(const std::string& qualified);
+};
+
+/// Analyses a parsed module. Errors (e.g. a kernel that is not a plain
+/// function) go to `diags`.
+ModuleInfo analyze_module(const Node* module, Diagnostics& diags);
+
+}  // namespace c2t::sema

@@ -1,0 +1,69 @@
+#include "sema/types.h"
+
+namespace c2t::sema {
+
+std::string DType::triton() const {
+  if (!alias.empty()) return alias;
+  switch (kind) {
+    case Kind::Concrete: {
+      auto* d = find_dtype(name);
+      return d ? std::string(d->triton) : "";
+    }
+    case Kind::Symbolic: return texpr;
+    case Kind::Select: {
+      auto a = then_->triton(), b = else_->triton();
+      if (a.empty() || b.empty()) return "";
+      if (a == b) return a;
+      return "(" + a + " if " + texpr + " else " + b + ")";
+    }
+    default: return "";
+  }
+}
+
+bool DType::same(const DType& o) const {
+  if (kind != o.kind) return false;
+  switch (kind) {
+    case Kind::Concrete: return name == o.name;
+    case Kind::Symbolic: return texpr == o.texpr;
+    case Kind::Select: return texpr == o.texpr && then_->same(*o.then_) && else_->same(*o.else_);
+    default: return false;
+  }
+}
+
+std::optional<bool> DType::is_float() const {
+  if (kind == Kind::Concrete) return sema::is_float(find_dtype(name));
+  if (kind == Kind::Select) {
+    auto a = then_->is_float(), b = else_->is_float();
+    if (a && b && *a == *b) return a;
+  }
+  return std::nullopt;
+}
+
+std::optional<bool> DType::is_int() const {
+  if (kind == Kind::Concrete) return sema::is_int(find_dtype(name));
+  if (kind == Kind::Select) {
+    auto a = then_->is_int(), b = else_->is_int();
+    if (a && b && *a == *b) return a;
+  }
+  return std::nullopt;
+}
+
+std::optional<Shape> broadcast_shapes(const Shape& a, const Shape& b) {
+  if (a.unknown_rank || b.unknown_rank) return Shape::unknown();
+  size_t n = std::max(a.size(), b.size());
+  Shape out(n);
+  for (size_t k = 0; k < n; ++k) {
+    const Dim* x = k + a.size() >= n ? &a[k + a.size() - n] : nullptr;
+    const Dim* y = k + b.size() >= n ? &b[k + b.size() - n] : nullptr;
+    if (!x) { out[k] = *y; continue; }
+    if (!y) { out[k] = *x; continue; }
+    if (x->is_one()) { out[k] = *y; continue; }
+    if (y->is_one()) { out[k] = *x; continue; }
+    if (x->value && y->value && *x->value != *y->value) return std::nullopt;
+    // Symbolic dims: a valid cuTile program has equal extents here.
+    out[k] = x->expr.empty() ? *y : *x;
+  }
+  return out;
+}
+
+}  // namespace c2t::sema

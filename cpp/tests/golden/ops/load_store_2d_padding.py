@@ -1,0 +1,8 @@
+import cuda.tile as ct
+ConstInt = ct.Constant[int]
+
+
+@ct.kernel
+def k(X, Y, TM: ConstInt, TN: ConstInt):
+    t = ct.load(X, index=(ct.bid(0), ct.bid(1)), shape=(TM, TN), padding_mode=ct.PaddingMode.NEG_INF)
+    ct.store(Y, index=(ct.bid(0), ct.bid(1)), tile=t)

@@ -1,0 +1,210 @@
+// Unit tests of stage lower: the op registry, semantic choices of the
+// lowering (Python floor division, IEEE division, dtype casts back, NaN
+// rules), the access planner and diagnostics for unsupported input.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "lower/access_plan.h"
+#include "lower/module_lowering.h"
+#include "lower/op_registry.h"
+#include "lower/prelude.h"
+#include "sema/module_scope.h"
+#include "syntax/parser.h"
+
+namespace c2t::lower {
+namespace {
+
+std::string golden_dir() {
+  std::string f = __FILE__;
+  return f.substr(0, f.rfind('/')) + "/../golden";
+}
+
+struct Lowered {
+  syntax::ParseResult pr;
+  Diagnostics diags;
+  sema::ModuleInfo mi;
+  LowerOptions opts;
+  std::unique_ptr<ModuleLowering> ml;
+  LoweredModule lm;
+  std::string all_source;  // every expression of every statement, one per line
+};
+
+void collect(const std::vector<TStmt>& body, std::string& out) {
+  for (auto& s : body) {
+    if (s.target) out += source(s.target) + " = ";
+    if (s.value) out += source(s.value);
+    out += "\n";
+    collect(s.body, out);
+    collect(s.orelse, out);
+  }
+}
+
+std::unique_ptr<Lowered> lower_src(const std::string& src) {
+  auto l = std::make_unique<Lowered>();
+  l->pr = syntax::parse(src, "t.py");
+  EXPECT_TRUE(l->pr.ok()) << l->pr.diags.render_all("t.py", src);
+  if (!l->pr.ok()) return l;
+  l->mi = sema::analyze_module(l->pr.tree.root, l->diags);
+  l->ml = std::make_unique<ModuleLowering>(l->mi, l->opts, l->diags);
+  l->lm = l->ml->run();
+  for (auto& k : l->lm.kernels) collect(k.fn.body, l->all_source);
+  for (auto* h : l->lm.helpers) collect(h->fn.body, l->all_source);
+  return l;
+}
+
+const char* kHead = "import cuda.tile as ct\nConstInt = ct.Constant[int]\n";
+
+std::string kernel(const std::string& body, const std::string& params = "X, Y, Z, T: ConstInt") {
+  return std::string(kHead) + "@ct.kernel\ndef k(" + params + "):\n" + body;
+}
+
+TEST(Registry, EveryOperationIsListedInTheGoldenFile) {
+  // The golden list is the documented set of supported cuTile operations; a
+  // new registry entry must be added there (and get interpreter tests).
+  std::ifstream in(golden_dir() + "/registry.txt");
+  ASSERT_TRUE(in) << "missing " << golden_dir() << "/registry.txt";
+  std::vector<std::string> expected;
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty() && line[0] != '#') expected.push_back(line.substr(0, line.find(' ')));
+  std::vector<std::string> actual;
+  for (auto& [name, e] : registry().entries()) actual.push_back(name);
+  EXPECT_EQ(actual, expected);
+  for (auto& [name, e] : registry().entries()) {
+    EXPECT_FALSE(e.family.empty()) << name;
+    EXPECT_FALSE(e.triton.empty()) << name;
+    EXPECT_TRUE(e.lower) << name;
+  }
+}
+
+TEST(Lower, FloorDivisionKeepsPythonSemantics) {
+  auto l = lower_src(kernel(
+      "    a = ct.load(X, index=(0,), shape=(T,))\n"
+      "    b = ct.load(Y, index=(0,), shape=(T,))\n"
+      "    q = a // b\n"
+      "    i = ct.bid(0)\n"
+      "    j = i // 4 + i % 4\n"
+      "    ct.store(Z, index=(j,), tile=q)\n"));
+  ASSERT_FALSE(l->diags.has_errors());
+  EXPECT_NE(l->all_source.find("q = _c2t_floordiv(a, b)"), std::string::npos) << l->all_source;
+  // bid >= 0 and 4 > 0: Triton's truncating operators give the same result.
+  EXPECT_NE(l->all_source.find("j = i // 4 + i % 4"), std::string::npos) << l->all_source;
+  EXPECT_NE(std::find(l->lm.prelude.begin(), l->lm.prelude.end(), "_c2t_floordiv"), l->lm.prelude.end());
+}
+
+TEST(Lower, DivisionIsIeeeUnlessApprox) {
+  auto l = lower_src(kernel(
+      "    a = ct.load(X, index=(0,), shape=(T,)).astype(ct.float32)\n"
+      "    b = ct.load(Y, index=(0,), shape=(T,)).astype(ct.float32)\n"
+      "    c = a / b\n"
+      "    d = ct.truediv(a, b, rounding_mode=ct.RoundingMode.APPROX)\n"
+      "    h = a.astype(ct.float16) / b.astype(ct.float16)\n"
+      "    ct.store(Z, index=(0,), tile=c + d + h)\n"));
+  ASSERT_FALSE(l->diags.has_errors());
+  EXPECT_NE(l->all_source.find("c = tl.div_rn(a, b)"), std::string::npos) << l->all_source;
+  EXPECT_NE(l->all_source.find("d = a / b"), std::string::npos);
+  EXPECT_NE(l->all_source.find("tl.div_rn(a.to(tl.float16).to(tl.float32), b.to(tl.float16).to(tl.float32)).to(tl.float16)"),
+            std::string::npos)
+      << l->all_source;
+}
+
+TEST(Lower, ReductionsCastBackAndMmaIsExact) {
+  auto l = lower_src(kernel(
+      "    a = ct.load(X, index=(0, 0), shape=(T, T)).astype(ct.float16)\n"
+      "    m = ct.max(a, axis=1)\n"
+      "    acc = ct.zeros((T, T), dtype=ct.float32)\n"
+      "    b = ct.load(Y, index=(0, 0), shape=(T, T)).astype(ct.float32)\n"
+      "    acc = ct.mma(b, b, acc)\n"
+      "    ct.store(Z, index=(0, 0), tile=acc + m[:, None])\n"));
+  ASSERT_FALSE(l->diags.has_errors());
+  EXPECT_NE(l->all_source.find("m = tl.max(a, axis=1).to(tl.float16)"), std::string::npos) << l->all_source;
+  EXPECT_NE(l->all_source.find("acc = tl.dot(b, b, acc, input_precision='ieee')"), std::string::npos) << l->all_source;
+}
+
+TEST(Lower, DeadConstantBranchIsNotResolved) {
+  auto l = lower_src(std::string(kHead) + "FLAG = False\n@ct.kernel\ndef k(X, T: ConstInt):\n"
+                     "    t = ct.load(X, index=(0,), shape=(T,))\n"
+                     "    if FLAG:\n        t = ct.sigmoid(t)\n"
+                     "    ct.store(X, index=(0,), tile=t)\n");
+  EXPECT_FALSE(l->diags.has_errors()) << l->diags.items[0].message;
+}
+
+TEST(Lower, UnsupportedOperationIsDiagnosedAtItsPosition) {
+  auto l = lower_src(kernel("    t = ct.load(X, index=(0,), shape=(T,))\n    u = ct.sigmoid(t)\n"));
+  ASSERT_TRUE(l->diags.has_errors());
+  auto& d = l->diags.items[0];
+  EXPECT_EQ(d.line, 6);
+  EXPECT_EQ(d.col, 8);
+  EXPECT_NE(d.message.find("ct.sigmoid"), std::string::npos);
+  ASSERT_EQ(l->lm.reports.size(), 1u);
+  ASSERT_EQ(l->lm.reports[0].unsupported.size(), 1u);
+  EXPECT_EQ(l->lm.reports[0].unsupported[0].what, "ct.sigmoid");
+  EXPECT_FALSE(l->lm.ok);
+}
+
+TEST(Lower, BreakBecomesAWhileLoopWithAFlag) {
+  auto l = lower_src(kernel(
+      "    for i in range(1, 10, 2):\n"
+      "        if i > 5:\n            break\n"
+      "        ct.store(Z, index=(i,), tile=ct.full((T,), 1.0, dtype=ct.float32))\n"));
+  ASSERT_FALSE(l->diags.has_errors()) << l->diags.items[0].message;
+  auto& body = l->lm.kernels[0].fn.body;
+  ASSERT_EQ(body.size(), 3u);
+  EXPECT_EQ(source(body[0].target) + " = " + source(body[0].value), "i = 1");
+  EXPECT_EQ(source(body[1].target) + " = " + source(body[1].value), "looping = True");
+  ASSERT_EQ(body[2].kind, TStmt::Kind::While);
+  EXPECT_EQ(source(body[2].value), "looping & (i < 10)");
+  auto& loop = body[2].body;
+  ASSERT_EQ(loop.size(), 2u);
+  EXPECT_EQ(source(loop[0].value), "i > 5");          // if i > 5: looping = False  else: store
+  EXPECT_EQ(source(loop[0].body[0].value), "False");
+  EXPECT_FALSE(loop[0].orelse.empty());
+  EXPECT_EQ(source(loop[1].value), "i + 2");          // the increment runs on every path
+}
+
+TEST(Lower, ContinueMovesTheRestIntoTheOtherBranch) {
+  auto l = lower_src(kernel(
+      "    for i in range(ct.bid(0), 10, ct.num_blocks(0)):\n"
+      "        if i == 3:\n            continue\n"
+      "        ct.store(Z, index=(i,), tile=ct.full((T,), 1.0, dtype=ct.float32))\n"));
+  ASSERT_FALSE(l->diags.has_errors());
+  ASSERT_EQ(l->lm.kernels[0].fn.body.size(), 1u);
+  auto& loop = l->lm.kernels[0].fn.body[0];
+  ASSERT_EQ(loop.kind, TStmt::Kind::For);
+  ASSERT_EQ(loop.body.size(), 1u);
+  EXPECT_EQ(source(loop.body[0].value), "i != 3");  // `if i == 3: continue` inverted
+  EXPECT_TRUE(loop.body[0].orelse.empty());
+}
+
+TEST(AccessPlan, RecordsSitesAndTmaCandidates) {
+  auto l = lower_src(kernel(
+      "    a = ct.load(X, index=(0, 0), shape=(64, 64), padding_mode=ct.PaddingMode.ZERO)\n"
+      "    b = ct.load(Y, index=(0, 0), shape=(64, 64), padding_mode=ct.PaddingMode.NEG_INF)\n"
+      "    c = ct.load(Y, index=(0, 0), shape=(64, 64), order=(1, 0))\n"
+      "    ct.store(Z, index=(0,), tile=ct.sum(a + b + c, axis=1))\n"));
+  ASSERT_FALSE(l->diags.has_errors());
+  auto& acc = l->lm.reports[0].accesses;
+  ASSERT_EQ(acc.size(), 4u);
+  EXPECT_TRUE(acc[0].tma_candidate);
+  EXPECT_FALSE(acc[1].tma_candidate);  // NEG_INF padding needs the masked pointer load
+  EXPECT_FALSE(acc[2].tma_candidate);  // permuted innermost axis
+  EXPECT_EQ(acc[2].order, "(1, 0)");
+  EXPECT_EQ(acc[3].op, "store");
+  EXPECT_EQ(acc[3].array_rank, 1);
+  for (auto& a : acc) EXPECT_EQ(a.strategy, "pointer_mask");
+}
+
+TEST(Prelude, DependenciesComeFirstAndOnce) {
+  std::string s = prelude_source({"_c2t_cdiv", "_c2t_floordiv"});
+  auto f = s.find("def _c2t_floordiv");
+  auto c = s.find("def _c2t_cdiv");
+  ASSERT_NE(f, std::string::npos);
+  ASSERT_NE(c, std::string::npos);
+  EXPECT_LT(f, c);
+  EXPECT_EQ(s.find("def _c2t_floordiv", f + 1), std::string::npos);
+}
+
+}  // namespace
+}  // namespace c2t::lower

@@ -1,0 +1,193 @@
+// Unit tests of stage sema: module scope (imports, aliases, constants,
+// kernels), constant folding and kernel parameter classification.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "sema/const_value.h"
+#include "sema/dtype.h"
+#include "sema/module_scope.h"
+#include "sema/params.h"
+#include "sema/types.h"
+#include "syntax/parser.h"
+
+namespace c2t::sema {
+namespace {
+
+struct Parsed {
+  syntax::ParseResult pr;
+  Diagnostics diags;
+  ModuleInfo mi;
+};
+
+std::unique_ptr<Parsed> analyze(const std::string& src) {
+  auto p = std::make_unique<Parsed>();
+  p->pr = syntax::parse(src, "t.py");
+  EXPECT_TRUE(p->pr.ok()) << p->pr.diags.render_all("t.py", src);
+  if (p->pr.ok()) p->mi = analyze_module(p->pr.tree.root, p->diags);
+  return p;
+}
+
+TEST(ModuleScope, ResolvesImportsAndAliases) {
+  auto p = analyze(
+      "import cuda.tile as ct\n"
+      "from cuda.tile import RoundingMode as RMd, load\n"
+      "import math, numpy as np\n"
+      "RM2 = ct.RoundingMode\n");
+  auto& mi = p->mi;
+  EXPECT_TRUE(mi.ct_modules.count("ct"));
+  EXPECT_EQ(mi.ct_names.at("RMd"), "RoundingMode");
+  EXPECT_EQ(mi.ct_names.at("load"), "load");
+  EXPECT_EQ(mi.ct_names.at("RM2"), "RoundingMode");
+  EXPECT_TRUE(mi.math_modules.count("math"));
+  EXPECT_TRUE(mi.numpy_modules.count("np"));
+  EXPECT_EQ(mi.cutile_imports.size(), 2u);
+}
+
+TEST(ModuleScope, FoldsModuleConstants) {
+  auto p = analyze(
+      "import math\nimport cuda.tile as ct\n"
+      "INV_LOG_2 = 1.0 / math.log(2)\n"
+      "ConstInt = ct.Constant[int]\n"
+      "PAD = ct.PaddingMode.ZERO\n"
+      "BLOCK = 2 ** 7\n"
+      "SHAPE = (BLOCK, 4)\n"
+      "DT = ct.float16\n"
+      "X = 1\nX = 2\n");
+  auto& c = p->mi.constants;
+  ASSERT_TRUE(c.count("INV_LOG_2"));
+  EXPECT_DOUBLE_EQ(c.at("INV_LOG_2").f, 1.0 / std::log(2.0));
+  EXPECT_EQ(c.at("ConstInt").kind, ConstValue::Kind::ConstantAnnotation);
+  EXPECT_EQ(c.at("PAD").s, "PaddingMode.ZERO");
+  EXPECT_EQ(c.at("BLOCK").i, 128);
+  EXPECT_EQ(c.at("SHAPE").python(), "(128, 4)");
+  EXPECT_EQ(c.at("DT").kind, ConstValue::Kind::DType);
+  EXPECT_FALSE(c.count("X")) << "a rebound global is not a constant";
+  EXPECT_TRUE(p->mi.assigned_more_than_once.count("X"));
+}
+
+TEST(ModuleScope, FindsKernelsInAllForms) {
+  auto p = analyze(
+      "import cuda.tile as ct\n"
+      "@ct.kernel\ndef a(x):\n    pass\n"
+      "@ct.kernel(occupancy=2, num_ctas=ct.ByTarget(sm_100=2))\ndef b(x):\n    pass\n"
+      "def c_impl(x):\n    pass\n"
+      "c = ct.kernel(c_impl, occupancy=4)\n"
+      "def helper(x):\n    pass\n");
+  auto& ks = p->mi.kernels;
+  ASSERT_EQ(ks.size(), 3u);
+  EXPECT_EQ(ks[0].name, "a");
+  EXPECT_EQ(ks[1].name, "b");
+  EXPECT_TRUE(ks[1].options.count("occupancy"));
+  EXPECT_TRUE(ks[1].options.count("num_ctas"));
+  EXPECT_EQ(ks[2].name, "c");
+  EXPECT_EQ(std::string(ks[2].def->str("name")), "c_impl");
+  EXPECT_NE(ks[2].assign_stmt, nullptr);
+  EXPECT_TRUE(p->mi.functions.count("helper"));
+}
+
+TEST(ConstEval, PythonSemantics) {
+  auto p = analyze("A = -7 // 2\nB = -7 % 2\nC = 7 % -2\nD = -7.5 % 2\nE = (1, 2) + (3,)\nF = 3 if 2 > 1 else 4\n"
+                   "G = 1 < 2 < 3\nH = min(4, 2, 9)\nI = float('-inf')\nJ = int(3.9)\n");
+  auto& c = p->mi.constants;
+  EXPECT_EQ(c.at("A").i, -4);
+  EXPECT_EQ(c.at("B").i, 1);
+  EXPECT_EQ(c.at("C").i, -1);
+  EXPECT_DOUBLE_EQ(c.at("D").f, 0.5);
+  EXPECT_EQ(c.at("E").python(), "(1, 2, 3)");
+  EXPECT_EQ(c.at("F").i, 3);
+  EXPECT_TRUE(c.at("G").b);
+  EXPECT_EQ(c.at("H").i, 2);
+  EXPECT_EQ(c.at("I").python(), "float('-inf')");
+  EXPECT_EQ(c.at("J").i, 3);
+}
+
+TEST(ConstEval, FloatSpelling) {
+  EXPECT_EQ(python_float(1.0), "1.0");
+  EXPECT_EQ(python_float(0.1), "0.1");
+  EXPECT_EQ(python_float(1e100), "1e+100");
+  EXPECT_EQ(python_float(-2.5), "-2.5");
+}
+
+TEST(DTypes, PromotionFollowsCuTile) {
+  auto* f16 = find_dtype("float16");
+  auto* bf16 = find_dtype("bfloat16");
+  auto* i32 = find_dtype("int32");
+  auto* u32 = find_dtype("uint32");
+  auto* i64 = find_dtype("int64");
+  EXPECT_EQ(promote(f16, i32), f16);
+  EXPECT_EQ(promote(i32, i64), i64);
+  EXPECT_EQ(promote(f16, bf16), nullptr);
+  EXPECT_EQ(promote(i32, u32), nullptr);
+  EXPECT_EQ(promote(find_dtype("tfloat32"), find_dtype("float32")), nullptr);
+  EXPECT_EQ(find_dtype("half"), f16);
+  EXPECT_EQ(std::string(find_dtype("float8_e4m3fn")->triton), "tl.float8e4nv");
+}
+
+TEST(Types, BroadcastShapes) {
+  Shape a{Dim::sym("M"), Dim::known(1)};
+  Shape b{Dim::sym("N")};
+  auto r = broadcast_shapes(a, b);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->size(), 2u);
+  EXPECT_EQ((*r)[0].expr, "M");
+  EXPECT_EQ((*r)[1].expr, "N");
+  EXPECT_FALSE(broadcast_shapes(Shape{Dim::known(4)}, Shape{Dim::known(8)}));
+  EXPECT_TRUE(broadcast_shapes(Shape::unknown(), a)->unknown_rank);
+}
+
+std::vector<ParamKind> params(const std::string& src, Diagnostics& d, std::map<std::string, int> ov = {}) {
+  static std::vector<std::unique_ptr<Parsed>> keep;
+  keep.push_back(analyze(src));
+  auto& mi = keep.back()->mi;
+  EXPECT_FALSE(mi.kernels.empty());
+  return classify_kernel_params(mi, mi.kernels[0], ov, d);
+}
+
+TEST(Params, RanksFromUses) {
+  Diagnostics d;
+  auto ps = params(
+      "import cuda.tile as ct\nConstInt = ct.Constant[int]\n"
+      "def helper(B, i):\n    return ct.load(B, index=(i, 0, 0), shape=(1, 2, 4))\n"
+      "@ct.kernel\ndef k(A, B, C, D, n, T: ConstInt, s: float):\n"
+      "    offs = ct.arange(T, dtype=ct.int32)\n"
+      "    t = ct.gather(A, offs)\n"
+      "    u = helper(B, 0)\n"
+      "    ct.store(C, index=(0, 0), tile=t)\n"
+      "    m = ct.num_tiles(D, axis=0, shape=(4, 4, 4, 4))\n",
+      d);
+  ASSERT_FALSE(d.has_errors()) << d.items[0].message;
+  ASSERT_EQ(ps.size(), 7u);
+  EXPECT_EQ(ps[0].kind, ParamKind::Kind::Array);
+  EXPECT_EQ(ps[0].rank, 1);
+  EXPECT_EQ(ps[1].rank, 3) << "rank found through the helper";
+  EXPECT_EQ(ps[2].rank, 2);
+  EXPECT_EQ(ps[3].rank, 4);
+  EXPECT_EQ(ps[4].kind, ParamKind::Kind::Scalar);
+  EXPECT_EQ(ps[5].kind, ParamKind::Kind::Constexpr);
+  EXPECT_EQ(ps[6].scalar_annotation, "float");
+}
+
+TEST(Params, UnknownRankNamesTheParameterAndTheFix) {
+  Diagnostics d;
+  params("import cuda.tile as ct\n@ct.kernel\ndef k(A, n):\n    m = A.shape[0] + n\n", d);
+  ASSERT_TRUE(d.has_errors());
+  EXPECT_NE(d.items[0].message.find("'A'"), std::string::npos);
+  EXPECT_NE(d.items[0].message.find("array_ranks"), std::string::npos);
+  EXPECT_EQ(d.items[0].line, 3);
+  Diagnostics d2;
+  auto ps = params("import cuda.tile as ct\n@ct.kernel\ndef k(A, n):\n    m = A.shape[0] + n\n", d2, {{"k.A", 2}});
+  EXPECT_FALSE(d2.has_errors());
+  EXPECT_EQ(ps[0].rank, 2);
+}
+
+TEST(Params, ConflictingRanksAreAnError) {
+  Diagnostics d;
+  params("import cuda.tile as ct\n@ct.kernel\ndef k(A):\n    a = ct.load(A, index=(0,), shape=(4,))\n"
+         "    b = ct.load(A, index=(0, 0), shape=(4, 4))\n", d);
+  ASSERT_TRUE(d.has_errors());
+  EXPECT_NE(d.items[0].message.find("different ranks"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace c2t::sema
