@@ -147,6 +147,7 @@ def main() -> int:
                     row["cutile_ms"] = bench(getattr(orig, fn), sets)
                 except Exception as e:
                     row["cutile_check"] = f"error: {type(e).__name__}: {str(e).splitlines()[0][:120]}"
+                    print(f"cuTile failed on {name}:\n{e}", file=sys.stderr)
             row["triton_ms"] = bench(getattr(conv, fn), sets)
             row["torch_ms"] = bench(torch_impl, sets)
             amount, unit = work(*sets[0])

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Runs the GPU benchmark on a CUDA machine that has torch + triton but no
-# cuda.tile: installs cuTile from wheels carried in .whl/ (cuda-tile and
-# nvidia-cuda-tileiras, Python 3.12 manylinux x86_64; see BENCHMARKS.md for
-# the exact versions), then runs benchmarks/gpu/bench.py on the conversion
-# prepared in .gpu/ by `bash benchmarks/gpu/prepare.sh`.
+# cuda.tile: installs cuTile from what is carried in .whl/ -- the cuda-tile
+# wheel (Python 3.12 manylinux x86_64) and tileiras-kit.tar.xz, the three
+# files tileiras needs from the nvidia-cuda-tileiras, nvidia-cuda-nvcc and
+# nvidia-nvvm 13.4.92 wheels (bin/tileiras, bin/ptxas, lib/libnvvm.so.4 and
+# libdevice; tileiras looks for the last two next to itself), repacked with
+# xz to fit one 64 MiB transfer; see BENCHMARKS.md -- then runs
+# benchmarks/gpu/bench.py on the conversion prepared in .gpu/ by
+# `bash benchmarks/gpu/prepare.sh`.
 set -uo pipefail
 OUT=${OUT:-/tmp/c2t-bench}
 mkdir -p "$OUT"
@@ -13,6 +17,23 @@ if ls .whl/*.whl >/dev/null 2>&1; then
   # tileiras from the wheel; cuda.tile looks it up on PATH when the full
   # pip toolchain (nvcc + nvvm wheels) is not installed.
   export PATH=/tmp/site/nvidia/cu13/bin:$PATH
+fi
+if [ -f .whl/tileiras-kit.tar.xz ]; then
+  mkdir -p /tmp/site && tar -xJf .whl/tileiras-kit.tar.xz -C /tmp/site
+fi
+if command -v tileiras >/dev/null; then  # say which tileiras cuda.tile will use, and that it runs
+  tileiras --version | tail -2
+  python3 - <<'PY'
+import subprocess, tempfile
+import cuda.tile._bytecode as bc
+probe = bytearray()
+with bc.write_bytecode(num_functions=0, buf=probe, version=bc.BytecodeVersion.V_13_1):
+    pass
+with tempfile.NamedTemporaryFile(suffix=".bc", delete=False) as f:
+    f.write(probe)
+r = subprocess.run(["tileiras", f.name, "-o", f.name + ".cubin", "--gpu-name", "sm_90"], capture_output=True, text=True)
+print("tileiras probe:", r.returncode, r.stdout[-500:], r.stderr[-1500:])
+PY
 fi
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"
