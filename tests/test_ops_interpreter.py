@@ -696,6 +696,42 @@ def run(x, out):
 ]
 
 
+def _check_adv_indexing(mod, g):
+    # Paged-KV gather (TileGym fmha_decode_bsr.py): pages x tokens x heads x D; page ids out of range
+    # (7, -1) and tokens past the end (tok + 16 > 20) read the padding (NEG_INF here: visible).
+    cache = dev(torch.randn(5, 20, 3, 16, generator=g))
+    bt = dev(torch.tensor([3, 7, -1], dtype=torch.int32))  # 3 entries for NUM_PAGES=4: the 4th gathers 0
+    out = poison(dev(torch.empty(64, 16)))
+    tok, head = 12, 2
+    mod.run(cache, bt, out, tok, head)
+    exp = torch.full((64, 16), float("-inf"))
+    ids = bt.cpu().tolist() + [0]
+    for p, pid in enumerate(ids):
+        for t in range(16):
+            if 0 <= pid < 5 and tok + t < 20:
+                exp[p * 16 + t] = cache.cpu()[pid, tok + t, head]
+    assert_close(out, exp)
+
+
+KERNEL_CASES += [
+    ("load_advanced_indexing", HEADER + """
+@ct.kernel
+def k(cache, block_tables, Out, tok, head, NUM_PAGES: ConstInt, LOAD_BLOCK_N: ConstInt, BLOCK_D: ConstInt):
+    p_idx = ct.arange(NUM_PAGES, dtype=ct.int32)
+    page_ids = ct.gather(block_tables, (p_idx,), padding_value=0)
+    data = ct.load_advanced_indexing(
+        cache,
+        (page_ids, ct.Slice(tok, LOAD_BLOCK_N), ct.Slice(head, 1), ct.Slice(0, BLOCK_D)),
+        padding_mode=ct.PaddingMode.NEG_INF,
+    )
+    ct.store(Out, index=(0, 0), tile=ct.reshape(data, (NUM_PAGES * LOAD_BLOCK_N, BLOCK_D)))
+
+def run(cache, bt, out, tok, head):
+    ct.launch(None, (1,), k, (cache, bt, out, tok, head, 4, 16, 16))
+""", _check_adv_indexing),
+]
+
+
 @pytest.mark.parametrize("case", KERNEL_CASES, ids=[c[0] for c in KERNEL_CASES])
 def test_kernels(case, tmp_path):
     name, src, check = case

@@ -39,6 +39,21 @@ def load_module(path: str, name: str):
     return mod
 
 
+def force_pointer_path(mod):
+    """Make every generated launcher of `mod` take the pointer+mask path
+    (use_tma=False), so the same kernels can be timed with and without TMA
+    tensor descriptors. Returns the number of launchers changed."""
+    import functools
+    import inspect
+
+    n = 0
+    for name, fn in list(vars(mod).items()):
+        if name.startswith("launch_") and callable(fn) and "use_tma" in inspect.signature(fn).parameters:
+            setattr(mod, name, functools.partial(fn, use_tma=False))
+            n += 1
+    return n
+
+
 def tol(dtype, relaxed=False):
     t = 1e-3 if dtype == torch.float32 else 1e-2
     t = 2 * t if relaxed else t
@@ -121,6 +136,9 @@ def main() -> int:
     dev = "cuda"
     props = torch.cuda.get_device_properties(0)
     conv = load_module(args.converted, "converted_kernels")
+    conv_ptr = load_module(args.converted, "converted_kernels_pointer_path")
+    n_tma = force_pointer_path(conv_ptr)
+    print(f"launchers with a TMA descriptor path: {n_tma}")
     try:
         orig = load_module(args.original, "cutile_kernels")
         import cuda.tile as ct  # noqa: F401
@@ -149,11 +167,14 @@ def main() -> int:
                     row["cutile_check"] = f"error: {type(e).__name__}: {str(e).splitlines()[0][:120]}"
                     print(f"cuTile failed on {name}:\n{e}", file=sys.stderr)
             row["triton_ms"] = bench(getattr(conv, fn), sets)
+            if n_tma:
+                row["pointer_check"] = close(getattr(conv_ptr, fn)(*sets[0]), expected, dtype, relaxed)
+                row["pointer_ms"] = bench(getattr(conv_ptr, fn), sets)
             row["torch_ms"] = bench(torch_impl, sets)
             amount, unit = work(*sets[0])
             row["unit"] = unit
             scale = 1e12 if unit == "TFLOP/s" else 1e9
-            for k in ("cutile", "triton", "torch"):
+            for k in ("cutile", "triton", "pointer", "torch"):
                 if f"{k}_ms" in row:
                     row[f"{k}_rate"] = amount / (row[f"{k}_ms"] * 1e-3) / scale
             if unit == "TFLOP/s":
@@ -171,8 +192,8 @@ def main() -> int:
 
     lines = [f"GPU: {props.name}; torch {torch.__version__}; triton {triton.__version__}; cuda.tile {ct_version}; "
              f"device copy ceiling {copy_gbs:.0f} GB/s", "",
-             "| case | cuTile | converted Triton | PyTorch | unit | Triton/cuTile | Triton / ceiling | checks (Triton; cuTile) |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| case | cuTile | converted Triton | same, pointer path only | PyTorch | unit | Triton/cuTile | Triton / ceiling | checks (Triton; pointer path; cuTile) |",
+             "|---|---|---|---|---|---|---|---|---|"]
     ratios = []
     for r in rows:
         f = lambda k: f"{r[k]:.1f}" if k in r else "—"
@@ -180,14 +201,15 @@ def main() -> int:
         if ratio:
             ratios.append(ratio)
         frac = f"{r['triton_rate'] / r['ceiling']:.0%} of {r['ceiling_name']}" if "ceiling" in r and "triton_rate" in r else "—"
-        lines.append(f"| {r['case']} | {f('cutile_rate')} | {f('triton_rate')} | {f('torch_rate')} | {r.get('unit', '')} | "
-                     f"{f'{ratio:.2f}x' if ratio else '—'} | {frac} | {r.get('triton_check', r.get('error', ''))}; {r.get('cutile_check', '—')} |")
+        lines.append(f"| {r['case']} | {f('cutile_rate')} | {f('triton_rate')} | {f('pointer_rate')} | {f('torch_rate')} | {r.get('unit', '')} | "
+                     f"{f'{ratio:.2f}x' if ratio else '—'} | {frac} | {r.get('triton_check', r.get('error', ''))}; "
+                     f"{r.get('pointer_check', '—')}; {r.get('cutile_check', '—')} |")
     if ratios:
         lines.append("")
         lines.append(f"Geometric mean Triton/cuTile: {math.exp(sum(map(math.log, ratios)) / len(ratios)):.2f}x over {len(ratios)} cases")
     lines.append("")
     lines.append("TMA precondition guard (converted kernels on inputs that violate the preconditions):")
-    for what, verdict in guard_checks(conv, dev):
+    for what, verdict in guard_checks(conv, dev):  # the launcher must choose the pointer path itself
         lines.append(f"- {what}: {verdict}")
     text = "\n".join(lines)
     print(text)

@@ -1,5 +1,6 @@
 #include "driver/convert.h"
 
+#include "driver/splice.h"
 #include "host/host_rewrite.h"
 #include "lower/module_lowering.h"
 #include "sema/module_scope.h"
@@ -36,10 +37,39 @@ ConvertResult convert_source(std::string_view bytes, std::string_view filename, 
     return finish();
   }
   for (auto& d : pr.diags.items) r.diags.items.push_back(d);  // parser warnings
-  sema::ModuleInfo mi = sema::analyze_module(pr.tree.root, r.diags);
+  // Tile helpers imported from sibling modules are copied in (driver/splice.h);
+  // only for plain UTF-8 files, whose decoded text is their bytes.
+  Diagnostics sema_diags;
+  sema::ModuleInfo mi = sema::analyze_module(pr.tree.root, sema_diags);
+  driver::Splice splice;
+  if (pr.source->text() == bytes && !mi.ct_modules.empty())
+    splice = driver::splice_imported_helpers(pr.tree.root, mi.ct_modules, std::string(filename));
+  if (!splice.names.empty()) {
+    std::string spliced(bytes);
+    if (!spliced.empty() && spliced.back() != '\n') spliced += '\n';
+    spliced += splice.text;
+    syntax::ParseResult again = syntax::parse(spliced, filename);
+    if (again.ok()) {
+      pr = std::move(again);
+      r.source_text = spliced;
+      sema_diags = {};
+      mi = sema::analyze_module(pr.tree.root, sema_diags);
+    } else {
+      splice = {};
+    }
+  }
+  for (auto& d : sema_diags.items) r.diags.items.push_back(d);
   if (mi.ct_modules.empty() && mi.ct_names.empty() && mi.cutile_imports.empty()) {
+    // Not a cuTile module; in a cuTile package it still needs the host-only
+    // rewrite (registration backend, import paths) to work in the mirror.
     r.is_cutile = false;
-    r.ok = false;
+    host::HostRewriteOptions ho;
+    ho.filename = std::string(filename);
+    ho.version = kVersion;
+    ho.max_line = opts.max_line;
+    std::string code = host::rewrite_plain_module(pr, mi, ho, r.diags);
+    r.ok = !has_errors(r.diags);
+    if (r.ok) r.code = std::move(code);
     return finish();
   }
   if (mi.kernels.empty()) r.diags.warning(0, 0, "no @ct.kernel in this module; only the host code is rewritten");
@@ -52,6 +82,7 @@ ConvertResult convert_source(std::string_view bytes, std::string_view filename, 
   ho.filename = std::string(filename);
   ho.version = kVersion;
   ho.max_line = opts.max_line;
+  ho.spliced_names = splice.names;
   std::string code = host::rewrite_module(pr, mi, lm, ho, r.diags);
   if (has_errors(r.diags)) return finish();
   r.ok = true;

@@ -37,7 +37,9 @@ struct ConvertResult {
   std::string code;        // the converted module (empty unless ok)
   Diagnostics diags;       // errors, warnings and notes (line, 0-based byte col)
   std::string rendered;    // diags rendered as `file:line:col: error: msg` + source line + caret
-  bool is_cutile = true;   // false when the module does not import cuda.tile (nothing converted)
+  bool is_cutile = true;   // false when the module does not import cuda.tile: then `code` is the
+                           // host-only rewrite (register_impl backend, import paths), which is
+                           // the text unchanged when nothing applies
   std::string source_text; // decoded source the diagnostics refer to (for re-rendering)
 };
 

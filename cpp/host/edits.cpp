@@ -4,6 +4,15 @@
 
 namespace c2t::host {
 
+namespace {
+// Order of application: by start; at the same start, a pure insertion goes
+// before the replacement that starts there (otherwise it would be skipped).
+bool before(const Edit& a, const Edit& b) {
+  if (a.begin != b.begin) return a.begin < b.begin;
+  return a.begin == a.end && b.begin != b.end;
+}
+}  // namespace
+
 bool EditList::add(size_t begin, size_t end, std::string text) {
   for (auto& e : edits_) {
     bool insertion = begin == end || e.begin == e.end;
@@ -22,7 +31,7 @@ std::string EditList::take_range(std::string_view text, size_t begin, size_t end
     else rest.push_back(e);
   }
   edits_ = std::move(rest);
-  std::stable_sort(inside.begin(), inside.end(), [](const Edit& a, const Edit& b) { return a.begin < b.begin; });
+  std::stable_sort(inside.begin(), inside.end(), before);
   std::string out;
   size_t pos = begin;
   for (auto& e : inside) {
@@ -36,7 +45,7 @@ std::string EditList::take_range(std::string_view text, size_t begin, size_t end
 
 std::string EditList::apply(std::string_view text) const {
   std::vector<Edit> sorted = edits_;
-  std::stable_sort(sorted.begin(), sorted.end(), [](const Edit& a, const Edit& b) { return a.begin < b.begin; });
+  std::stable_sort(sorted.begin(), sorted.end(), before);
   std::string out;
   size_t pos = 0;
   for (auto& e : sorted) {

@@ -7,6 +7,7 @@
 #include "emit/printer.h"
 #include "host/edits.h"
 #include "host/launcher.h"
+#include "host/runtime.h"
 #include "lower/op_registry.h"
 #include "lower/prelude.h"
 #include "sema/ast_util.h"
@@ -25,6 +26,7 @@ class Rewriter {
       : pr_(pr), src_(*pr.source), text_(pr.source->text()), mi_(mi), lm_(lm), opts_(opts), diags_(diags) {}
 
   std::string run();
+  std::string run_plain();
 
  private:
   size_t off(int line, int col) const { return src_.offset(line, col); }
@@ -47,8 +49,16 @@ class Rewriter {
   void rewrite_constants();
   void rewrite_functions();
   void rewrite_host_code();
+  void rewrite_import_paths();
+  void insert_runtime();
+  void rewrite_coding_cookie();
   void host_expr(const Node* n);
+  bool host_ct_rewrite(const Node* n);
+  void host_function(const Node* n);
+  void host_generic(const Node* n);
+  void rewrite_launch(const Node* call);
   bool is_ct_reference(const Node* n) const;
+  std::optional<std::string> host_ct_name(const Node* n) const;
   std::string header() const;
 
   const syntax::ParseResult& pr_;
@@ -63,9 +73,101 @@ class Rewriter {
   std::set<const Node*> deleted_stmts_;    // statements removed entirely
   std::set<std::string> host_names_;       // names loaded by host code
   bool triton_imported_ = false, tl_imported_ = false;
-  bool need_dispatcher_ = false;
+  RuntimeNeeds needs_;                     // host runtime pieces the module uses (runtime.h)
+  std::map<std::string, std::string> ct_from_;  // `from cuda.tile.X import n as b`: b -> "X.n"
   std::set<std::string> kernel_names_;
+  bool plain_ = false;                     // run_plain: a module without cuda.tile
+  // Per enclosing function: local names bound once, to torch.cuda.current_stream()
+  // (`stream = torch.cuda.current_stream()`), so launches on them need no stream switch.
+  std::vector<std::set<std::string>> current_stream_names_;
 };
+
+}  // namespace
+
+std::optional<std::string> mirror_module_path(std::string_view dotted) {
+  std::string out;
+  bool changed = false;
+  size_t pos = 0;
+  while (true) {
+    size_t dot = dotted.find('.', pos);
+    std::string_view part = dotted.substr(pos, dot == std::string_view::npos ? std::string_view::npos : dot - pos);
+    if (part == "cutile") {
+      out += "triton";
+      changed = true;
+    } else {
+      out += part;
+    }
+    if (dot == std::string_view::npos) break;
+    out += '.';
+    pos = dot + 1;
+  }
+  if (!changed) return std::nullopt;
+  return out;
+}
+
+namespace {
+
+// Imports of other converted modules follow the /cutile/ -> /triton/ mirror
+// (`from tilegym.ops.cutile.utils import x` -> `tilegym.ops.triton.utils`),
+// wherever they are (nested imports included). Relative imports need nothing.
+void Rewriter::rewrite_import_paths() {
+  // TileGym's `experimental_kernel` decorator (tilegym.experimental) patches
+  // ct.launch and imports cuda.tile; the converted kernels drop it, so its
+  // import goes too unless host code still uses the name.
+  for (auto* st : nodes_of(mi_.module, "body")) {
+    if (plain_ || !st->is("ImportFrom") || st->str("module") != "tilegym.experimental") continue;
+    bool used = false;
+    for (auto* a : nodes_of(st, "names")) {
+      std::string as(a->str("asname"));
+      used = used || host_names_.count(as.empty() ? std::string(a->str("name")) : as);
+    }
+    if (used) continue;
+    auto [b, e] = stmt_lines(st);
+    edits_.add(b, e, "");
+    deleted_stmts_.insert(st);
+  }
+  // Names whose definitions the driver copied in (driver/splice.h) are no longer imported.
+  for (auto* st : nodes_of(mi_.module, "body")) {
+    if (opts_.spliced_names.empty() || !st->is("ImportFrom")) continue;
+    auto* lv = st->get("level");
+    if (!lv || lv->kind != syntax::Value::Kind::Int || lv->text == "0") continue;
+    std::string keep;
+    bool dropped = false;
+    for (auto* a : nodes_of(st, "names")) {
+      std::string n(a->str("name")), as(a->str("asname"));
+      if (as.empty() && opts_.spliced_names.count(n)) {
+        dropped = true;
+        continue;
+      }
+      keep += (keep.empty() ? "" : ", ") + n + (as.empty() ? "" : " as " + as);
+    }
+    if (!dropped) continue;
+    auto [b, e] = stmt_lines(st);
+    edits_.add(b, e, keep.empty() ? "" : "from " + std::string(std::stoi(lv->text), '.') + std::string(st->str("module")) +
+                                             " import " + keep + "\n");
+    deleted_stmts_.insert(st);
+  }
+  sema::walk(mi_.module, [&](const Node* n) {
+    if (n->is("ImportFrom")) {
+      std::string mod(n->str("module"));
+      auto m = mirror_module_path(mod);
+      if (!m || deleted_stmts_.count(n)) return false;
+      size_t at = text_.find(mod, begin_of(n) + 4);
+      if (at != std::string_view::npos && at < end_of(n)) edits_.add(at, at + mod.size(), *m);
+      return false;
+    }
+    if (n->is("Import")) {
+      if (deleted_stmts_.count(n)) return false;
+      for (auto* a : nodes_of(n, "names")) {
+        std::string name(a->str("name"));
+        auto m = mirror_module_path(name);
+        if (m && text_.substr(begin_of(a), name.size()) == name) edits_.add(begin_of(a), begin_of(a) + name.size(), *m);
+      }
+      return false;
+    }
+    return true;
+  });
+}
 
 std::string Rewriter::header() const {
   return "# Generated by cutile2triton " + opts_.version + " from " + opts_.filename +
@@ -79,6 +181,17 @@ bool Rewriter::is_ct_reference(const Node* n) const {
 }
 
 void Rewriter::rewrite_imports() {
+  for (auto* st : mi_.cutile_imports)
+    if (st->is("ImportFrom")) {
+      std::string mod(st->str("module"));
+      if (mod.rfind("cuda.tile.", 0) != 0 || mod == "cuda.tile._datatype" || mod == "cuda.tile._stub" ||
+          mod == "cuda.tile._numeric_semantics")
+        continue;
+      for (auto* a : nodes_of(st, "names")) {
+        std::string n(a->str("name")), as(a->str("asname"));
+        ct_from_[as.empty() ? n : as] = mod.substr(10) + "." + n;
+      }
+    }
   for (auto* st : nodes_of(mi_.module, "body")) {
     if (st->is("Import")) {
       for (auto* a : nodes_of(st, "names")) {
@@ -155,7 +268,8 @@ void Rewriter::rewrite_functions() {
   std::map<const Node*, std::string> appended;  // host-used helpers keep their def; jit copies follow
   for (auto& k : lm_.kernels) {
     if (!k.ok) continue;
-    std::string text = emit::print_function(k.fn, 0, {opts_.max_line}) + "\n\n" + launcher_source(k);
+    std::string text = emit::print_function(k.fn, 0, {opts_.max_line}) + "\n\n" + launcher_source(k) +
+                       launcher_attachment(std::string(k.info->def->str("name")), launcher_name(k));
     replacement[k.info->def] += text;
     if (k.info->assign_stmt) {
       // `name = ct.kernel(fn, ...)` -> `name = fn`
@@ -165,10 +279,25 @@ void Rewriter::rewrite_functions() {
   }
   for (auto* h : lm_.helpers) {
     std::string text = emit::print_function(h->fn, 0, {opts_.max_line});
-    if (h->emitted_name.find("_jit") != std::string::npos && h->emitted_name.rfind(std::string(h->def->str("name")) + "_jit", 0) == 0)
-      appended[h->def] += "\n\n" + text;
-    else
+    std::string name(h->def->str("name"));
+    if (h->emitted_name.find("_jit") != std::string::npos && h->emitted_name.rfind(name + "_jit", 0) == 0) {
+      // The plain def stays for host code only if it is host code: a def using
+      // cuda.tile names cannot run on the host, so the name refers to the
+      // @triton.jit copy instead (kernels call the copy either way).
+      bool uses_ct = false;
+      sema::walk(h->def, [&](const Node* n) {
+        uses_ct = uses_ct || is_ct_reference(n);
+        return !uses_ct;
+      });
+      if (uses_ct && !replacement.count(h->def))
+        replacement[h->def] = text + "\n\n\n" + name + " = " + h->emitted_name + "\n";
+      else if (uses_ct)
+        replacement[h->def] += "\n\n" + text;
+      else
+        appended[h->def] += "\n\n" + text;
+    } else {
       replacement[h->def] += (replacement[h->def].empty() ? "" : "\n\n") + text;
+    }
   }
   // Prelude helpers go right before the first replaced/extended function.
   const Node* first = nullptr;
@@ -198,75 +327,205 @@ void Rewriter::rewrite_functions() {
   for (auto& k : lm_.kernels) tile_defs_.insert(k.info->def);
 }
 
-void Rewriter::host_expr(const Node* n) {
-  if (!n) return;
+// The stream argument of ct.launch: Triton launches on torch's current
+// stream, so `torch.cuda.current_stream()` (what TileGym passes) is dropped;
+// any other stream expression makes the launch run with that stream current.
+static bool is_current_stream(const Node* s) {
+  // None / 0: cuTile's null stream, which is torch's default current stream.
+  if (s->is("Constant")) {
+    auto* v = s->get("value");
+    return !v || v->kind == syntax::Value::Kind::Null || (v->kind == syntax::Value::Kind::Int && v->text == "0");
+  }
+  if (!s->is("Call")) return false;
+  auto f = sema::dotted_name(s->child("func"));
+  return f && (*f == "current_stream" || (f->size() > 15 && f->substr(f->size() - 15) == ".current_stream"));
+}
+
+void Rewriter::rewrite_launch(const Node* n) {
+  auto args = nodes_of(n, "args");
+  if (args.size() != 4 || !nodes_of(n, "keywords").empty()) {
+    error(n, "ct.launch(stream, grid, kernel, args) with exactly these four positional arguments is supported");
+    return;
+  }
+  const Node* kern = args[2];
+  const lower::LoweredKernel* lk = nullptr;
+  if (kern->is("Name"))
+    for (auto& k : lm_.kernels)
+      if (k.info->name == kern->str("id")) lk = &k;
+  for (auto* a : {args[0], args[1], args[2], args[3]}) host_expr(a);  // nested rewrites (e.g. ct.cdiv in the grid)
+  std::string grid = edits_.take_range(text_, begin_of(args[1]), end_of(args[1]));
+  // A kernel object that is not a literal kernel name of this module (chosen at
+  // run time, from a dict, imported, re-hinted) goes through _c2t_launch, which
+  // finds the launcher attached to the kernel.
+  std::string callee = lk ? launcher_name(*lk) : "_c2t_launch";
+  std::string kernel_arg = lk ? "" : ", " + edits_.take_range(text_, begin_of(kern), end_of(kern));
+  if (!lk) needs_.launch = true;
+  std::string kargs;
+  const Node* tup = args[3];
+  if (tup->is("Tuple") || tup->is("List")) {
+    auto elts = nodes_of(tup, "elts");
+    for (auto* e : elts) kargs += ", " + edits_.take_range(text_, begin_of(e), end_of(e));
+    if (lk && elts.size() != lk->params.size())
+      error(tup, "ct.launch passes " + std::to_string(elts.size()) + " arguments but kernel '" + lk->info->name +
+                     "' has " + std::to_string(lk->params.size()) + " parameters");
+  } else {
+    kargs = ", *" + edits_.take_range(text_, begin_of(tup), end_of(tup));
+  }
+  std::string stream = edits_.take_range(text_, begin_of(args[0]), end_of(args[0]));
+  edits_.take_range(text_, begin_of(n), end_of(n));  // drop anything else inside
+  bool current = is_current_stream(args[0]);
+  if (!current && args[0]->is("Name"))
+    for (auto& names : current_stream_names_) current = current || names.count(std::string(args[0]->str("id")));
+  std::string call = current
+                         ? callee + "(" + grid + kernel_arg + kargs + ")"
+                         : "_c2t_on_stream(" + stream + ", " + callee + ", " + grid + kernel_arg + kargs + ")";
+  if (!current) needs_.on_stream = true;
+  edits_.add(begin_of(n), end_of(n), call);
+}
+
+std::optional<std::string> Rewriter::host_ct_name(const Node* n) const {
+  if (auto q = mi_.cutile_name(n)) return q;
+  // `from cuda.tile.tune import exhaustive_search` binds a submodule member.
+  auto d = sema::dotted_name(n);
+  if (!d) return std::nullopt;
+  std::string head = d->substr(0, d->find('.'));
+  auto it = ct_from_.find(head);
+  if (it == ct_from_.end()) return std::nullopt;
+  return head.size() == d->size() ? it->second : it->second + d->substr(head.size());
+}
+
+// cuTile host APIs with a Triton spelling (runtime.h); true when `n` was handled.
+bool Rewriter::host_ct_rewrite(const Node* n) {
   if (n->is("Call")) {
-    auto q = mi_.cutile_name(n->child("func"));
+    auto q = host_ct_name(n->child("func"));
     if (q && *q == "launch") {
-      auto args = nodes_of(n, "args");
-      if (args.size() != 4 || !nodes_of(n, "keywords").empty()) {
-        error(n, "ct.launch(stream, grid, kernel, args) with exactly these four positional arguments is supported");
-        return;
-      }
-      const Node* kern = args[2];
-      const lower::LoweredKernel* lk = nullptr;
-      if (kern->is("Name"))
-        for (auto& k : lm_.kernels)
-          if (k.info->name == kern->str("id")) lk = &k;
-      for (auto* a : {args[1], args[2], args[3]}) host_expr(a);  // nested rewrites (e.g. ct.cdiv in the grid)
-      std::string grid = edits_.take_range(text_, begin_of(args[1]), end_of(args[1]));
-      // A kernel chosen at run time (`k = k1 if c else k2`) goes through the
-      // generated dispatcher, which maps each kernel to its launcher.
-      std::string callee = lk ? launcher_name(*lk) : "_c2t_launch";
-      std::string kernel_arg = lk ? "" : ", " + edits_.take_range(text_, begin_of(kern), end_of(kern));
-      if (!lk) need_dispatcher_ = true;
-      std::string kargs;
-      const Node* tup = args[3];
-      if (tup->is("Tuple") || tup->is("List")) {
-        auto elts = nodes_of(tup, "elts");
-        for (auto* e : elts) kargs += ", " + edits_.take_range(text_, begin_of(e), end_of(e));
-        if (lk && elts.size() != lk->params.size())
-          error(tup, "ct.launch passes " + std::to_string(elts.size()) + " arguments but kernel '" + lk->info->name +
-                         "' has " + std::to_string(lk->params.size()) + " parameters");
-      } else {
-        kargs = ", *" + edits_.take_range(text_, begin_of(tup), end_of(tup));
-      }
-      edits_.take_range(text_, begin_of(n), end_of(n));  // drop anything else inside
-      edits_.add(begin_of(n), end_of(n), callee + "(" + grid + kernel_arg + kargs + ")");
-      return;
+      rewrite_launch(n);
+      return true;
     }
     if (q && *q == "cdiv") {
       auto* f = n->child("func");
       edits_.add(begin_of(f), end_of(f), "triton.cdiv");
       for (auto* a : nodes_of(n, "args")) host_expr(a);
-      return;
+      return true;
     }
-    if (q && *q == "kernel") return;  // call form handled with the kernels
+    return false;
+  }
+  if (n->is("Name") || n->is("Attribute")) {
+    auto q = host_ct_name(n);
+    if (!q) return false;
+    static const std::map<std::string, std::pair<std::string, bool RuntimeNeeds::*>> names = {
+        {"tune.exhaustive_search", {"_c2t_exhaustive_search", &RuntimeNeeds::tune}},
+        {"compiler_timeout", {"_c2t_compiler_timeout", &RuntimeNeeds::timeout}},
+        {"ByTarget", {"_C2TByTarget", &RuntimeNeeds::by_target}},
+        // host `ct.kernel(k._pyfunc, occupancy=...)`: a re-hinted kernel object
+        {"kernel", {"_c2t_kernel", &RuntimeNeeds::kernel}},
+    };
+    auto it = names.find(*q);
+    if (it == names.end()) return false;
+    edits_.add(begin_of(n), end_of(n), it->second.first);
+    needs_.*(it->second.second) = true;
+    return true;
+  }
+  return false;
+}
+
+void Rewriter::host_expr(const Node* n) {
+  if (!n) return;
+  if (host_ct_rewrite(n)) return;
+  if (n->is("Call")) {
     // register_impl("op", backend="cutile") -> backend="triton"
     auto fname = sema::dotted_name(n->child("func"));
-    if (fname && (*fname == "register_impl" || (fname->size() > 14 && fname->substr(fname->size() - 14) == ".register_impl"))) {
+    auto ends_with = [&](const std::string& suffix) {
+      return fname && (*fname == suffix || (fname->size() > suffix.size() &&
+                                            fname->compare(fname->size() - suffix.size() - 1, std::string::npos,
+                                                           "." + suffix) == 0));
+    };
+    if (ends_with("register_impl")) {
       if (auto* b = sema::call_kwarg(n, "backend"); b && sema::is_str_constant(b) && b->get("value")->text == "cutile")
         edits_.add(begin_of(b), end_of(b), "\"triton\"");
     }
+    // `if is_backend_available("cutile"):` guards a cuTile package's imports; the mirror is Triton's.
+    if (ends_with("is_backend_available")) {
+      auto args = nodes_of(n, "args");
+      if (args.size() == 1 && sema::is_str_constant(args[0]) && args[0]->get("value")->text == "cutile")
+        edits_.add(begin_of(args[0]), end_of(args[0]), "\"triton\"");
+    }
   }
-  if (is_ct_reference(n)) {
-    std::string shown = sema::dotted_name(n).value_or("cuda.tile");
-    error(n, "host code uses the cuda.tile name '" + shown + "', which has no Triton equivalent here (supported: "
-             "ct.launch, ct.cdiv)");
+  // Annotations naming cuTile types in host code (`kernel: ct.kernel`) carry no
+  // behaviour; they go with the cuda.tile import.
+  if (n->is("arg")) {
+    auto* ann = n->child("annotation");
+    if (ann && host_ct_name(ann)) {
+      edits_.add(begin_of(n) + n->str("arg").size(), end_of(n), "");
+      return;
+    }
+  }
+  if (n->is("FunctionDef") || n->is("AsyncFunctionDef")) {
+    std::map<std::string, int> binds;
+    std::set<std::string> current;
+    for (auto* a : nodes_of(n->child("args"), "args")) binds[std::string(a->str("arg"))] += 2;  // parameters: never
+    sema::walk(n, [&](const Node* x) {
+      if (x != n && (x->is("FunctionDef") || x->is("Lambda"))) return false;
+      if (x->is("Name") && x->child("ctx") && x->child("ctx")->is("Store")) binds[std::string(x->str("id"))]++;
+      if (x->is("Assign") && nodes_of(x, "targets").size() == 1 && nodes_of(x, "targets")[0]->is("Name") &&
+          is_current_stream(x->child("value")))
+        current.insert(std::string(nodes_of(x, "targets")[0]->str("id")));
+      return true;
+    });
+    for (auto it = current.begin(); it != current.end();) it = binds[*it] == 1 ? std::next(it) : current.erase(it);
+    current_stream_names_.push_back(current);
+    host_function(n);
+    current_stream_names_.pop_back();
     return;
   }
-  if (n->is("Attribute") && n->child("value")->is("Name") &&
-      kernel_names_.count(std::string(n->child("value")->str("id")))) {
-    std::string a(n->str("attr"));
-    error(n, "host code uses '" + std::string(n->child("value")->str("id")) + "." + a +
-                 "' of a cuTile kernel object; kernel hints and autotuning (replace_hints, _pyfunc) are not "
-                 "supported yet");
+  host_generic(n);
+}
+
+void Rewriter::host_function(const Node* n) {
+  {
+    auto* ret = n->child("returns");
+    if (ret && host_ct_name(ret)) {
+      size_t rb = begin_of(ret);
+      size_t arrow = text_.rfind("->", rb);
+      size_t from = arrow;
+      while (from > 0 && (text_[from - 1] == ' ' || text_[from - 1] == '\t')) --from;
+      if (arrow != std::string_view::npos) edits_.add(from, end_of(ret), "");
+      for (auto& f : n->fields)
+        if (f.first != "returns") {
+          if (f.second.kind == syntax::Value::Kind::Node) host_expr(f.second.node);
+          else if (f.second.kind == syntax::Value::Kind::List)
+            for (auto& it : f.second.items)
+              if (it.kind == syntax::Value::Kind::Node) host_expr(it.node);
+        }
+      return;
+    }
+  }
+  host_generic(n);
+}
+
+void Rewriter::host_generic(const Node* n) {
+  // kernel.replace_hints(...) / kernel._pyfunc: cuTile kernel-object API; any
+  // object is wrapped, since kernels travel through variables and parameters.
+  if (n->is("Attribute") && (n->str("attr") == "replace_hints" || n->str("attr") == "_pyfunc") &&
+      !host_ct_name(n->child("value"))) {
+    auto* v = n->child("value");
+    host_expr(v);
+    std::string inner = edits_.take_range(text_, begin_of(v), end_of(v));
+    edits_.add(begin_of(v), end_of(v), "_c2t_kernel(" + inner + ")");
+    needs_.kernel = true;
+    return;
+  }
+  if (is_ct_reference(n) || (n->is("Name") && ct_from_.count(std::string(n->str("id"))))) {
+    std::string shown = sema::dotted_name(n).value_or("cuda.tile");
+    error(n, "host code uses the cuda.tile name '" + shown + "', which has no Triton equivalent here (supported: "
+             "launch, cdiv, kernel, replace_hints, tune.exhaustive_search, compiler_timeout, ByTarget)");
     return;
   }
   if (n->is("Attribute")) {
-    // Report `ct.tune.exhaustive_search` once, at its full dotted name.
-    if (auto q = mi_.cutile_name(n)) {
-      error(n, "host code uses 'ct." + *q + "', which has no Triton equivalent here (supported: ct.launch, ct.cdiv)");
+    // Report `ct.DType` once, at its full dotted name.
+    if (auto q = host_ct_name(n)) {
+      error(n, "host code uses 'ct." + *q + "', which has no Triton equivalent here (supported: launch, cdiv, "
+               "kernel, replace_hints, tune.exhaustive_search, compiler_timeout, ByTarget)");
       return;
     }
   }
@@ -280,11 +539,7 @@ void Rewriter::host_expr(const Node* n) {
 
 void Rewriter::rewrite_host_code() {
   for (auto& k : lm_.kernels) kernel_names_.insert(k.info->name);
-  const Node* last_kernel_stmt = nullptr;
   for (auto* st : nodes_of(mi_.module, "body")) {
-    bool is_kernel_stmt = false;
-    for (auto& k : lm_.kernels) is_kernel_stmt = is_kernel_stmt || k.info->def == st || k.info->assign_stmt == st;
-    if (is_kernel_stmt) last_kernel_stmt = st;
     if (tile_defs_.count(st) || deleted_stmts_.count(st)) continue;
     bool is_kernel_assign = false;
     for (auto& k : lm_.kernels) is_kernel_assign = is_kernel_assign || k.info->assign_stmt == st;
@@ -302,23 +557,80 @@ void Rewriter::rewrite_host_code() {
         return true;
       });
       if (!tile_op.empty()) {
-        error(st, "function '" + std::string(st->str("name")) + "' uses cuTile tile operations (ct." + tile_op +
-                      ") but no kernel in this module calls it; helpers shared across modules are not supported yet");
+        // A tile helper for kernels of other modules: without a call site there
+        // are no argument types to lower it with, and as host code it cannot run.
+        // It is left out (a comment says so, and a warning); a module importing
+        // it fails to convert with its own diagnostic until cross-module helpers
+        // are lowered at their call sites.
+        std::string name(st->str("name"));
+        diags_.warning(st->lineno, st->col_offset,
+                       "function '" + name + "' uses cuTile tile operations (ct." + tile_op +
+                           ") but no kernel in this module calls it; it is left out of the Triton module "
+                           "(tile helpers shared across modules are not converted yet)");
+        auto [b, e] = stmt_lines(st);
+        edits_.add(b, e,
+                   "# cutile2triton: `" + name + "` (a cuTile tile helper that no kernel of this module calls) is "
+                   "not converted;\n# kernels of other modules that import it need it lowered at their call "
+                   "sites.\n");
         continue;
       }
     }
     host_expr(st);
   }
-  if (need_dispatcher_ && last_kernel_stmt) {
-    std::string d = "\n\n# Launchers by kernel, for ct.launch calls whose kernel is chosen at run time.\n_C2T_LAUNCHERS = {\n";
-    for (auto& k : lm_.kernels)
-      if (k.ok) d += "    " + k.info->name + ": " + launcher_name(k) + ",\n";
-    d += "}\n\n\ndef _c2t_launch(grid, kernel, *args):\n"
-         "    \"\"\"ct.launch(stream, grid, kernel, args) for a kernel chosen at run time.\"\"\"\n"
-         "    return _C2T_LAUNCHERS[kernel](grid, *args)\n";
-    size_t at = next_line(last_kernel_stmt->end_lineno);
-    edits_.add(at, at, d);
+  insert_runtime();
+}
+
+// A module without cuda.tile in a cuTile package (`__init__.py`, host
+// utilities, pure-torch ops): only registration, backend checks and import
+// paths change; an untouched module stays byte-identical (no header).
+// The output is UTF-8 text (the source decoded), so a PEP 263 cookie naming
+// another encoding would make Python decode it wrongly: it says utf-8 instead.
+void Rewriter::rewrite_coding_cookie() {
+  for (int line = 1; line <= std::min(2, src_.line_count()); ++line) {
+    std::string_view l = src_.line(line);
+    size_t hash = l.find('#');
+    if (hash == std::string_view::npos || l.substr(0, hash).find_first_not_of(" \t\f") != std::string_view::npos) {
+      if (l.find_first_not_of(" \t\f\r\n") != std::string_view::npos) return;  // code: no cookie further down
+      continue;
+    }
+    size_t c = l.find("coding", hash);
+    if (c == std::string_view::npos || c + 6 >= l.size() || (l[c + 6] != ':' && l[c + 6] != '=')) continue;
+    size_t b = c + 7;
+    while (b < l.size() && (l[b] == ' ' || l[b] == '\t')) ++b;
+    size_t e = b;
+    while (e < l.size() && (isalnum(static_cast<unsigned char>(l[e])) || l[e] == '-' || l[e] == '_' || l[e] == '.')) ++e;
+    std::string enc(l.substr(b, e - b));
+    for (auto& ch : enc) ch = static_cast<char>(tolower(static_cast<unsigned char>(ch)));
+    if (enc == "utf-8" || enc == "utf8" || enc == "utf_8" || enc.rfind("utf-8-", 0) == 0 || enc.rfind("utf_8_", 0) == 0)
+      return;
+    size_t at = line_start(line);
+    edits_.add(at + b, at + e, "utf-8");
+    return;
   }
+}
+
+std::string Rewriter::run_plain() {
+  plain_ = true;
+  rewrite_coding_cookie();
+  rewrite_import_paths();
+  for (auto* st : nodes_of(mi_.module, "body")) host_expr(st);
+  if (edits_.edits().empty()) return std::string(text_);
+  edits_.add(0, 0, header());
+  return edits_.apply(text_);
+}
+
+// The runtime block (runtime.h) goes after the module's leading imports, so
+// that module-level host code (`k2 = k.replace_hints(...)`) can use it.
+void Rewriter::insert_runtime() {
+  std::string rt = runtime_source(needs_);
+  if (rt.empty()) return;
+  const Node* last_import = nullptr;
+  for (auto* st : nodes_of(mi_.module, "body")) {
+    if (st->is("Import") || st->is("ImportFrom")) last_import = st;
+    else if (!(st->is("Expr") && sema::is_str_constant(st->child("value")))) break;
+  }
+  size_t at = last_import ? next_line(last_import->end_lineno) : 0;
+  edits_.add(at, at, "\n\n" + rt + "\n\n");
 }
 
 std::string Rewriter::run() {
@@ -337,7 +649,9 @@ std::string Rewriter::run() {
       return true;
     });
   }
+  rewrite_coding_cookie();
   rewrite_imports();
+  rewrite_import_paths();
   rewrite_functions();
   rewrite_constants();
   rewrite_host_code();
@@ -355,6 +669,13 @@ std::string Rewriter::run() {
 }
 
 }  // namespace
+
+std::string rewrite_plain_module(const syntax::ParseResult& pr, const sema::ModuleInfo& mi,
+                                 const HostRewriteOptions& opts, Diagnostics& diags) {
+  lower::LoweredModule none;
+  Rewriter r(pr, mi, none, opts, diags);
+  return r.run_plain();
+}
 
 std::string rewrite_module(const syntax::ParseResult& pr, const sema::ModuleInfo& mi, const lower::LoweredModule& lm,
                            const HostRewriteOptions& opts, Diagnostics& diags) {

@@ -4,6 +4,39 @@ namespace c2t::host {
 
 std::string launcher_name(const lower::LoweredKernel& k) { return "launch_" + k.info->name; }
 
+namespace {
+
+// `if use_tma is None: use_tma = <checks>` plus the allocator device-side
+// descriptors need (triton_target.md §1.1), installed only when none is set.
+std::string tma_check_source(const lower::LoweredKernel& k, const std::string& flag) {
+  std::string pairs;
+  int n = 0;
+  for (auto& r : k.tma) {
+    std::string p = "(" + r.param + ", " + r.inner_block + ", " + (r.nan_padding ? "True" : "False") + "), ";
+    if (pairs.find(p) == std::string::npos) pairs += p, ++n;
+  }
+  std::string o;
+  o += "    if " + flag + " is None:\n";
+  o += "        # TMA descriptors need CUDA tensors, a 16-byte aligned base, non-last strides x element size\n"
+       "        # multiples of 16, last stride 1 and an innermost block of at least 16 bytes (NaN padding:\n"
+       "        # floating point only); a misaligned stride gives silently wrong data, so check them all.\n";
+  o += "        " + flag + " = all(\n";
+  o += "            t.is_cuda and str(t.dtype) != \"torch.bool\"\n";
+  o += "            and t.data_ptr() % 16 == 0 and t.stride(-1) == 1\n";
+  o += "            and all(s * t.element_size() % 16 == 0 for s in t.stride()[:-1])\n";
+  o += "            and inner * t.element_size() >= 16 and (t.is_floating_point() or not nan)\n";
+  o += "            for t, inner, nan in (" + pairs.substr(0, pairs.size() - 2) + (n == 1 ? "," : "") + ")\n";
+  o += "        )\n";
+  o += "    if " + flag + ":\n";
+  o += "        from triton.runtime import _allocation\n";
+  o += "        if isinstance(_allocation._allocator.get(), _allocation.NullAllocator):\n";
+  o += "            import torch\n";
+  o += "            triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device=\"cuda\"))\n";
+  return o;
+}
+
+}  // namespace
+
 std::string launcher_source(const lower::LoweredKernel& k) {
   std::string kernel_fn(k.info->def->str("name"));
   std::string params = "grid";
@@ -21,12 +54,28 @@ std::string launcher_source(const lower::LoweredKernel& k) {
       default: lines.push_back(p.name); break;
     }
   }
-  std::string out = "def " + launcher_name(k) + "(" + params + "):\n";
+  // Kernels with a TMA descriptor path take a constexpr flag; the launcher
+  // sets it only when every described tensor meets the device-side
+  // descriptor preconditions (lower/tma.cpp, triton_target.md §1.4). The
+  // caller may force it with use_tma= (tests run the descriptor path in the
+  // interpreter that way).
+  std::string use_tma;
+  if (!k.tma_flag.empty()) {
+    use_tma = "use_tma";
+    for (auto& p : k.params)
+      if (p.name == use_tma) use_tma += "_";
+    params += ", " + use_tma + "=None";
+  }
+  // **options: Triton launch options (num_warps...) from cuTile hints, see runtime.h.
+  std::string out = "def " + launcher_name(k) + "(" + params + ", **options):\n";
   out += "    \"\"\"Launches " + kernel_fn + " on `grid` with ct.launch's argument list; arrays are passed as\n"
          "    pointer, shape and strides (in elements).\"\"\"\n";
+  if (!use_tma.empty()) out += tma_check_source(k, use_tma);
   out += "    " + kernel_fn + "[grid](\n";
   // Positional, in the kernel's parameter order (constexprs included).
   for (auto& l : lines) out += "        " + l + ",\n";
+  if (!use_tma.empty()) out += "        " + k.tma_flag + "=" + use_tma + ",\n";
+  out += "        **options,\n";
   out += "    )\n";
   return out;
 }

@@ -240,6 +240,7 @@ void Lowerer::setup_kernel_params() {
         a->display = p.name;
         a->rank = p.rank < 0 ? 0 : p.rank;
         a->int64_index = p.int64_index || options().int64_indexing;
+        a->kernel_param = p.name;
         std::string ptr = fresh(p.name + "_ptr");
         fn_.params.push_back({ptr, "", nullptr});
         a->ptr = name(ptr);
@@ -271,6 +272,7 @@ void Lowerer::setup_kernel_params() {
           else error(p.default_value, "default of constexpr parameter '" + p.name + "' must be a literal");
         }
         fn_.params.push_back({p.name, "tl.constexpr", def});
+        constexpr_params_.insert(p.name);
         v.info.kind = VKind::Constexpr;
         v.expr = name(p.name);
         if (is_positive_constexpr(p.name)) v.info.sign = sema::Sign::Pos;
@@ -313,6 +315,7 @@ void Lowerer::setup_helper_params() {
     switch (v.info.kind) {
       case VKind::Array: {
         auto a = std::make_shared<ArrayVal>(*v.array);
+        a->kernel_param.clear();  // helpers cannot see the kernel's TMA flag
         std::string ptr = fresh(pname + "_ptr");
         fn_.params.push_back({ptr, "", nullptr});
         a->ptr = name(ptr);
@@ -387,6 +390,17 @@ LoweredFunction Lowerer::run() {
   }
   if (!failed_) lower_block(body);
   LoweredFunction out;
+  if (!tma_setup_.empty()) {
+    // Descriptors are created once, before any loop (hoisted); the flag is a
+    // constexpr, so the pointer-only specialization never builds them.
+    TStmt s{TStmt::Kind::If};
+    s.value = name(tma_flag_);
+    s.body = std::move(tma_setup_);
+    fn_.body.insert(fn_.body.begin(), std::move(s));
+    fn_.params.push_back({tma_flag_, "tl.constexpr", lit("False")});
+    out.tma = tma_reqs_;
+    out.tma_flag = tma_flag_;
+  }
   out.ok = !failed_;
   out.fn = std::move(fn_);
   if (!returns_.empty()) {
@@ -620,7 +634,9 @@ void Lowerer::lower_assign(const Node* s) {
   if (!value) return;  // bare annotation `x: int`
   std::vector<const Node*> targets = s->is("Assign") ? nodes_of(s, "targets") : std::vector<const Node*>{s->child("target")};
   hint_ = targets.size() == 1 && targets[0]->is("Name") ? std::string(targets[0]->str("id")) : "";
+  rhs_ = value;
   LVal v = eval(value);
+  rhs_ = nullptr;
   hint_.clear();
   if (!v.ok()) return;
   if (v.info.kind == VKind::None && v.expr && v.expr->kind == TExpr::Kind::Call) emit(TStmt::expr(v.expr));

@@ -43,8 +43,19 @@ struct FunctionSpec {
   std::vector<LVal> helper_args;                   // helpers: the bound argument of each parameter
 };
 
+/// A device-side tensor descriptor a kernel creates when its USE_TMA flag is
+/// set; the host launcher sets the flag only after checking the TMA
+/// preconditions on the actual tensor (lower/tma.h).
+struct TmaRequirement {
+  std::string param;        // cuTile array parameter
+  std::string inner_block;  // last block extent: an int literal or a constexpr parameter name
+  bool nan_padding = false; // padding_option="nan": floating-point dtypes only
+};
+
 struct LoweredFunction {
   TFunction fn;
+  std::vector<TmaRequirement> tma;  // kernels: descriptors behind the flag
+  std::string tma_flag;             // kernels: name of the constexpr flag ("" = no TMA path)
   LVal result;          // helpers: template of the returned value (exprs unused)
   bool has_result = false;
   bool ok = true;
@@ -109,6 +120,21 @@ class Lowerer {
   /// A readable base name for temporaries of the expression being lowered
   /// (the assignment target when there is one), or `dflt`.
   std::string name_hint(const std::string& dflt) const { return hint_.empty() ? dflt : hint_; }
+  /// True when `n` is the whole right-hand side of the assignment being
+  /// lowered (so a value needs no temporary to stay readable).
+  bool is_assign_rhs(const syntax::Node* n) const { return n && n == rhs_; }
+
+  /// TMA (lower/tma.cpp): the descriptor for a tile access of `array` with
+  /// block `block` (tile-axis order) through `order`, created once at the top
+  /// of the kernel under the USE_TMA flag; nullptr (and the reason in *why)
+  /// when the site must stay on the pointer path.
+  TExprPtr tma_descriptor(const ArrayVal& array, const std::vector<int>& order, const sema::Shape& block,
+                          const std::string& padding, std::string* why);
+  /// The kernel's constexpr TMA flag (created with the first descriptor).
+  TExprPtr tma_flag() const { return name(tma_flag_); }
+  /// Redirects emit() into `block` until pop_block() (to build if/else bodies).
+  void push_block(std::vector<TStmt>* block) { out_.push_back(block); }
+  void pop_block() { out_.pop_back(); }
 
   /// Calls a helper function (plain `def` in the module) from tile code.
   LVal call_helper(const syntax::Node* call, const syntax::Node* def);
@@ -161,7 +187,15 @@ class Lowerer {
   int loop_depth_ = 0;
   std::vector<std::string> break_flags_;  // per enclosing loop: its break flag ("" = no break)
   std::string hint_;
+  const syntax::Node* rhs_ = nullptr;
   bool failed_ = false;
+  // TMA descriptors: creation statements (hoisted to the top of the kernel),
+  // one per (array, block, padding) key, and what the launcher must check.
+  std::string tma_flag_;
+  std::vector<TStmt> tma_setup_;
+  std::map<std::string, std::string> tma_desc_names_;
+  std::vector<TmaRequirement> tma_reqs_;
+  std::set<std::string> constexpr_params_;
 };
 
 }  // namespace c2t::lower

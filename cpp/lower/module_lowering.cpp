@@ -88,6 +88,8 @@ LoweredModule ModuleLowering::run() {
       Lowerer L(*this, spec);
       LoweredFunction f = L.run();
       lk.fn = std::move(f.fn);
+      lk.tma = std::move(f.tma);
+      lk.tma_flag = f.tma_flag;
       lk.ok = f.ok;
     }
     if (!lk.ok) out.ok = false;

@@ -22,6 +22,8 @@ struct LoweredKernel {
   const sema::KernelInfo* info = nullptr;
   std::vector<sema::ParamKind> params;   // cuTile parameters, for the host launcher
   TFunction fn;                          // the @triton.jit kernel
+  std::vector<TmaRequirement> tma;       // descriptors behind `tma_flag` (host checks them)
+  std::string tma_flag;                  // constexpr TMA flag parameter ("" = pointer path only)
   bool ok = false;
 };
 

@@ -66,6 +66,7 @@ const Registry& registry() {
     register_grid_ops(reg);
     register_memory_ops(reg);
     register_gather_ops(reg);
+    register_adv_index_ops(reg);
     register_atomic_ops(reg);
     register_factory_ops(reg);
     register_convert_ops(reg);

@@ -92,6 +92,7 @@ bool bind_call(OpCall& c, const OpEntry& entry, const syntax::Node* call, const 
 void register_grid_ops(Registry& r);
 void register_memory_ops(Registry& r);
 void register_gather_ops(Registry& r);
+void register_adv_index_ops(Registry& r);
 void register_atomic_ops(Registry& r);
 void register_factory_ops(Registry& r);
 void register_convert_ops(Registry& r);

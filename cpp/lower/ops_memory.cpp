@@ -64,6 +64,35 @@ bool check_memory_order(OpCall& c, const char* allowed_non_weak) {
   return true;
 }
 
+// The TMA descriptor of a candidate site (lower/tma.cpp), or nullptr; the
+// plan's note says which path the site takes and why.
+TExprPtr tma_for(OpCall& c, const ArrayVal& a, AccessPlan& plan, const std::string& padding) {
+  if (!plan.tma_candidate) return nullptr;
+  std::string why;
+  TExprPtr desc = c.L.tma_descriptor(a, plan.order, plan.tile_shape, padding, &why);
+  if (!desc) {
+    plan.tma_candidate = false;
+    plan.tma_note = why;
+    return nullptr;
+  }
+  plan.tma_note = "descriptor " + desc->text + " behind " + c.L.tma_flag()->text +
+                  " (set by the launcher after checking alignment and strides); pointer path otherwise";
+  return desc;
+}
+
+// Element offsets of the tile's origin, one per tile axis: index * extent.
+TExprPtr tma_offsets(const std::vector<LVal>& index, const AccessPlan& plan) {
+  std::vector<TExprPtr> offs;
+  for (size_t k = 0; k < index.size(); ++k) {
+    const sema::Dim& d = plan.tile_shape[k];
+    TExprPtr idx = index[k].expr;
+    if (is_const(idx, "0")) offs.push_back(lit_int(0));
+    else if (d.is_one()) offs.push_back(idx);
+    else offs.push_back(binop("*", idx, Lowerer::dim_to_expr(d)));
+  }
+  return list(offs);
+}
+
 void record(OpCall& c, const ArrayVal& a, const AccessPlan& p, int tile_rank, bool is_store) {
   AccessSiteReport s;
   s.op = is_store ? "store" : "load";
@@ -122,6 +151,7 @@ LVal load(OpCall& c) {
     }
   }
   AccessPlan plan = plan_tile_access(arr, *shape, *ord, padding, bc->on, *tma, false);
+  TExprPtr desc = tma_for(c, arr, plan, padding);
   record(c, arr, plan, (int)shape->size(), false);
   auto tp = emit_tile_pointers(c.L, arr, *index, plan, c.L.name_hint("tile"));
   std::vector<std::pair<std::string, TExprPtr>> kw;
@@ -131,7 +161,14 @@ LVal load(OpCall& c) {
     TExprPtr other = padding_value(padding);
     kw.push_back({"other", when_checked(*bc, other ? other : lit_int(0), nullptr)});
   }
-  return ops::make_value(tl_call("load", {tp.ptrs}, kw), *shape, arr.dtype);
+  TExprPtr e = tl_call("load", {tp.ptrs}, kw);
+  // Both paths pad with zero (UNDETERMINED/ZERO) or NaN (NAN): see tma.cpp.
+  if (desc) {
+    e = ifexp(c.L.tma_flag(), method(desc, "load", {tma_offsets(*index, plan)}), e);
+    // Inside a larger expression the two-path load gets its own line.
+    if (!c.L.is_assign_rhs(c.node)) e = c.L.bind(c.L.name_hint("tile"), e);
+  }
+  return ops::make_value(e, *shape, arr.dtype);
 }
 
 LVal store(OpCall& c) {
@@ -164,12 +201,27 @@ LVal store(OpCall& c) {
   for (size_t k = 0; k < shape.size(); ++k)
     if (!shape[k].value && shape[k].expr.empty()) shape[k] = sema::Dim::sym(source(c.L.dim_expr(tile, k)));
   AccessPlan plan = plan_tile_access(arr, shape, *ord, "", bc->on, *tma, true);
+  TExprPtr desc = tma_for(c, arr, plan, "ZERO");
   record(c, arr, plan, (int)shape.size(), true);
+  // With a descriptor: `if USE_TMA: desc.store(...) else: <pointer store>`
+  // (the descriptor store also converts to the element type and drops
+  // out-of-bounds elements, triton_target.md §1.1/§1.3).
+  TStmt branch{TStmt::Kind::If};
+  if (desc) {
+    branch.value = c.L.tma_flag();
+    branch.body.push_back(TStmt::expr(method(desc, "store", {tma_offsets(*index, plan), tile.expr})));
+    c.L.push_block(&branch.orelse);
+  }
   auto tp = emit_tile_pointers(c.L, arr, *index, plan, arr.display);
   std::vector<std::pair<std::string, TExprPtr>> kw;
   if (tp.mask) kw.push_back({"mask", when_checked(*bc, tp.mask, nullptr)});
   // tl.store converts to the array's element type (cuTile allows only widening; valid input never narrows).
-  return ops::make_none(tl_call("store", {tp.ptrs, tile.expr}, kw));
+  TExprPtr st = tl_call("store", {tp.ptrs, tile.expr}, kw);
+  if (!desc) return ops::make_none(st);
+  c.L.emit(TStmt::expr(st));
+  c.L.pop_block();
+  c.L.emit(std::move(branch));
+  return ops::make_none(nullptr);
 }
 
 // Array.slice(axis, start, stop): a view whose base moves by start elements
@@ -197,6 +249,7 @@ LVal array_slice(OpCall& c) {
   auto view = std::make_shared<ArrayVal>(arr);
   std::string hint = c.L.name_hint(arr.display + "_view");
   view->display = hint;
+  view->kernel_param.clear();  // a moved base pointer: alignment unknown, pointer path only
   TExprPtr off = is_const(start.expr, "0") ? nullptr : binop("*", tl_call("cast", {start.expr, tl_attr("int64")}), arr.strides[ax]);
   if (off) view->ptr = c.L.bind(hint + "_ptr", binop("+", arr.ptr, off));
   view->shape[ax] = c.L.bind(hint + "_shape_" + std::to_string(ax), is_const(start.expr, "0") ? stop.expr : binop("-", stop.expr, start.expr));
@@ -214,10 +267,10 @@ void register_memory_ops(Registry& r) {
   r.add("load", "memory",
         "array, /, index, shape, *, order=, padding_mode=, check_bounds=, latency=, allow_tma=, memory_order=, "
         "memory_scope=",
-        load, "tl.load(ptr + offsets, mask=per-axis bounds, other=padding)");
+        load, "tl.load(ptr + offsets, mask=per-axis bounds, other=padding); 2-D+: desc.load behind the host-checked USE_TMA flag");
   r.add("store", "memory",
         "array, /, index, tile, *, order=, check_bounds=, latency=, allow_tma=, memory_order=, memory_scope=", store,
-        "tl.store(ptr + offsets, tile, mask=per-axis bounds)");
+        "tl.store(ptr + offsets, tile, mask=per-axis bounds); 2-D+: desc.store behind the host-checked USE_TMA flag");
 }
 
 }  // namespace c2t::lower

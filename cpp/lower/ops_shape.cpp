@@ -275,6 +275,11 @@ LVal extract(OpCall& c) {
     c.L.error(c.node, "ct.extract: index and shape need one entry per tile axis");
     return {};
   }
+  for (auto& d : *sub)
+    if (d.value && *d.value <= 0) {  // also keeps X_d / s_d below well-defined
+      c.L.error(c.at("shape"), "ct.extract: sub-tile extents must be positive (got " + std::to_string(*d.value) + ")");
+      return {};
+    }
   // Split every axis d into (n_d = X_d / s_d, s_d), select sub-tile index_d
   // along the n_d axes with a mask and sum them away (exact: one term is
   // selected, the others are zero).

@@ -23,6 +23,9 @@ struct ArrayVal {
   sema::DType dtype;                 // element dtype
   int rank = 0;
   bool int64_index = false;          // ct.IndexedWithInt64: offsets computed in int64
+  /// The cuTile kernel parameter this array is, unchanged (not a view, not a
+  /// helper's copy): only such arrays can get a host-checked TMA descriptor.
+  std::string kernel_param;
 };
 
 struct LVal {

@@ -106,7 +106,9 @@ class ConversionResult:
         code: the Triton module text ("" when not ok: no partial output ever).
         diagnostics: list of :class:`Diagnostic` (warnings may accompany ok=True).
         rendered: the diagnostics rendered in compiler form (with source line and caret).
-        is_cutile: False when the file does not use cuda.tile (nothing to convert).
+        is_cutile: False when the file does not use cuda.tile; ``code`` is then the host-only
+            rewrite (register_impl/is_backend_available "cutile" -> "triton", imports through
+            the /cutile/ -> /triton/ mirror), the text unchanged when nothing applies.
     """
 
     def __init__(self, ok: bool, code: str, diagnostics: List[Diagnostic], rendered: str, is_cutile: bool = True):
@@ -121,7 +123,9 @@ def convert_source(source: Source, filename: str = "<unknown>") -> ConversionRes
 
     Args:
         source: the module text (str) or the file's raw bytes.
-        filename: the file's path, used in diagnostics and in the generated header.
+        filename: the file's path, used in diagnostics and in the generated header; when it
+            names an existing file, tile helpers that the module imports relatively
+            (``from .gelu import gelu_ct``) are read from its folder and converted here.
 
     Returns:
         A :class:`ConversionResult`; unsupported constructs give ``ok=False``

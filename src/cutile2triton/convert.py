@@ -106,7 +106,10 @@ def _convert_one(src, root, out, out_dir, check, diff, force, write) -> FileRepo
         msg = f"{src}: error: cannot read file: {e.strerror}"
         return FileReport(str(src), None, FAILED, [{"severity": "error", "line": 0, "col": 0, "message": msg}], msg + "\n")
     result: ConversionResult = convert_source(data, str(src))
-    if not result.is_cutile:
+    # A module without cuda.tile is skipped, except inside a `cutile` package
+    # folder: its mirror needs it too (package __init__, host utilities), with
+    # registration and import paths rewritten (result.code).
+    if not result.is_cutile and "cutile" not in src.resolve().parent.parts:
         return FileReport(str(src), None, SKIPPED)
     dest = output_for(src, out, out_dir, root) if write or check or diff else None
     diags = [d.as_dict() for d in result.diagnostics]

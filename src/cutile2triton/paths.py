@@ -21,7 +21,8 @@ def mirror_path(src: pathlib.Path) -> Optional[pathlib.Path]:
 
 def iter_sources(paths: Iterable[str]) -> Iterator[pathlib.Path]:
     """Files named on the command line, and the ``*.py`` files under named
-    folders that mention ``cuda.tile`` (others are not cuTile code). Folders
+    folders that mention ``cuda.tile`` or sit in a ``cutile`` package folder
+    (others are not cuTile code). Folders
     named ``triton`` are skipped: they hold our output."""
     for p in paths:
         path = pathlib.Path(p)
@@ -31,7 +32,8 @@ def iter_sources(paths: Iterable[str]) -> Iterator[pathlib.Path]:
                 if any(part in ("triton", "__pycache__") or part.startswith(".") for part in rel[:-1]):
                     continue
                 try:
-                    if b"cuda.tile" in f.read_bytes():
+                    # Inside a `cutile` package every module belongs to the mirror.
+                    if b"cuda.tile" in f.read_bytes() or "cutile" in f.resolve().parent.parts:
                         yield f
                 except OSError:
                     yield f  # reported as an I/O error by the caller

@@ -66,10 +66,15 @@ TEST(Convert, SyntaxErrorsAndNonCuTileModules) {
   auto bad = convert_source("def f(:\n", "s.py");
   EXPECT_FALSE(bad.ok);
   EXPECT_NE(bad.rendered.find("s.py:1:"), std::string::npos);
+  // A module without cuda.tile: only the host-only rewrite, byte-identical when nothing applies.
   auto plain = convert_source("import torch\nx = 1\n", "p.py");
   EXPECT_FALSE(plain.is_cutile);
-  EXPECT_FALSE(plain.ok);
+  EXPECT_TRUE(plain.ok);
+  EXPECT_EQ(plain.code, "import torch\nx = 1\n");
   EXPECT_FALSE(plain.diags.has_errors());
+  auto reg = convert_source("@register_impl('op', backend='cutile')\ndef op(x):\n    return x\n", "r.py");
+  EXPECT_TRUE(reg.ok);
+  EXPECT_NE(reg.code.find("@register_impl('op', backend=\"triton\")"), std::string::npos) << reg.code;
 }
 
 TEST(Convert, ArrayRanksOption) {
@@ -90,10 +95,10 @@ TEST(Analyze, ReportsKernelsAccessesAndUnsupported) {
       "    a = ct.load(A, index=(0, 0), shape=(T, T), padding_mode=ct.PaddingMode.ZERO)\n"
       "    b = ct.gather(B, ct.arange(T, dtype=ct.int32))\n"
       "    ct.store(out, index=(0,), tile=ct.sum(a, axis=1) + b)\n"
-      "    c = ct.load_advanced_indexing(A, (b, ct.Slice(0, T)))\n";
+      "    ct.store_advanced_indexing(A, (b, ct.Slice(0, T)), a)\n";
   std::string j = analyze_source(src, "a.py");
   for (const char* want : {"\"name\":\"k\"", "\"loads_nd\":1", "\"stores_1d\":1", "\"gathers\":1",
-                           "\"tma_candidates\":1", "\"what\":\"ct.load_advanced_indexing\"", "\"line\":7",
+                           "\"tma_candidates\":1", "\"what\":\"ct.store_advanced_indexing\"", "\"line\":7",
                            "\"kind\":\"constexpr\"", "\"rank\":2", "\"ok\":false", "\"launch_sites\":0"})
     EXPECT_NE(j.find(want), std::string::npos) << want << " in " << j;
 }

@@ -1,6 +1,8 @@
 // Unit tests of stage host: byte-identical untouched spans, import rewrite,
 // launch/cdiv/register_impl rewrites, launchers, and errors for host code
-// that uses cuda.tile names without a Triton equivalent.
+// that uses cuda.tile names without a Triton equivalent; host patterns
+// (kernel objects, replace_hints, tuning, streams, import mirror, modules
+// without cuda.tile).
 #include <gtest/gtest.h>
 
 #include "host/edits.h"
@@ -79,7 +81,10 @@ TEST(HostRewrite, EditsOnlyWhatChanges) {
   EXPECT_NE(c.find("@register_impl(\"add\", backend=\"triton\")"), std::string::npos);
   EXPECT_NE(c.find("    launch_add_kernel((triton.cdiv(a.shape[0], 64),), a, b, c, 64)\n"), std::string::npos) << c;
   EXPECT_NE(c.find("@triton.jit\ndef add_kernel("), std::string::npos);
-  EXPECT_NE(c.find("def launch_add_kernel(grid, a, b, c, TILE):\n"), std::string::npos);
+  EXPECT_NE(c.find("def launch_add_kernel(grid, a, b, c, TILE, **options):\n"), std::string::npos);
+  EXPECT_NE(c.find("add_kernel._c2t_launcher = launch_add_kernel\n"), std::string::npos) << c;
+  EXPECT_EQ(c.find("_c2t_on_stream"), std::string::npos) << "current stream: no stream wrapper";
+  EXPECT_EQ(c.find("cutile2triton host runtime"), std::string::npos) << "no runtime block when unused";
   EXPECT_NE(c.find("add_kernel[grid](\n        a, a.shape[0], a.stride(0),\n"), std::string::npos) << c;
   EXPECT_NE(c.find("/ 2.0"), std::string::npos) << "module constant inlined in the kernel: " << c;
 }
@@ -88,10 +93,10 @@ TEST(HostRewrite, HostUseOfCuTileWithoutEquivalentIsAnError) {
   auto r = rewrite(
       "import cuda.tile as ct\n"
       "@ct.kernel\ndef k(x, T: ct.Constant[int]):\n    ct.store(x, index=(0,), tile=ct.zeros((T,), dtype=ct.float32))\n"
-      "def host(x):\n    with ct.compiler_timeout(5):\n        ct.launch(None, (1,), k, (x, 16))\n");
+      "def host(x):\n    t = ct.DType\n    ct.launch(None, (1,), k, (x, 16))\n");
   ASSERT_TRUE(r.diags.has_errors());
   bool found = false;
-  for (auto& d : r.diags.items) found = found || d.message.find("compiler_timeout") != std::string::npos;
+  for (auto& d : r.diags.items) found = found || d.message.find("ct.DType") != std::string::npos;
   EXPECT_TRUE(found);
 }
 
@@ -118,6 +123,124 @@ TEST(HostRewrite, CallFormKernelAndHelperUsedByHost) {
   EXPECT_NE(r.code.find("twice_jit(tl.zeros("), std::string::npos) << r.code;
 }
 
+// The kernel of the host-pattern tests below.
+const char* kKernelSrc =
+    "import cuda.tile as ct\n"
+    "from cuda.tile.tune import exhaustive_search\n"
+    "@ct.kernel\ndef k(x, T: ct.Constant[int]):\n    ct.store(x, index=(0,), tile=ct.zeros((T,), dtype=ct.float32))\n"
+    "@ct.kernel\ndef k2(x, T: ct.Constant[int]):\n    ct.store(x, index=(0,), tile=ct.ones((T,), dtype=ct.float32))\n";
+
+bool has(const std::string& code, const std::string& what) { return code.find(what) != std::string::npos; }
+
+TEST(HostPatterns, KernelObjectsGoThroughTheRuntimeLauncher) {
+  auto r = rewrite(std::string(kKernelSrc) +
+                   "KERNELS = {'a': k, 'b': k2}\n"
+                   "def host(x, which, fast):\n"
+                   "    kern = k if fast else k2\n"
+                   "    ct.launch(torch.cuda.current_stream(), (1,), kern, (x, 16))\n"
+                   "    ct.launch(torch.cuda.current_stream(), (1,), KERNELS[which], (x, 16))\n");
+  ASSERT_FALSE(r.diags.has_errors()) << r.diags.render_all("m.py", "");
+  EXPECT_TRUE(has(r.code, "    _c2t_launch((1,), kern, x, 16)\n")) << r.code;
+  EXPECT_TRUE(has(r.code, "    _c2t_launch((1,), KERNELS[which], x, 16)\n")) << r.code;
+  EXPECT_TRUE(has(r.code, "KERNELS = {'a': k, 'b': k2}\n")) << "dict of kernels stays";
+  EXPECT_TRUE(has(r.code, "def _c2t_launch(grid, kernel, *args):")) << r.code;
+  EXPECT_TRUE(has(r.code, "k2._c2t_launcher = launch_k2\n"));
+  EXPECT_FALSE(has(r.code, "def _c2t_exhaustive_search")) << "only the runtime pieces used";
+}
+
+TEST(HostPatterns, ReplaceHintsRewrapTuningTimeoutByTarget) {
+  auto r = rewrite(std::string(kKernelSrc) +
+                   "K8 = k.replace_hints(num_worker_warps=8)\n"
+                   "def host(x, stream):\n"
+                   "    with ct.compiler_timeout(5):\n"
+                   "        res = exhaustive_search([1, 2], stream, lambda c: (1,), k, lambda c: (x, 16),\n"
+                   "                                lambda c: {'occupancy': ct.ByTarget(sm_90=c, default=1)})\n"
+                   "    tuned = ct.kernel(k._pyfunc, occupancy=res.best.config)\n"
+                   "    ct.launch(stream, (1,), tuned, (x, 16))\n");
+  ASSERT_FALSE(r.diags.has_errors()) << r.diags.render_all("m.py", "");
+  const std::string& c = r.code;
+  EXPECT_TRUE(has(c, "K8 = _c2t_kernel(k).replace_hints(num_worker_warps=8)\n")) << c;
+  EXPECT_TRUE(has(c, "    with _c2t_compiler_timeout(5):\n")) << c;
+  EXPECT_TRUE(has(c, "res = _c2t_exhaustive_search([1, 2], stream, lambda c: (1,), k,")) << c;
+  EXPECT_TRUE(has(c, "_C2TByTarget(sm_90=c, default=1)")) << c;
+  EXPECT_TRUE(has(c, "tuned = _c2t_kernel(_c2t_kernel(k)._pyfunc, occupancy=res.best.config)\n")) << c;
+  // An explicit stream that may not be current: the launch runs on it.
+  EXPECT_TRUE(has(c, "    _c2t_on_stream(stream, _c2t_launch, (1,), tuned, x, 16)\n")) << c;
+  EXPECT_FALSE(has(c, "import cuda")) << c;
+  for (const char* code : {"= ct.", "(ct.", "    with ct.compiler", " ct.ByTarget("}) EXPECT_FALSE(has(c, code)) << code << c;
+  // The runtime block comes after the imports, before module-level host code uses it.
+  EXPECT_LT(c.find("def _c2t_kernel("), c.find("K8 = ")) << c;
+  for (const char* piece : {"class _C2TKernel:", "def _c2t_exhaustive_search(", "def _c2t_compiler_timeout(",
+                            "class _C2TByTarget:", "def _c2t_on_stream("})
+    EXPECT_TRUE(has(c, piece)) << piece;
+}
+
+TEST(HostPatterns, LocalCurrentStreamNeedsNoStreamSwitch) {
+  auto r = rewrite(std::string(kKernelSrc) +
+                   "def host(x, s2):\n"
+                   "    stream = torch.cuda.current_stream()\n"
+                   "    ct.launch(stream, (1,), k, (x, 16))\n"
+                   "    ct.launch(s2, (1,), k, (x, 16))\n");
+  ASSERT_FALSE(r.diags.has_errors()) << r.diags.render_all("m.py", "");
+  EXPECT_TRUE(has(r.code, "    launch_k((1,), x, 16)\n")) << r.code;
+  EXPECT_TRUE(has(r.code, "    _c2t_on_stream(s2, launch_k, (1,), x, 16)\n")) << r.code;
+}
+
+TEST(HostPatterns, TileHelperForOtherModulesIsLeftOutWithAWarning) {
+  auto r = rewrite(std::string(kKernelSrc) + "def shared_helper(x):\n    return ct.maximum(x, 0.0)\n");
+  ASSERT_FALSE(r.diags.has_errors()) << r.diags.render_all("m.py", "");
+  bool warned = false;
+  for (auto& d : r.diags.items) warned = warned || d.message.find("'shared_helper'") != std::string::npos;
+  EXPECT_TRUE(warned);
+  EXPECT_FALSE(has(r.code, "def shared_helper")) << r.code;
+  EXPECT_TRUE(has(r.code, "# cutile2triton: `shared_helper`")) << r.code;
+}
+
+TEST(HostPatterns, KernelAnnotationsInHostCodeAreDropped) {
+  auto r = rewrite(std::string(kKernelSrc) +
+                   "def cached(kernel: ct.kernel, **hints) -> ct.kernel:\n"
+                   "    return kernel.replace_hints(**hints)\n");
+  ASSERT_FALSE(r.diags.has_errors()) << r.diags.render_all("m.py", "");
+  EXPECT_TRUE(has(r.code, "def cached(kernel, **hints):\n    return _c2t_kernel(kernel).replace_hints(**hints)\n"))
+      << r.code;
+}
+
+TEST(HostPatterns, ImportsOfConvertedModulesFollowTheMirror) {
+  auto r = rewrite(std::string(kKernelSrc) +
+                   "from tilegym.ops.cutile.utils import next_power_of_2\n"
+                   "from tilegym.experimental import experimental_kernel\n"
+                   "import tilegym.suites.liger.cutile.jsd as jsd\n"
+                   "from .splitk_reduce import splitk_reduce\n"
+                   "def f():\n    from tilegym.ops.cutile import softmax\n    return softmax\n");
+  ASSERT_FALSE(r.diags.has_errors()) << r.diags.render_all("m.py", "");
+  EXPECT_TRUE(has(r.code, "from tilegym.ops.triton.utils import next_power_of_2\n")) << r.code;
+  EXPECT_TRUE(has(r.code, "import tilegym.suites.liger.triton.jsd as jsd\n")) << r.code;
+  EXPECT_TRUE(has(r.code, "from .splitk_reduce import splitk_reduce\n"));
+  EXPECT_TRUE(has(r.code, "    from tilegym.ops.triton import softmax\n")) << r.code;
+  EXPECT_FALSE(has(r.code, "experimental")) << "the cuTile-only decorator's import goes: " << r.code;
+  EXPECT_EQ(mirror_module_path("a.cutile_rs.b"), std::nullopt);
+  EXPECT_EQ(mirror_module_path("cutile"), std::optional<std::string>("triton"));
+}
+
+TEST(HostPatterns, PlainModuleOnlyRegistrationAndImports) {
+  std::string src =
+      "from tilegym.backend import is_backend_available, register_impl\n"
+      "if is_backend_available(\"cutile\"):\n    from . import softmax\n"
+      "@register_impl(\"liger.tiled_mlp\", backend=\"cutile\")\ndef mlp(x):\n    return x\n";
+  auto pr = syntax::parse(src, "p.py");
+  Diagnostics d;
+  auto mi = sema::analyze_module(pr.tree.root, d);
+  std::string out = rewrite_plain_module(pr, mi, {"p.py", "0.1.0", 100}, d);
+  EXPECT_FALSE(d.has_errors());
+  EXPECT_TRUE(has(out, "if is_backend_available(\"triton\"):\n")) << out;
+  EXPECT_TRUE(has(out, "@register_impl(\"liger.tiled_mlp\", backend=\"triton\")\n")) << out;
+  EXPECT_FALSE(has(out, "import triton")) << "no Triton needed: " << out;
+  std::string untouched = "import torch\nx = 1\n";
+  auto pr2 = syntax::parse(untouched, "u.py");
+  auto mi2 = sema::analyze_module(pr2.tree.root, d);
+  EXPECT_EQ(rewrite_plain_module(pr2, mi2, {"u.py", "0.1.0", 100}, d), untouched) << "byte-identical, no header";
+}
+
 TEST(Edits, RejectOverlapsAndApplyInOrder) {
   EditList e;
   EXPECT_TRUE(e.add(2, 4, "XY"));
@@ -130,6 +253,11 @@ TEST(Edits, RejectOverlapsAndApplyInOrder) {
   f.add(3, 4, "D");
   EXPECT_EQ(f.take_range("abcdef", 0, 3), "aBc");
   EXPECT_EQ(f.apply("abcdef"), "abcDef");
+  // An insertion at the start of a replacement added before it still applies.
+  EditList g;
+  g.add(0, 2, "XY");
+  g.add(0, 0, "<");
+  EXPECT_EQ(g.apply("abcd"), "<XYcd");
 }
 
 }  // namespace

@@ -1,0 +1,179 @@
+#include "driver/splice.h"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <vector>
+
+#include "sema/ast_util.h"
+#include "sema/module_scope.h"
+#include "syntax/parser.h"
+
+namespace c2t::driver {
+
+namespace fs = std::filesystem;
+using sema::nodes_of;
+using syntax::Node;
+
+namespace {
+
+bool read(const fs::path& p, std::string& out) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  out = ss.str();
+  return true;
+}
+
+// Names a top-level statement binds (defs, single-name assignments, imports).
+std::vector<std::string> bound_names(const Node* st) {
+  std::vector<std::string> out;
+  if (st->is("FunctionDef") || st->is("ClassDef")) out.emplace_back(st->str("name"));
+  if (st->is("Assign"))
+    for (auto* t : nodes_of(st, "targets"))
+      if (t->is("Name")) out.emplace_back(t->str("id"));
+  if (st->is("Import") || st->is("ImportFrom"))
+    for (auto* a : nodes_of(st, "names")) {
+      std::string n(a->str("name")), as(a->str("asname"));
+      out.push_back(as.empty() ? n.substr(0, n.find('.')) : as);
+    }
+  return out;
+}
+
+int import_level(const Node* st) {
+  auto* v = st->get("level");
+  return v && v->kind == syntax::Value::Kind::Int ? std::stoi(v->text) : 0;
+}
+
+std::set<std::string> loaded_names(const Node* st) {
+  std::set<std::string> out;
+  sema::walk(st, [&](const Node* n) {
+    if (n->is("Name")) out.insert(std::string(n->str("id")));
+    return true;
+  });
+  return out;
+}
+
+}  // namespace
+
+Splice splice_imported_helpers(const Node* module, const std::set<std::string>& ct_modules, const std::string& path) {
+  Splice out;
+  std::error_code ec;
+  fs::path dir = fs::path(path).parent_path();
+  if (path.empty() || !fs::is_regular_file(path, ec)) return out;
+  Diagnostics ignore;
+  std::set<std::string> local;  // names the importing module binds itself
+  for (auto* st : nodes_of(module, "body"))
+    if (!st->is("ImportFrom") || import_level(st) == 0)
+      for (auto& n : bound_names(st)) local.insert(n);
+  // Only names that tile code loads can be tile helpers: functions of this module
+  // that use cuda.tile (kernels and helpers). Other imports are not read at all.
+  std::set<std::string> tile_loads;
+  for (auto* st : nodes_of(module, "body")) {
+    if (!st->is("FunctionDef")) continue;
+    auto names = loaded_names(st);
+    bool tile = false;
+    for (auto& m : ct_modules) tile = tile || names.count(m);
+    if (tile) tile_loads.insert(names.begin(), names.end());
+  }
+  std::set<std::string> added;  // everything copied so far (no statement twice)
+  for (auto* imp : nodes_of(module, "body")) {
+    if (!imp->is("ImportFrom")) continue;
+    int level = import_level(imp);
+    if (level < 1) continue;
+    bool candidate = false;
+    for (auto* a : nodes_of(imp, "names")) candidate = candidate || tile_loads.count(std::string(a->str("name")));
+    if (!candidate) continue;
+    fs::path base = dir;
+    for (int i = 1; i < level; ++i) base = base.parent_path();
+    std::string mod(imp->str("module"));
+    for (size_t p = 0; p <= mod.size() && !mod.empty();) {
+      size_t dot = mod.find('.', p);
+      base /= mod.substr(p, dot == std::string::npos ? std::string::npos : dot - p);
+      if (dot == std::string::npos) break;
+      p = dot + 1;
+    }
+    fs::path file = base;
+    file += ".py";
+    std::string bytes;
+    if (!read(file, bytes)) continue;
+    syntax::ParseResult pr = syntax::parse(bytes, file.string());
+    if (!pr.ok()) continue;
+    sema::ModuleInfo there = sema::analyze_module(pr.tree.root, ignore);
+    if (there.ct_modules != ct_modules) continue;  // `ct` must mean the same in both
+    std::map<std::string, const Node*> defs;  // sibling's top-level bindings
+    for (auto* st : nodes_of(pr.tree.root, "body"))
+      for (auto& n : bound_names(st)) defs.emplace(n, st);
+    auto uses_ct = [&](const Node* st) {
+      bool found = false;
+      sema::walk(st, [&](const Node* n) {
+        found = found || (n->is("Name") && there.ct_modules.count(std::string(n->str("id"))));
+        return !found;
+      });
+      return found;
+    };
+    // The imported tile helpers, then what they refer to in the sibling.
+    std::vector<const Node*> todo;
+    std::set<std::string> wanted;
+    for (auto* a : nodes_of(imp, "names")) {
+      std::string n(a->str("name"));
+      if (a->str("asname").empty() && added.count(n)) {  // copied already, as a helper's helper
+        out.names.insert(n);
+        continue;
+      }
+      auto it = defs.find(n);
+      if (!a->str("asname").empty() || it == defs.end() || !it->second->is("FunctionDef") || !uses_ct(it->second))
+        continue;
+      wanted.insert(n);
+      todo.push_back(it->second);
+    }
+    if (wanted.empty()) continue;
+    std::set<const Node*> stmts;
+    bool clash = false;
+    while (!todo.empty()) {
+      const Node* st = todo.back();
+      todo.pop_back();
+      if (!stmts.insert(st).second) continue;
+      for (auto& n : loaded_names(st)) {
+        auto it = defs.find(n);
+        if (it == defs.end() || stmts.count(it->second)) continue;
+        const Node* dep = it->second;
+        if (added.count(n)) continue;  // copied for an earlier import
+        if (dep->is("ImportFrom") && import_level(dep) != 0) continue;  // the sibling's own siblings: not followed
+        if (ct_modules.count(n) || (dep->is("ImportFrom") && std::string(dep->str("module")).rfind("cuda", 0) == 0))
+          continue;  // cuda.tile names: the importing module binds them the same way
+        if (local.count(n)) {
+          // The importer binds this name already: fine for a plain import (assumed the
+          // same module), else a clash.
+          if (!(dep->is("Import") || dep->is("ImportFrom"))) clash = true;
+          continue;
+        }
+        todo.push_back(dep);
+      }
+    }
+    for (auto* st : stmts)
+      for (auto& n : bound_names(st))
+        if (local.count(n) && !wanted.count(n) && !(st->is("Import") || st->is("ImportFrom"))) clash = true;
+    if (clash) continue;
+    std::string text;
+    const syntax::Source& src = *pr.source;
+    for (auto* st : nodes_of(pr.tree.root, "body")) {  // sibling order: constants before uses
+      if (!stmts.count(st)) continue;
+      int first = st->lineno;
+      for (auto* d : nodes_of(st, "decorator_list")) first = std::min(first, d->lineno);
+      size_t b = src.offset(first, 0);
+      size_t e = st->end_lineno >= src.line_count() ? src.text().size() : src.offset(st->end_lineno + 1, 0);
+      text += "\n\n" + std::string(src.text().substr(b, e - b));
+      if (text.back() != '\n') text += '\n';
+      for (auto& n : bound_names(st)) added.insert(n);
+    }
+    out.text += "\n\n# cutile2triton: tile helpers copied from ." + mod +
+                " (compiled at this module's call sites; see driver/splice.h)" + text;
+    out.names.insert(wanted.begin(), wanted.end());
+  }
+  return out;
+}
+
+}  // namespace c2t::driver

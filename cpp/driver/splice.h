@@ -1,0 +1,36 @@
+// Tile helpers imported from sibling modules (`from .gelu import gelu_forward_ct`).
+//
+// A cuTile helper is compiled for each call site's argument types, so a helper
+// that another module defines cannot be lowered there (it has no call site) and
+// cannot be imported as a ready @triton.jit function. The driver therefore
+// copies the helper's definition -- with the sibling's functions, constants and
+// plain imports it refers to -- to the end of the importing module before
+// conversion; the helper is then lowered at its call sites like a local one,
+// and the import statement drops the copied names (host_rewrite).
+//
+// Only relative imports are followed (`from .x import f`, `from ..pkg.x import
+// f`), read from the folder of the converted file's path. A copy is skipped
+// (the import stays, and lowering reports the unknown name) when it would
+// rebind a name the importing module defines, or when the sibling binds
+// cuda.tile under another alias.
+#pragma once
+
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "syntax/ast.h"
+
+namespace c2t::driver {
+
+struct Splice {
+  std::string text;                 // appended to the module text ("" when nothing is copied)
+  std::set<std::string> names;      // imported names whose definitions were copied
+};
+
+/// `module` is the parsed importing module, `ct_modules` the names it binds to
+/// cuda.tile (sema::ModuleInfo::ct_modules); `path` its file path on disk.
+Splice splice_imported_helpers(const syntax::Node* module, const std::set<std::string>& ct_modules,
+                               const std::string& path);
+
+}  // namespace c2t::driver

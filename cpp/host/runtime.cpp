@@ -1,0 +1,164 @@
+#include "host/runtime.h"
+
+namespace c2t::host {
+
+namespace {
+
+// Kernel objects with cuTile hints. Hints map to Triton launch options where
+// Triton has one; the others are dropped (see _c2t_launch_options).
+const char* kKernel = R"PY(
+class _C2TKernel:
+    """A converted kernel plus cuTile launch hints (what kernel.replace_hints(...) and
+    ct.kernel(k._pyfunc, ...) return in cuTile)."""
+
+    def __init__(self, fn, hints):
+        self._pyfunc, self.hints = fn, dict(hints)
+
+    def replace_hints(self, **hints):
+        return _C2TKernel(self._pyfunc, {**self.hints, **hints})
+
+
+def _c2t_kernel(fn, **hints):
+    """ct.kernel(fn, **hints) / kernel.replace_hints(**hints) on a converted kernel."""
+    if isinstance(fn, _C2TKernel):
+        return fn.replace_hints(**hints)
+    return _C2TKernel(fn, hints)
+
+
+def _c2t_launch_options(hints):
+    """Triton launch options for cuTile hints. num_worker_warps -> num_warps (the warps that
+    run the tile code). occupancy and opt_level have no Triton equivalent and are dropped;
+    num_ctas (CTA clusters) is dropped because the converted kernels use no cluster
+    features, so it could only change speed, and Triton's num_ctas > 1 path is Hopper-only."""
+    options = {}
+    warps = _c2t_resolve(hints.get("num_worker_warps"))
+    if warps:
+        options["num_warps"] = int(warps)
+    return options
+
+
+def _c2t_resolve(value):
+    return value.resolve() if hasattr(value, "resolve") else value
+)PY";
+
+const char* kLaunch = R"PY(
+def _c2t_launch(grid, kernel, *args):
+    """ct.launch(stream, grid, kernel, args) for a kernel object that is not a literal kernel
+    name: chosen at run time, stored in a dict, imported from another module, or re-hinted."""
+    k = kernel if isinstance(kernel, _C2TKernel) else _C2TKernel(kernel, {})
+    launcher = getattr(k._pyfunc, "_c2t_launcher", None)
+    if launcher is None:
+        raise TypeError(f"{k._pyfunc!r} is not a kernel converted by cutile2triton")
+    return launcher(grid, *args, **_c2t_launch_options(k.hints))
+)PY";
+
+const char* kOnStream = R"PY(
+def _c2t_on_stream(stream, launcher, grid, *args):
+    """ct.launch on an explicit stream: Triton launches on torch's current stream, so the
+    launch runs inside torch.cuda.stream(stream) unless that stream is already current."""
+    import torch
+
+    if not isinstance(stream, torch.cuda.Stream) or stream == torch.cuda.current_stream(stream.device):
+        return launcher(grid, *args)
+    with torch.cuda.stream(stream):
+        return launcher(grid, *args)
+)PY";
+
+// cuTile's tune.exhaustive_search: same signature and result shape
+// (result.best.config, .successes, .failures); configs timed with do_bench.
+const char* kTune = R"PY(
+class _C2TMeasurement:
+    def __init__(self, config, mean_us):
+        self.config, self.mean_us, self.num_samples, self.error_margin_us = config, mean_us, 1, 0.0
+
+
+class _C2TTuningResult:
+    def __init__(self, best, successes, failures):
+        self.best, self.successes, self.failures = best, successes, failures
+
+
+def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints_fn=None, *, quiet=False,
+                           single_run_timeout_sec=None):
+    """cuTile's tune.exhaustive_search on Triton: times every config with
+    triton.testing.do_bench and returns the fastest. Without a CUDA device (e.g. the
+    TRITON_INTERPRET=1 interpreter, where do_bench cannot run) the first config is
+    returned untimed, as with TILEGYM_DISABLE_AUTOTUNE."""
+    import os
+
+    import torch
+    import triton.testing
+
+    configs = list(search_space)
+    if not configs:
+        raise ValueError("exhaustive_search: empty search space")
+    if os.environ.get("TRITON_INTERPRET") == "1" or not torch.cuda.is_available():
+        return _C2TTuningResult(_C2TMeasurement(configs[0], float("nan")), [], [])
+    successes, failures = [], []
+    for cfg in configs:
+        k = kernel(cfg) if callable(kernel) and not hasattr(kernel, "_c2t_launcher") and not isinstance(
+            kernel, _C2TKernel) else kernel
+        k = _c2t_kernel(k, **(hints_fn(cfg) if hints_fn else {}))
+        grid, args = grid_fn(cfg), args_fn(cfg)
+        try:
+            ms = triton.testing.do_bench(lambda: _c2t_launch(grid, k, *args))
+            successes.append(_C2TMeasurement(cfg, ms * 1000.0))
+        except Exception as e:  # a config that does not compile or run is recorded, as in cuTile
+            failures.append((cfg, type(e), str(e)))
+    if not successes:
+        raise RuntimeError(f"exhaustive_search: all {len(configs)} configs failed; first: {failures[0][2]}")
+    best = min(successes, key=lambda m: m.mean_us)
+    if not quiet:
+        print(f"exhaustive_search: best of {len(successes)} configs: {best.config} ({best.mean_us:.1f} us)")
+    return _C2TTuningResult(best, successes, failures)
+)PY";
+
+const char* kTimeout = R"PY(
+def _c2t_compiler_timeout(timeout_sec):
+    """ct.compiler_timeout bounds cuTile's tileiras compile time; Triton has no such limit."""
+    import contextlib
+
+    return contextlib.nullcontext()
+)PY";
+
+const char* kByTarget = R"PY(
+class _C2TByTarget:
+    """cuTile's ByTarget(sm_XY=value, default=...): a hint value chosen by the device's compute
+    capability when the kernel is launched."""
+
+    def __init__(self, *, default=None, **by_target):
+        self.default, self.by_target = default, by_target
+
+    def resolve(self):
+        import torch
+
+        if not torch.cuda.is_available():
+            return self.default
+        major, minor = torch.cuda.get_device_capability()
+        return self.by_target.get(f"sm_{major}{minor}", self.default)
+)PY";
+
+}  // namespace
+
+std::string runtime_source(const RuntimeNeeds& n) {
+  if (!n.any()) return "";
+  std::string out = "# cutile2triton host runtime: cuTile host APIs used by this module, on Triton.\n";
+  bool kernel = n.kernel || n.launch || n.tune;
+  // Each block starts with '\n'; drop the first so the comment sits on the block.
+  std::string body;
+  if (kernel) body += std::string(kKernel) + "\n";
+  if (n.launch || n.tune) body += std::string(kLaunch) + "\n";
+  if (n.on_stream) body += std::string(kOnStream) + "\n";
+  if (n.tune) body += std::string(kTune) + "\n";
+  if (n.timeout) body += std::string(kTimeout) + "\n";
+  if (n.by_target) body += std::string(kByTarget) + "\n";
+  // Blocks are separated by two blank lines (each block starts and ends with '\n').
+  body = body.substr(1);
+  while (body.size() >= 2 && body.compare(body.size() - 2, 2, "\n\n") == 0) body.pop_back();
+  return out + body;
+}
+
+std::string launcher_attachment(const std::string& kernel_fn, const std::string& launcher) {
+  return kernel_fn + "._c2t_launcher = " + launcher + "\n";
+}
+
+}  // namespace c2t::host

@@ -1,0 +1,47 @@
+// The host runtime block: small Python definitions inserted into a converted
+// module when its host code uses cuTile host APIs that have no one-line
+// Triton spelling. Only the pieces the module uses are emitted, so simple
+// modules stay free of them.
+//
+//   _c2t_launch(grid, kernel, *args)      ct.launch of a kernel object (chosen at run
+//                                         time, kept in a dict, imported, re-hinted)
+//   _c2t_on_stream(stream, launcher, ...) ct.launch on an explicit, non-current stream
+//   _C2TKernel / _c2t_kernel(fn, **hints) kernel.replace_hints(...), ct.kernel(k._pyfunc, ...)
+//   _c2t_exhaustive_search(...)           cuda.tile.tune.exhaustive_search on Triton
+//   _c2t_compiler_timeout(seconds)        ct.compiler_timeout (no Triton equivalent: no-op)
+//   _C2TByTarget(**values)                ct.ByTarget, resolved from the device capability
+//
+// Why a host-side search rather than @triton.autotune: cuTile's
+// exhaustive_search is an ordinary host call whose result feeds arbitrary host
+// code (the grid is computed from the best config, caches are keyed by the
+// caller, args_fn may clone in-place outputs for trials, the search may choose
+// between kernels). Keeping the call and timing each config with
+// triton.testing.do_bench preserves all of that exactly; @triton.autotune would
+// need the host code restructured and would benchmark in-place kernels on live
+// outputs. Off CUDA (TRITON_INTERPRET=1, where do_bench cannot run) the first
+// config is taken without timing, like TILEGYM_DISABLE_AUTOTUNE.
+#pragma once
+
+#include <string>
+
+namespace c2t::host {
+
+struct RuntimeNeeds {
+  bool launch = false;       // _c2t_launch (+ _C2TKernel)
+  bool on_stream = false;    // _c2t_on_stream
+  bool kernel = false;       // _C2TKernel / _c2t_kernel
+  bool tune = false;         // _c2t_exhaustive_search (+ _C2TKernel)
+  bool timeout = false;      // _c2t_compiler_timeout
+  bool by_target = false;    // _C2TByTarget
+  bool any() const { return launch || on_stream || kernel || tune || timeout || by_target; }
+};
+
+/// Python source of the runtime block for `needs` ('\n'-terminated, starts
+/// with a comment line); empty when nothing is needed.
+std::string runtime_source(const RuntimeNeeds& needs);
+
+/// The statement attaching kernel `kernel_fn`'s launcher to the kernel object,
+/// so that `_c2t_launch` (here or in an importing module) finds it.
+std::string launcher_attachment(const std::string& kernel_fn, const std::string& launcher);
+
+}  // namespace c2t::host

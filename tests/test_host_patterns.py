@@ -1,0 +1,360 @@
+"""Host-code patterns of real cuTile modules, each on our own small example:
+converted, run under Triton's CPU interpreter against a torch reference where
+the pattern runs on the CPU, else checked on the emitted structure.
+
+Patterns: launches in loops; kernels chosen at run time (if / dict); kernels
+re-hinted (replace_hints, ct.kernel(k._pyfunc, ...)); grids sized from the SM
+count; explicit streams; autograd.Function with forward and backward kernels;
+register_impl(..., backend="cutile") -> "triton"; exhaustive_search autotuning
+(first config off CUDA); kernels imported from another converted module.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import pytest
+
+from c2t_interp import DEVICE, assert_close, convert, dev, load
+
+import torch  # noqa: E402  (after c2t_interp set TRITON_INTERPRET)
+
+# Two tiny kernels every example below shares: out = a + b and out = a * b,
+# 1-D tiles of TILE elements (ragged sizes: the last tile is masked).
+KERNELS = '''
+import cuda.tile as ct
+import torch
+
+ConstInt = ct.Constant[int]
+
+
+@ct.kernel
+def add_kernel(a, b, out, TILE: ConstInt):
+    i = ct.bid(0)
+    x = ct.load(a, index=(i,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
+    y = ct.load(b, index=(i,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(out, index=(i,), tile=x + y)
+
+
+@ct.kernel
+def mul_kernel(a, b, out, TILE: ConstInt):
+    i = ct.bid(0)
+    x = ct.load(a, index=(i,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
+    y = ct.load(b, index=(i,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(out, index=(i,), tile=x * y)
+'''
+
+
+@pytest.fixture
+def build(tmp_path):
+    def _build(host: str, name: str = "patterns"):
+        code = convert(KERNELS + host, filename=f"{name}.py")
+        return code, load(code, tmp_path, name)
+
+    return _build
+
+
+def _inputs(n, dtype=torch.float32):
+    g = torch.Generator().manual_seed(1234 + n)
+    return dev(torch.randn(n, generator=g, dtype=dtype)), dev(torch.randn(n, generator=g, dtype=dtype))
+
+
+def test_launch_in_a_host_loop(build):
+    code, m = build('''
+def chunked_add(a, b, chunk):
+    out = torch.empty_like(a)
+    for start in range(0, a.shape[0], chunk):
+        end = min(start + chunk, a.shape[0])
+        ct.launch(torch.cuda.current_stream(), (ct.cdiv(end - start, 32),), add_kernel,
+                  (a[start:end], b[start:end], out[start:end], 32))
+    return out
+''')
+    assert "launch_add_kernel((triton.cdiv(end - start, 32),), a[start:end]" in code
+    a, b = _inputs(300)
+    assert_close(m.chunked_add(a, b, 70), a + b)
+
+
+def test_kernel_chosen_at_run_time_by_if_and_dict(build):
+    code, m = build('''
+OPS = {"add": add_kernel, "mul": mul_kernel}
+
+
+def by_if(a, b, multiply):
+    out = torch.empty_like(a)
+    kernel = mul_kernel if multiply else add_kernel
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(a.shape[0], 64),), kernel, (a, b, out, 64))
+    return out
+
+
+def by_dict(a, b, op):
+    out = torch.empty_like(a)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(a.shape[0], 64),), OPS[op], (a, b, out, 64))
+    return out
+''')
+    assert "_c2t_launch((triton.cdiv(a.shape[0], 64),), kernel, a, b, out, 64)" in code
+    assert 'OPS = {"add": add_kernel, "mul": mul_kernel}' in code  # host code byte-identical
+    a, b = _inputs(130)
+    assert_close(m.by_if(a, b, True), a * b)
+    assert_close(m.by_if(a, b, False), a + b)
+    assert_close(m.by_dict(a, b, "mul"), a * b)
+    assert_close(m.by_dict(a, b, "add"), a + b)
+
+
+def test_kernels_rehinted(build):
+    # Module-level replace_hints copies (liger), ct.kernel(k._pyfunc, occupancy=...) re-wraps (unsloth).
+    code, m = build('''
+ADD8 = add_kernel.replace_hints(num_worker_warps=8, occupancy=2)
+
+
+def rewrapped(a, b, occ):
+    out = torch.empty_like(a)
+    k = ct.kernel(mul_kernel._pyfunc, occupancy=occ)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(a.shape[0], 64),), k, (a, b, out, 64))
+    return out
+
+
+def module_hinted(a, b):
+    out = torch.empty_like(a)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(a.shape[0], 64),), ADD8, (a, b, out, 64))
+    return out
+''')
+    assert "ADD8 = _c2t_kernel(add_kernel).replace_hints(num_worker_warps=8, occupancy=2)" in code
+    assert "k = _c2t_kernel(_c2t_kernel(mul_kernel)._pyfunc, occupancy=occ)" in code
+    # Hints: num_worker_warps -> num_warps; occupancy has no Triton equivalent (dropped).
+    assert m._c2t_launch_options({"num_worker_warps": 8, "occupancy": 2, "num_ctas": 2}) == {"num_warps": 8}
+    a, b = _inputs(200)
+    assert_close(m.rewrapped(a, b, 4), a * b)
+    assert_close(m.module_hinted(a, b), a + b)
+
+
+PERSISTENT = '''
+@ct.kernel
+def scale_rows(x, out, n_rows: int, TILE: ConstInt):
+    for row in range(ct.bid(0), n_rows, ct.num_blocks(0)):
+        t = ct.load(x, index=(row, 0), shape=(1, TILE), padding_mode=ct.PaddingMode.ZERO)
+        ct.store(out, index=(row, 0), tile=t * 2.0)
+
+
+def scale(x):
+    out = torch.empty_like(x)
+    num_sms = torch.cuda.get_device_properties(x.device).multi_processor_count
+    grid = (min(num_sms * 2, x.shape[0]),)
+    ct.launch(torch.cuda.current_stream(), grid, scale_rows, (x, out, x.shape[0], 32))
+    return out
+'''
+
+
+def test_grid_from_the_sm_count(build):
+    code, m = build(PERSISTENT)
+    assert "    num_sms = torch.cuda.get_device_properties(x.device).multi_processor_count\n" in code
+    if DEVICE == "cpu":  # no device properties on the CPU: a 3-SM device, through the module's torch
+        fake_cuda = types.SimpleNamespace(
+            get_device_properties=lambda d: types.SimpleNamespace(multi_processor_count=3))
+        m.torch = types.SimpleNamespace(empty_like=torch.empty_like, cuda=fake_cuda)
+    x = dev(torch.randn(11, 32))
+    assert_close(m.scale(x), x * 2.0)
+
+
+def test_explicit_streams(build):
+    # `with torch.cuda.stream(s):` is torch host code and stays; an explicit stream
+    # argument of ct.launch is made current for the launch (Triton launches on
+    # torch's current stream), torch.cuda.current_stream() is simply dropped.
+    code, m = build('''
+def on_stream(a, b, stream):
+    out = torch.empty_like(a)
+    ct.launch(stream, (ct.cdiv(a.shape[0], 64),), add_kernel, (a, b, out, 64))
+    return out
+
+
+def in_with(a, b, s):
+    out = torch.empty_like(a)
+    with torch.cuda.stream(s):
+        ct.launch(torch.cuda.current_stream(), (ct.cdiv(a.shape[0], 64),), add_kernel, (a, b, out, 64))
+    return out
+''')
+    assert "_c2t_on_stream(stream, launch_add_kernel, (triton.cdiv(a.shape[0], 64),), a, b, out, 64)" in code
+    assert "    with torch.cuda.stream(s):\n        launch_add_kernel(" in code
+    a, b = _inputs(100)
+    if DEVICE == "cpu":
+        assert_close(m.on_stream(a, b, None), a + b)  # not a torch.cuda.Stream: the current stream
+    else:
+        s = torch.cuda.Stream()
+        out = m.on_stream(a, b, s)
+        s.synchronize()
+        assert_close(out, a + b)
+
+
+def test_autograd_function_with_forward_and_backward_kernels(build):
+    code, m = build('''
+class Mul(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        out = torch.empty_like(a)
+        ct.launch(torch.cuda.current_stream(), (ct.cdiv(a.shape[0], 64),), mul_kernel, (a, b, out, 64))
+        ctx.save_for_backward(a, b)
+        return out
+
+    @staticmethod
+    def backward(ctx, dout):
+        a, b = ctx.saved_tensors
+        da = torch.empty_like(a)
+        db = torch.empty_like(b)
+        grid = (ct.cdiv(a.shape[0], 64),)
+        ct.launch(torch.cuda.current_stream(), grid, mul_kernel, (dout, b, da, 64))
+        ct.launch(torch.cuda.current_stream(), grid, mul_kernel, (dout, a, db, 64))
+        return da, db
+''')
+    assert "class Mul(torch.autograd.Function):" in code
+    a, b = _inputs(150)
+    a.requires_grad_(True)
+    b.requires_grad_(True)
+    out = m.Mul.apply(a, b)
+    g = dev(torch.randn(150))
+    out.backward(g)
+    assert_close(out.detach(), (a * b).detach())
+    assert_close(a.grad, g * b.detach())
+    assert_close(b.grad, g * a.detach())
+
+
+def test_register_impl_backend(build):
+    code, m = build('''
+REGISTRY = {}
+
+
+def register_impl(name, backend):
+    def wrap(fn):
+        REGISTRY[(name, backend)] = fn
+        return fn
+    return wrap
+
+
+@register_impl("my_add", backend="cutile")
+def my_add(a, b):
+    out = torch.empty_like(a)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(a.shape[0], 64),), add_kernel, (a, b, out, 64))
+    return out
+''')
+    assert '@register_impl("my_add", backend="triton")' in code
+    assert set(m.REGISTRY) == {("my_add", "triton")}
+    a, b = _inputs(65)
+    assert_close(m.REGISTRY[("my_add", "triton")](a, b), a + b)
+
+
+def test_exhaustive_search_takes_the_first_config_off_cuda(build):
+    # The TileGym shape: a cache keyed by shape, exhaustive_search under
+    # compiler_timeout, the grid computed from the best config, TILE a config field.
+    code, m = build('''
+from types import SimpleNamespace
+from cuda.tile.tune import exhaustive_search
+
+_cache = {}
+
+
+def tuned_add(a, b):
+    out = torch.empty_like(a)
+    n = a.shape[0]
+    if n not in _cache:
+        configs = [SimpleNamespace(TILE=t, occupancy=o) for t in (32, 128) for o in (1, 2)]
+        with ct.compiler_timeout(5):
+            result = exhaustive_search(configs, torch.cuda.current_stream(), lambda c: (ct.cdiv(n, c.TILE),),
+                                       add_kernel, lambda c: (a, b, out, c.TILE),
+                                       lambda c: {"occupancy": c.occupancy})
+        best = result.best.config
+        _cache[n] = (best, add_kernel.replace_hints(occupancy=best.occupancy))
+    best, kernel = _cache[n]
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(n, best.TILE),), kernel, (a, b, out, best.TILE))
+    return out
+''')
+    assert "result = _c2t_exhaustive_search(configs, torch.cuda.current_stream()" in code
+    assert "with _c2t_compiler_timeout(5):" in code
+    assert "cuda.tile" not in code.replace("(cuda.tile)", "")
+    if DEVICE == "cpu":  # the host code asks torch for the current CUDA stream; there is none on the CPU
+        m.torch = types.SimpleNamespace(empty_like=torch.empty_like,
+                                        cuda=types.SimpleNamespace(current_stream=lambda: None))
+    a, b = _inputs(333)
+    assert_close(m.tuned_add(a, b), a + b)
+    if DEVICE == "cpu":
+        assert list(m._cache.values())[0][0].TILE == 32  # first config, untimed (interpreter)
+
+
+def test_kernels_imported_from_another_converted_module(tmp_path, monkeypatch):
+    # pkg/cutile/kernels.py defines the kernel; pkg/cutile/user.py imports it by
+    # absolute path and launches it. The outputs live at pkg/triton/.
+    user = '''
+import cuda.tile as ct
+import torch
+from pkg.cutile.kernels import add_kernel
+
+
+def add(a, b):
+    out = torch.empty_like(a)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(a.shape[0], 64),), add_kernel, (a, b, out, 64))
+    return out
+'''
+    out_dir = tmp_path / "pkg" / "triton"
+    out_dir.mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (out_dir / "__init__.py").write_text("")
+    (out_dir / "kernels.py").write_text(convert(KERNELS, filename="pkg/cutile/kernels.py"))
+    user_code = convert(user, filename="pkg/cutile/user.py")
+    assert "from pkg.triton.kernels import add_kernel\n" in user_code
+    assert "_c2t_launch((triton.cdiv(a.shape[0], 64),), add_kernel, a, b, out, 64)" in user_code
+    (out_dir / "user.py").write_text(user_code)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in [k for k in sys.modules if k == "pkg" or k.startswith("pkg.")]:
+        monkeypatch.delitem(sys.modules, name)
+    import importlib
+
+    mod = importlib.import_module("pkg.triton.user")
+    a, b = _inputs(100)
+    assert_close(mod.add(a, b), a + b)
+
+
+def test_tile_helper_imported_from_a_sibling_module(tmp_path, monkeypatch):
+    # pkg/cutile/helpers.py defines a tile helper (no kernel of its own calls it);
+    # pkg/cutile/user.py imports it relatively and calls it from its kernel. The
+    # converter copies the helper into user.py (lowered at its call site) and
+    # drops it from the import; helpers.py leaves it out with a comment.
+    src = tmp_path / "src" / "pkg" / "cutile"
+    src.mkdir(parents=True)
+    (src / "helpers.py").write_text('''
+import cuda.tile as ct
+
+OFFSET = 1.5
+
+
+def _shift(x):
+    return x + OFFSET
+
+
+def relu_shift(x):
+    return ct.maximum(_shift(x), 0.0)
+''')
+    (src / "user.py").write_text('''
+import cuda.tile as ct
+import torch
+from .helpers import relu_shift
+
+
+@ct.kernel
+def k(a, out, TILE: ct.Constant[int]):
+    i = ct.bid(0)
+    x = ct.load(a, index=(i,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(out, index=(i,), tile=relu_shift(x))
+
+
+def run(a):
+    out = torch.empty_like(a)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(a.shape[0], 32),), k, (a, out, 32))
+    return out
+''')
+    # The file's path is the filename: relative imports are read from its folder.
+    user_code = convert((src / "user.py").read_text(), filename=str(src / "user.py"))
+    helpers_code = convert((src / "helpers.py").read_text(), filename=str(src / "helpers.py"))
+    assert "from .helpers import" not in user_code
+    assert "@triton.jit\ndef relu_shift(" in user_code and "@triton.jit\ndef _shift(" in user_code
+    assert "def relu_shift" not in helpers_code and "# cutile2triton: `relu_shift`" in helpers_code
+    m = load(user_code, tmp_path, "user")
+    a = dev(torch.randn(70))
+    assert_close(m.run(a), torch.clamp(a + 1.5, min=0.0))
