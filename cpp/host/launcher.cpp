@@ -54,17 +54,19 @@ std::string launcher_source(const lower::LoweredKernel& k) {
       default: lines.push_back(p.name); break;
     }
   }
-  // Kernels with a TMA descriptor path take a constexpr flag; the launcher
-  // sets it only when every described tensor meets the device-side
-  // descriptor preconditions (lower/tma.cpp, triton_target.md §1.4). The
-  // caller may force it with use_tma= (tests run the descriptor path in the
-  // interpreter that way).
+  // Kernels with a TMA descriptor path take a constexpr flag. By default
+  // (use_tma=False) the launcher takes the pointer path: on the H200 it was
+  // as fast or faster than the descriptor path for every benchmarked kernel
+  // (BENCHMARKS.md, "TMA is not always faster"). use_tma=None asks for the
+  // descriptor path wherever every described tensor meets the device-side
+  // preconditions (lower/tma.cpp, triton_target.md §1.4); use_tma=True forces
+  // it (tests run the descriptor path in the interpreter that way).
   std::string use_tma;
   if (!k.tma_flag.empty()) {
     use_tma = "use_tma";
     for (auto& p : k.params)
       if (p.name == use_tma) use_tma += "_";
-    params += ", " + use_tma + "=None";
+    params += ", " + use_tma + "=False";
   }
   // **options: Triton launch options (num_warps...) from cuTile hints, see runtime.h.
   std::string out = "def " + launcher_name(k) + "(" + params + ", **options):\n";
