@@ -7,7 +7,8 @@ direct NumPy evaluation of the program description.
   signature matches a registered regression (tests/difftest/regressions/) are
   counted as that known converter bug; anything else fails the test.
 * test_regression: each minimized converter bug found by the tester, marked
-  xfail(strict=True) until the converter is fixed.
+  xfail(strict=True) until the converter is fixed; then the module says
+  FIXED = True and the test must pass.
 * harness self-checks: determinism, and that a broken or no-op kernel is caught.
 """
 
@@ -48,7 +49,7 @@ REGRESSIONS = _regressions()
 def _known(o: R.Outcome):
     sig = R.signature(o) + "\n" + o.detail
     for m in REGRESSIONS:
-        if o.status == m.STATUS and m.SIGNATURE in sig:
+        if not getattr(m, "FIXED", False) and o.status == m.STATUS and m.SIGNATURE in sig:
             return m.NAME
     return None
 
@@ -88,7 +89,8 @@ def _run_regression(m, tmp_path):
 
 
 @pytest.mark.parametrize(
-    "reg", [pytest.param(m, id=m.NAME, marks=pytest.mark.xfail(strict=True, reason=m.REASON)) for m in REGRESSIONS])
+    "reg", [pytest.param(m, id=m.NAME, marks=() if getattr(m, "FIXED", False) else pytest.mark.xfail(strict=True, reason=m.REASON))
+            for m in REGRESSIONS])
 def test_regression(reg, tmp_path):
     _run_regression(reg, tmp_path)
 

@@ -336,8 +336,21 @@ void register_shape_ops(Registry& r) {
     if (!x.ok() || !s) return LVal{};
     if (x.info.kind == sema::VKind::Scalar)
       return ops::make_value(tl_call("full", {shape_list(*s), x.expr, c.L.dtype_expr(x.info.dtype, &x)}), *s, x.info.dtype, x.info.sign);
-    return keep_bool(ops::make_value(tl_call("broadcast_to", {x.expr, shape_list(*s)}), *s, x.info.dtype, x.info.sign), x);
-  }, "tl.broadcast_to(x, shape)");
+    // NumPy rank extension, as cuTile's broadcast_to allows (cutile-python
+    // _ir/arithmetic_ops.py: is_shape_broadcastable_to, then a reshape with
+    // leading 1s); tl.broadcast_to needs equal ranks.
+    TExprPtr src = x.expr;
+    if (x.info.shape.size() > s->size()) {
+      c.L.error(c.at("shape"), "ct.broadcast_to: the target shape has fewer dimensions than the tile");
+      return LVal{};
+    }
+    if (x.info.shape.size() < s->size()) {
+      sema::Shape padded(s->size() - x.info.shape.size(), sema::Dim::known(1));
+      padded.insert(padded.end(), x.info.shape.begin(), x.info.shape.end());
+      src = tl_call("reshape", {src, shape_list(padded)});
+    }
+    return keep_bool(ops::make_value(tl_call("broadcast_to", {src, shape_list(*s)}), *s, x.info.dtype, x.info.sign), x);
+  }, "tl.broadcast_to(x, shape) (leading size-1 axes added first for a lower-rank tile)");
   r.add("reshape", "shape", "x, /, shape", reshape, "tl.reshape(x, shape) (row-major)");
   r.add("Tile.reshape", "shape", "x, shape", reshape, "tl.reshape(x, shape)");
   auto permute = [](OpCall& c) {

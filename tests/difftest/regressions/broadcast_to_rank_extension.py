@@ -13,6 +13,7 @@ import numpy as np
 
 NAME = "broadcast_to_rank_extension"
 STATUS = "crash"
+FIXED = True  # lower/ops_shape.cpp: leading size-1 axes are added before tl.broadcast_to
 REASON = ("converter emits tl.broadcast_to on a lower-rank tile (cuTile allows NumPy rank extension); "
           "Triton raises 'Cannot broadcast, rank mismatch'")
 SIGNATURE = "Cannot broadcast, rank mismatch"
