@@ -1,6 +1,7 @@
 // Lowerer: expressions.
 #include <cmath>
 
+#include "lower/cutile_names.h"
 #include "lower/lowerer.h"
 #include "lower/module_lowering.h"
 #include "lower/op_registry.h"
@@ -307,7 +308,10 @@ LVal Lowerer::eval_call(const Node* e) {
     }
     const OpEntry* entry = reg.find(q);
     if (!entry) {
-      unsupported(e, "ct." + q, "ct." + q + " is not a supported cuTile operation");
+      unsupported(e, "ct." + q,
+                  is_cutile_public_name(q)
+                      ? "ct." + q + " is a cuTile operation that cutile2triton does not support yet"
+                      : "ct." + q + " is not a cuTile operation (cuda.tile has no such name)");
       return {};
     }
     OpCall c(*this, e, q);

@@ -55,7 +55,7 @@ TEST(Convert, ErrorsHavePositionsCaretAndNoCode) {
   auto r = convert_source(src, "bad.py");
   EXPECT_FALSE(r.ok);
   EXPECT_TRUE(r.code.empty());
-  EXPECT_NE(r.rendered.find("bad.py:5:9: error: ct.sigmoid is not a supported cuTile operation\n"
+  EXPECT_NE(r.rendered.find("bad.py:5:9: error: ct.sigmoid is not a cuTile operation (cuda.tile has no such name)\n"
                             "    u = ct.sigmoid(t)\n"
                             "        ^\n"),
             std::string::npos)
