@@ -69,3 +69,19 @@ def test_hostile_input_gets_a_diagnostic_not_a_crash(tmp_path, blob):
     rc, _, err = run("parse", str(f))
     assert rc == 1, err
     assert f"{f}:" in err and "error:" in err
+
+
+def test_ten_megabyte_file_is_parsed(tmp_path):
+    f = tmp_path / "huge.py"
+    f.write_text("x = 1\n" * 1_700_000)  # 10.2 MB
+    rc, out, err = run("parse", str(f))
+    assert rc == 0, err
+    assert out.strip() == f"{f}: ok"
+
+
+@pytest.mark.parametrize("nest", ["(" * 10000 + "1" + ")" * 10000, "-" * 10000 + "1", "a[" * 5000 + "1" + "]" * 5000])
+def test_ten_thousand_deep_nesting_is_a_diagnostic(tmp_path, nest):
+    f = tmp_path / "deep.py"
+    f.write_text(f"x = {nest}\n")
+    rc, _, err = run("parse", str(f))
+    assert rc == 1 and f"{f}:1:" in err and "error:" in err

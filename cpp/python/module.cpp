@@ -39,6 +39,14 @@ std::tuple<bool, std::string, std::string> parse_dump(nb::bytes source, std::str
   return {true, syntax::dump(r.tree.root, opts), ""};
 }
 
+// (ok, rendered diagnostics): syntax check only, no dump text built.
+std::tuple<bool, std::string> check(nb::bytes source, std::string filename) {
+  std::string raw(as_view(source));
+  nb::gil_scoped_release release;
+  syntax::ParseResult r = syntax::parse(raw, filename);
+  return {r.ok(), r.ok() ? std::string() : render_diags(r, filename, raw)};
+}
+
 // (ok, reprinted text, span problems, rendered diagnostics)
 std::tuple<bool, nb::bytes, std::string, std::string> roundtrip(nb::bytes source, std::string filename) {
   std::string raw(as_view(source));
@@ -96,6 +104,8 @@ NB_MODULE(_core, m) {
   m.def("parse_dump", &parse_dump, nb::arg("source"), nb::arg("filename"), nb::arg("python_minor"),
         nb::arg("include_attributes") = true,
         "Parse `source` (bytes) and return (ok, ast.dump text, diagnostics text).");
+  m.def("check", &check, nb::arg("source"), nb::arg("filename"),
+        "Parse `source` (bytes) only: (ok, diagnostics text).");
   m.def("roundtrip", &roundtrip, nb::arg("source"), nb::arg("filename"),
         "Parse and reprint losslessly: (ok, text bytes, span problems, diagnostics).");
   m.def("convert_source", &convert, nb::arg("source"), nb::arg("filename"),

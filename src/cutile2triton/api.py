@@ -67,6 +67,18 @@ def parse_dump(
     return text
 
 
+def check_syntax(source: Source, filename: str = "<unknown>") -> None:
+    """Parse ``source`` with the C++ parser and build nothing else.
+
+    Raises:
+        ConversionError: the source is not valid Python (CPython would raise
+            SyntaxError); the message is the rendered diagnostic.
+    """
+    ok, diags = _core.check(_as_bytes(source), filename)
+    if not ok:
+        raise ConversionError(diags)
+
+
 def _python_minor(python_version: Optional[str]) -> int:
     if python_version is None:
         return min(max(sys.version_info.minor, 11), 12)

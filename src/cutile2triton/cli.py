@@ -30,15 +30,14 @@ def _cmd_parse(args: argparse.Namespace) -> int:
             print(f"{path}: error: cannot read file: {e.strerror}", file=sys.stderr)
             return EXIT_USAGE
         try:
-            text = api.parse_dump(data, path, args.python_version, not args.no_attributes)
+            if args.dump_ast:
+                print(api.parse_dump(data, path, args.python_version, not args.no_attributes))
+            else:
+                api.check_syntax(data, path)
+                print(f"{path}: ok")
         except api.ConversionError as e:
             sys.stderr.write(e.diagnostics)
             rc = EXIT_DIAGNOSTICS
-            continue
-        if args.dump_ast:
-            print(text)
-        else:
-            print(f"{path}: ok")
     return rc
 
 
