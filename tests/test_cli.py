@@ -85,3 +85,55 @@ def test_ten_thousand_deep_nesting_is_a_diagnostic(tmp_path, nest):
     f.write_text(f"x = {nest}\n")
     rc, _, err = run("parse", str(f))
     assert rc == 1 and f"{f}:1:" in err and "error:" in err
+
+
+KERNEL = """import cuda.tile as ct
+import torch
+
+
+@ct.kernel
+def copy_kernel(a, b, TILE: ct.Constant[int]):
+    x = ct.load(a, index=(ct.bid(0),), shape=({shape},))
+    ct.store(b, index=(ct.bid(0),), tile=x)
+
+
+def copy(a):
+    b = torch.empty_like(a)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(a.shape[0], 64),), copy_kernel, (a, b, 64))
+    return b
+"""
+
+
+def test_non_power_of_two_tile_is_a_diagnostic_and_writes_nothing(tmp_path):
+    src = tmp_path / "ops" / "cutile" / "k.py"
+    src.parent.mkdir(parents=True)
+    src.write_text(KERNEL.format(shape=100))
+    rc, _, err = run("convert", str(src))
+    assert rc == 1
+    assert f"{src}:7:" in err and "powers of two" in err
+    assert not (tmp_path / "ops" / "triton").exists()
+
+
+def test_out_dir_keeps_relative_paths_and_refuses_collisions(tmp_path):
+    for sub in ("a", "b"):
+        f = tmp_path / sub / "cutile" / "k.py"
+        f.parent.mkdir(parents=True)
+        f.write_text(KERNEL.format(shape="TILE"))
+    rc, _, err = run("convert", "a/cutile/k.py", "b/cutile/k.py", "--out-dir", "out", cwd=tmp_path)
+    assert rc == 0, err
+    assert (tmp_path / "out" / "a" / "triton" / "k.py").exists() and (tmp_path / "out" / "b" / "triton" / "k.py").exists()
+    (tmp_path / "c" / "cutile").mkdir(parents=True)
+    (tmp_path / "c" / "cutile" / "k.py").write_text(KERNEL.format(shape="TILE"))
+    rc, _, err = run("convert", "a/cutile/k.py", str(tmp_path / "c" / "cutile" / "k.py"), "-o", "x.py", cwd=tmp_path)
+    assert rc == 2 and "exactly one input" in err
+
+
+def test_parse_for_python_3_11_rejects_3_12_only_nodes(tmp_path):
+    f = tmp_path / "t.py"
+    f.write_text("type X = int\n")
+    rc, _, err = run("parse", "--python-version", "3.11", str(f))
+    assert rc == 1 and "TypeAlias" in err
+    rc, out, _ = run("parse", "--python-version", "3.12", "--dump-ast", str(f))
+    assert rc == 0 and out.startswith("Module(body=[TypeAlias(")
+    rc, _, err = run("parse", "--python-version", "3.10", str(f))
+    assert rc == 2

@@ -20,6 +20,12 @@ if ls .whl/*.whl >/dev/null 2>&1; then
 fi
 if [ -f .whl/tileiras-kit.tar.xz ]; then
   mkdir -p /tmp/site && tar -xJf .whl/tileiras-kit.tar.xz -C /tmp/site
+  # tileiras looks for libnvvm at ../nvvm/lib64/libnvvm.so first: make that
+  # the 13.4 library it was built with, not the image's CUDA 13.0 one.
+  mkdir -p /tmp/site/nvidia/cu13/nvvm/lib64
+  ln -sf ../../lib/libnvvm.so.4 /tmp/site/nvidia/cu13/nvvm/lib64/libnvvm.so
+  unset CUDA_HOME CUDA_PATH
+  echo "CUDA-related environment: $(env | grep -iE '^(LD_LIBRARY_PATH|CUDA|NVVM)' | tr '\n' ' ')"
 fi
 if command -v tileiras >/dev/null; then  # say which tileiras cuda.tile will use, and that it runs
   tileiras --version | tail -2
@@ -33,6 +39,11 @@ with tempfile.NamedTemporaryFile(suffix=".bc", delete=False) as f:
     f.write(probe)
 r = subprocess.run(["tileiras", f.name, "-o", f.name + ".cubin", "--gpu-name", "sm_90"], capture_output=True, text=True)
 print("tileiras probe:", r.returncode, r.stdout[-500:], r.stderr[-1500:])
+if r.returncode:
+    import os
+    env = dict(os.environ, LD_DEBUG="libs")
+    r = subprocess.run(["tileiras", f.name, "-o", f.name + ".cubin", "--gpu-name", "sm_90"], capture_output=True, text=True, env=env)
+    print("\n".join(l for l in r.stderr.splitlines() if "nvvm" in l or "trying" in l.lower() and "nvvm" in l)[-3000:])
 PY
 fi
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader

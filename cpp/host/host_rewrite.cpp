@@ -593,8 +593,11 @@ void Rewriter::rewrite_coding_cookie() {
       if (l.find_first_not_of(" \t\f\r\n") != std::string_view::npos) return;  // code: no cookie further down
       continue;
     }
+    // PEP 263: the first "coding" followed by ':' or '=' ("#coding coding:x" names x).
     size_t c = l.find("coding", hash);
-    if (c == std::string_view::npos || c + 6 >= l.size() || (l[c + 6] != ':' && l[c + 6] != '=')) continue;
+    while (c != std::string_view::npos && !(c + 6 < l.size() && (l[c + 6] == ':' || l[c + 6] == '=')))
+      c = l.find("coding", c + 1);
+    if (c == std::string_view::npos) continue;
     size_t b = c + 7;
     while (b < l.size() && (l[b] == ' ' || l[b] == '\t')) ++b;
     size_t e = b;

@@ -116,6 +116,15 @@ std::optional<sema::Shape> Lowerer::shape_arg(LVal& v, const Node* at, const std
     if (!e.expr) return std::nullopt;
     return sema::Dim::sym(source(e.expr));
   };
+  // cuTile tiles have power-of-two dimensions (cuTile docs, data.rst), and so
+  // do Triton blocks: a known non-power-of-two size would only fail later,
+  // inside the generated kernel, so it is reported here.
+  auto power_of_two = [&](const sema::Dim& d) {
+    if (!d.value || (*d.value > 0 && (*d.value & (*d.value - 1)) == 0)) return true;
+    error(at, what + " has dimension " + std::to_string(*d.value) +
+                  ", but tile dimensions must be powers of two (pad the tile and mask, e.g. ct.load with a larger shape)");
+    return false;
+  };
   sema::Shape out;
   if (v.info.kind == VKind::Tuple) {
     for (auto& e : v.elems) {
@@ -124,11 +133,15 @@ std::optional<sema::Shape> Lowerer::shape_arg(LVal& v, const Node* at, const std
         error(at, what + " must be a tuple of compile-time integers (ct.Constant parameters or literals)");
         return std::nullopt;
       }
+      if (!power_of_two(*d)) return std::nullopt;
       out.push_back(*d);
     }
     return out;
   }
-  if (auto d = one(v)) return sema::Shape{*d};
+  if (auto d = one(v)) {
+    if (!power_of_two(*d)) return std::nullopt;
+    return sema::Shape{*d};
+  }
   if (v.ok()) error(at, what + " must be a compile-time integer or a tuple of them");
   return std::nullopt;
 }

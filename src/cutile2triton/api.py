@@ -64,6 +64,8 @@ def parse_dump(
     ok, text, diags = _core.parse_dump(_as_bytes(source), filename, minor, include_attributes)
     if not ok:
         raise ConversionError(diags)
+    if text.startswith("error: "):  # a node or value Python 3.<minor> cannot represent
+        raise ConversionError(f"{filename}: {text}\n")
     return text
 
 

@@ -2,7 +2,8 @@
 
 Exit codes (as ruff and clang-format use them):
   0  success
-  1  the input has errors (diagnostics were printed), or --check found changes
+  1  the input has errors (diagnostics were printed), --check found changes,
+     or an output file exists and differs (use --force)
   2  usage or I/O error
 """
 
@@ -32,6 +33,11 @@ def _cmd_parse(args: argparse.Namespace) -> int:
         try:
             if args.dump_ast:
                 print(api.parse_dump(data, path, args.python_version, not args.no_attributes))
+            elif args.python_version:
+                # The parser accepts Python 3.12 syntax; the dump for an older
+                # version reports nodes that version does not have.
+                api.parse_dump(data, path, args.python_version, False)
+                print(f"{path}: ok")
             else:
                 api.check_syntax(data, path)
                 print(f"{path}: ok")
@@ -110,7 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="cutile2triton",
         description="Convert NVIDIA cuTile Python kernels (@ct.kernel) into Triton kernels (@triton.jit).",
-        epilog="Exit codes: 0 ok, 1 diagnostics (or --check found changes), 2 usage or I/O error.",
+        epilog="Exit codes: 0 ok, 1 diagnostics (or --check found changes, or an output exists and differs "
+        "without --force), 2 usage or I/O error.",
     )
     p.add_argument("--version", action="version", version=f"cutile2triton {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
@@ -157,3 +164,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     except (ValueError, UsageError) as e:
         print(f"cutile2triton: error: {e}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:  # output piped into `head` and closed early: not an error of ours
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK

@@ -53,7 +53,13 @@ def output_for(src: pathlib.Path, out: Optional[str], out_dir: Optional[str], ro
     if out:
         return pathlib.Path(out)
     if out_dir:
-        rel = src.relative_to(root) if root and root in src.parents else pathlib.Path(src.name)
+        if root and root in src.parents:
+            rel = src.relative_to(root)
+        else:  # a file named on the command line: keep its path below the working directory
+            try:
+                rel = src.resolve().relative_to(pathlib.Path.cwd().resolve())
+            except ValueError:
+                rel = pathlib.Path(src.name)
         mirrored = mirror_path(rel)
         return pathlib.Path(out_dir) / (mirrored or rel)
     mirrored = mirror_path(src)
@@ -80,7 +86,7 @@ def convert_path(
     Returns one FileReport per input file. Raises UsageError for bad
     options (``out`` with several inputs) or missing paths.
     """
-    paths = list(paths)
+    paths = [paths] if isinstance(paths, (str, pathlib.PurePath)) else list(paths)
     for p in paths:
         if not pathlib.Path(p).exists():
             raise UsageError(f"{p}: no such file or directory")
@@ -90,6 +96,16 @@ def convert_path(
         sources.extend((s, root) for s in iter_sources([p]))
     if out and len(sources) != 1:
         raise UsageError("-o FILE needs exactly one input file")
+    if write or check or diff:
+        seen = {}
+        for src, root in sources:
+            try:
+                dest = output_for(src, out, out_dir, root).resolve()
+            except UsageError:
+                continue  # reported per file below
+            if dest in seen and seen[dest] != src:
+                raise UsageError(f"{seen[dest]} and {src} would both be written to {dest}")
+            seen[dest] = src
     reports = []
     for src, root in sources:
         rep = _convert_one(src, root, out, out_dir, check, diff, force, write)
