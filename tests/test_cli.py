@@ -137,3 +137,12 @@ def test_parse_for_python_3_11_rejects_3_12_only_nodes(tmp_path):
     assert rc == 0 and out.startswith("Module(body=[TypeAlias(")
     rc, _, err = run("parse", "--python-version", "3.10", str(f))
     assert rc == 2
+
+
+def test_decimal_literal_over_4300_digits_is_rejected_like_cpython(tmp_path):
+    f = tmp_path / "big.py"
+    f.write_text("x = " + "1" * 4301 + "\n")
+    rc, _, err = run("parse", str(f))
+    assert rc == 1 and "Exceeds the limit (4300 digits)" in err
+    f.write_text("x = " + "1" * 4300 + "\n")
+    assert run("parse", str(f))[0] == 0

@@ -574,6 +574,9 @@ Node* Parser::atom() {
       } else {
         v.kind = Value::Kind::Int;
         if (!pyvalue::int_literal_to_decimal(text, v.text)) fail_here("invalid decimal literal");
+        // CPython 3.11 refuses decimal literals over 4300 digits at parse time.
+        std::string too_long = pyvalue::int_literal_limit_error(text, v.text);
+        if (!too_long.empty()) fail_here(too_long);
       }
       return constant(std::move(v));
     }

@@ -1,0 +1,2 @@
+# coding: nope
+x = 1

@@ -1,0 +1,3 @@
+type Alias[T: int, *Ts, **P] = list[T]
+def f[T](x: T) -> T: ...
+class C[T]: pass

@@ -1,0 +1,4 @@
+match = 1
+case = match
+type = case
+match(type)

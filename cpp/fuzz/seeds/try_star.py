@@ -1,0 +1,8 @@
+try:
+    pass
+except* ValueError as e:
+    raise
+else:
+    pass
+finally:
+    del x

@@ -1,0 +1,65 @@
+// Findings of fuzz_convert (crashes and broken invariants), minimized, and
+// converted here from their exact bytes.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "driver/convert.h"
+#include "fuzz/invariants.h"
+#include "syntax/parser.h"
+
+namespace {
+
+// The first error diagnostic, or nullptr.
+const c2t::Diagnostic* first_error(const c2t::ConvertResult& r) {
+  for (auto& d : r.diags.items)
+    if (d.severity == c2t::Severity::Error) return &d;
+  return nullptr;
+}
+
+}  // namespace
+
+// ct.extract with a zero-sized sub-tile: lower/ops_shape.cpp extract()
+// divided the axis extent by the sub-tile extent 0 (UBSan: division by zero;
+// SIGFPE in a release build). Found 2026-11-29 (crash-f48edf77...).
+TEST(FuzzRegressions, ExtractWithZeroShapeIsAnError) {
+  const std::string src =
+      "import cuda.tile as ct\n"
+      "@ct.kernel\n"
+      "def k(A):\n"
+      "    a=ct.load(A,(0),(1))\n"
+      "    ct.extract(a,(5),(0))\n";
+  c2t::ConvertResult r = c2t::convert_source(src, "k.py");
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.code, "");
+  const c2t::Diagnostic* e = first_error(r);
+  ASSERT_NE(e, nullptr) << r.rendered;
+  EXPECT_EQ(e->line, 5) << r.rendered;
+  // The shape check (powers of two, lower/lowerer.cpp shape_arg) rejects it first.
+  EXPECT_NE(e->message.find("sub-tile shape"), std::string::npos) << r.rendered;
+  EXPECT_EQ(c2t::fuzz::convert_invariants(src, {}), "");
+}
+
+// A PEP 263 cookie naming another codec was kept while the code is UTF-8 (the
+// Python layer writes it so): Python then decoded the output as latin-1, so
+// `\xff=1` no longer parsed (U+00BF) and string constants silently changed
+// ("caf\u00e9" became "caf\u00c3\u00a9"). Found 2026-11-29 (crash-b6ac1ecc..., crash-819a0e63...).
+TEST(FuzzRegressions, LatinOneCookieIsNotKeptOnUtf8Output) {
+  const std::string non_cutile = "#coding:latin-1\n\xff=1\n";
+  const std::string cutile =
+      "# -*- coding: latin-1 -*-\nimport cuda.tile as ct\n\n@ct.kernel\ndef k(a):\n"
+      "    ct.store(a, index=(0,), tile=ct.load(a, index=(0,), shape=(4,)))\n\ns = \"caf\xe9\"\n";
+  // CPython takes the first "coding" followed by ':' or '=', not the first
+  // "coding": the rewrite missed this cookie (crash-33bd4c3c..., 2026-11-29).
+  const std::string second_coding = "#coding coding:latin-1\ns=\"\xe9\"\n";
+  for (const std::string& src : {non_cutile, cutile, second_coding}) {
+    SCOPED_TRACE(src);
+    c2t::ConvertResult r = c2t::convert_source(src, "k.py");
+    ASSERT_TRUE(r.ok) << r.rendered;
+    c2t::syntax::ParseResult out = c2t::syntax::parse(r.code, "out.py");
+    ASSERT_TRUE(out.ok()) << out.diags.render_all("out.py", r.code) << r.code;
+    // Read back under its own cookie, the output is the text that was written.
+    EXPECT_EQ(out.source->text(), r.code);
+    EXPECT_EQ(c2t::fuzz::convert_invariants(src, {}), "");
+  }
+}
