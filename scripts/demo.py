@@ -45,7 +45,8 @@ def main() -> int:
         total += time.perf_counter() - t0
         status = f"ok, {res.code.count(chr(10))} lines of Triton" if res.ok else "FAILED\n" + res.rendered
         print(f"   {path.name:<28} {status}")
-    print(f"   conversion time, all files: {total * 1e3:.1f} ms\n")
+    print(f"   conversion time, all files: {total * 1e3:.1f} ms")
+    print("   (converted in memory; `cutile2triton convert examples --out-dir build/demo` writes the files)\n")
 
     print("2. run the converted code under TRITON_INTERPRET=1 against torch references")
     table = _Table()

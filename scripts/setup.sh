@@ -14,6 +14,7 @@ if ! [ -f /usr/lib/x86_64-linux-gnu/cmake/GTest/GTestConfig.cmake ] && ! [ -d /u
   $SUDO apt-get install -y -qq googletest libgtest-dev >/dev/null
 fi
 
+echo "setup: installing pinned packages and building the C++ core (first run: a few minutes)..." >&2
 PIP="python3 -m pip"
 $PIP install -q --disable-pip-version-check "torch==2.13.0"
 $PIP install -q --disable-pip-version-check "triton==3.6.0" "numpy<2.4" "pytest>=7" \
