@@ -13,17 +13,9 @@ namespace {
 constexpr int kAtom = 16;
 std::string print(const TExprPtr& e) { return lower::source(e); }
 int prec(const TExprPtr& e) { return lower::precedence(e); }
-std::string wrap(const TExprPtr& e, int min_prec) {
-  std::string s = print(e);
-  return prec(e) < min_prec ? "(" + s + ")" : s;
-}
-
-std::string join_args(const TExprPtr& e, size_t first) {
-  std::string out;
-  for (size_t k = first; k < e->args.size(); ++k) out += (out.empty() ? "" : ", ") + print(e->args[k]);
-  for (auto& [k, v] : e->kwargs) out += (out.empty() ? "" : ", ") + k + "=" + print(v);
-  return out;
-}
+// Shared with the expression printer (lower/triton_ast.h), not copied.
+std::string wrap(const TExprPtr& e, int min_prec) { return lower::source_wrapped(e, min_prec); }
+std::string join_args(const TExprPtr& e, size_t first) { return lower::call_arguments(e, first); }
 
 // Lays out `prefix + value + suffix` starting at column `indent`: flat when
 // it fits in max_line, otherwise the call is broken one argument per line

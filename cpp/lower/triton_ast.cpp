@@ -146,6 +146,8 @@ std::string print(const TExprPtr& e) {
 
 std::string source(const TExprPtr& e) { return print(e); }
 int precedence(const TExprPtr& e) { return prec(e); }
+std::string source_wrapped(const TExprPtr& e, int min_prec) { return wrap(e, min_prec); }
+std::string call_arguments(const TExprPtr& e, size_t first) { return join_args(e, first); }
 
 TExprPtr raw(const std::string& text) {
   bool ident = !text.empty() && (std::isalpha((unsigned char)text[0]) || text[0] == '_');

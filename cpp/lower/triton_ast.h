@@ -67,6 +67,11 @@ bool is_name(const TExprPtr& e, std::string_view id = {});
 std::string source(const TExprPtr& e);
 /// Python precedence level of `e` (16 = atom), for callers that splice text.
 int precedence(const TExprPtr& e);
+/// source(e), parenthesized when its precedence is below `min_prec`.
+std::string source_wrapped(const TExprPtr& e, int min_prec);
+/// The printed arguments of call `e` from positional index `first` on, then
+/// its keyword arguments: "a, b, k=v".
+std::string call_arguments(const TExprPtr& e, size_t first = 0);
 /// An expression from already-printed source text (a symbolic tile
 /// dimension, a dtype expression); parenthesized unless it is an atom.
 TExprPtr raw(const std::string& text);
