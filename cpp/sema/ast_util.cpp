@@ -49,16 +49,24 @@ std::string_view name_id(const Node* e) {
   return e && e->is("Name") ? e->str("id") : std::string_view();
 }
 
-void walk(const Node* n, const std::function<bool(const Node*)>& visit) {
-  if (!n) return;
-  if (!visit(n)) return;
+namespace {
+const Node* deeper(const Node* n, int depth, int limit) {
+  if (!n) return nullptr;
+  if (depth > limit) return n;
   for (auto& f : n->fields) {
     const Value& v = f.second;
-    if (v.kind == Value::Kind::Node) walk(v.node, visit);
-    else if (v.kind == Value::Kind::List)
+    if (v.kind == Value::Kind::Node) {
+      if (auto* d = deeper(v.node, depth + 1, limit)) return d;
+    } else if (v.kind == Value::Kind::List) {
       for (auto& item : v.items)
-        if (item.kind == Value::Kind::Node) walk(item.node, visit);
+        if (item.kind == Value::Kind::Node)
+          if (auto* d = deeper(item.node, depth + 1, limit)) return d;
+    }
   }
+  return nullptr;
 }
+}  // namespace
+
+const Node* first_deeper_than(const Node* n, int limit) { return deeper(n, 0, limit); }
 
 }  // namespace c2t::sema

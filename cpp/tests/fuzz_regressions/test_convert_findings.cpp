@@ -63,3 +63,33 @@ TEST(FuzzRegressions, LatinOneCookieIsNotKeptOnUtf8Output) {
     EXPECT_EQ(c2t::fuzz::convert_invariants(src, {}), "");
   }
 }
+
+// A 700-term `a + a + ...` chain inside a kernel: Lowerer::eval recursed once
+// per BinOp level and overflowed the stack under ASan (712 levels). The driver
+// now rejects code nested more than 200 levels before any recursive stage
+// (driver/convert.cpp kMaxNesting). Found 2026-11-29 (crash-b5cff54d...).
+TEST(FuzzRegressions, DeeplyNestedKernelExpressionIsAnError) {
+  for (int terms : {150, 700, 990}) {
+    SCOPED_TRACE(terms);
+    std::string chain = "a";
+    for (int i = 1; i < terms; ++i) chain += " + a";
+    const std::string src =
+        "import cuda.tile as ct\n"
+        "@ct.kernel\n"
+        "def k(X):\n"
+        "    a = ct.load(X, (0,), (4,))\n"
+        "    ct.store(X, (0,), " + chain + ")\n";
+    c2t::ConvertResult r = c2t::convert_source(src, "k.py");
+    if (terms < 190) {  // within the limit: converts
+      EXPECT_TRUE(r.ok) << r.rendered.substr(0, 2000);
+      continue;
+    }
+    EXPECT_FALSE(r.ok);
+    EXPECT_EQ(r.code, "");
+    const c2t::Diagnostic* e = first_error(r);
+    ASSERT_NE(e, nullptr) << r.rendered.substr(0, 2000);
+    EXPECT_EQ(e->line, 5);
+    EXPECT_NE(e->message.find("nested more than 200 levels"), std::string::npos) << e->message;
+    EXPECT_EQ(c2t::fuzz::convert_invariants(src, {}), "");
+  }
+}
