@@ -73,10 +73,15 @@ TilePointers emit_tile_pointers(Lowerer& L, const ArrayVal& array, const std::ve
     bool unit = d.is_one() && !all_unit;
     // Element offsets along tile axis k: index * tile_extent + arange(tile_extent).
     TExprPtr start;
-    if (is_const(idx, "0")) start = nullptr;
-    else if (unit) start = idx;
-    else start = binop("*", idx, Lowerer::dim_to_expr(d));
-    if (start && array.int64_index) start = tl_call("cast", {start, tl_attr("int64")});
+    if (is_const(idx, "0")) {
+      start = nullptr;
+    } else {
+      // ct.IndexedWithInt64: the tile index is widened before it is scaled by
+      // the tile extent, as cuTile does (_ir/ops.py _tile_load_impl_inner);
+      // widening the product would keep its int32 overflow.
+      if (array.int64_index) idx = tl_call("cast", {idx, tl_attr("int64")});
+      start = unit ? idx : binop("*", idx, Lowerer::dim_to_expr(d));
+    }
     TExprPtr offs;
     if (unit) {
       offs = start ? start : lit_int(0);

@@ -1,5 +1,7 @@
 #include "sema/module_scope.h"
 
+#include <set>
+
 #include <limits>
 
 #include "sema/ast_util.h"
@@ -37,9 +39,17 @@ std::optional<std::string> ModuleInfo::cutile_name(const Node* e) const {
 
 std::optional<ConstValue> ModuleInfo::cutile_constant(const std::string& q) {
   if (find_dtype(q) && q != "float" && q != "int" && q != "bool") return ConstValue::dtype(std::string(find_dtype(q)->name));
-  static const char* enums[] = {"PaddingMode.", "RoundingMode.", "MemoryOrder.", "MemoryScope."};
-  for (auto* p : enums)
-    if (q.rfind(p, 0) == 0 && q.size() > std::string(p).size()) return ConstValue::enum_member(q);
+  // Only real members (cuda/tile/_numeric_semantics.py, _memory_model.py):
+  // an unknown one such as PaddingMode.ONE must stay unresolved, so its use
+  // is diagnosed instead of lowered as some other mode.
+  static const std::set<std::string> members = {
+      "PaddingMode.UNDETERMINED", "PaddingMode.ZERO", "PaddingMode.NEG_ZERO", "PaddingMode.NAN",
+      "PaddingMode.POS_INF", "PaddingMode.NEG_INF", "RoundingMode.RN", "RoundingMode.RZ", "RoundingMode.RM",
+      "RoundingMode.RP", "RoundingMode.RA", "RoundingMode.FULL", "RoundingMode.APPROX", "RoundingMode.RZI",
+      "MemoryOrder.WEAK", "MemoryOrder.RELAXED", "MemoryOrder.ACQUIRE", "MemoryOrder.RELEASE",
+      "MemoryOrder.ACQ_REL", "MemoryScope.NONE", "MemoryScope.BLOCK", "MemoryScope.CLUSTER",
+      "MemoryScope.DEVICE", "MemoryScope.SYS"};
+  if (members.count(q)) return ConstValue::enum_member(q);
   return std::nullopt;
 }
 
