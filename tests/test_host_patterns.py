@@ -311,6 +311,54 @@ def add(a, b):
     assert_close(mod.add(a, b), a + b)
 
 
+def test_kernel_rehinted_in_another_converted_module(tmp_path, monkeypatch):
+    # TileGym's utils.cached_replace_hints re-hints a kernel of the calling
+    # module: the kernel object made by one converted module's runtime is
+    # launched by another's (each module carries its own _C2TKernel class).
+    utils = '''
+import cuda.tile as ct
+
+_cache = {}
+
+
+def cached_replace_hints(kernel, **hints):
+    key = (id(kernel), tuple(sorted(hints.items())))
+    if key not in _cache:
+        _cache[key] = kernel.replace_hints(**hints)
+    return _cache[key]
+'''
+    user = KERNELS + '''
+from pkg.cutile.utils import cached_replace_hints
+
+
+def add(a, b):
+    out = torch.empty_like(a)
+    k = cached_replace_hints(ct.kernel(add_kernel._pyfunc, occupancy=2), num_worker_warps=4)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(a.shape[0], 64),), k, (a, b, out, 64))
+    return out
+'''
+    out_dir = tmp_path / "pkg" / "triton"
+    out_dir.mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (out_dir / "__init__.py").write_text("")
+    (out_dir / "utils.py").write_text(convert(utils, filename="pkg/cutile/utils.py"))
+    (out_dir / "user.py").write_text(convert(user, filename="pkg/cutile/user.py"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in [k for k in sys.modules if k == "pkg" or k.startswith("pkg.")]:
+        monkeypatch.delitem(sys.modules, name)
+    import importlib
+
+    mod = importlib.import_module("pkg.triton.user")
+    utils_mod = importlib.import_module("pkg.triton.utils")
+    a, b = _inputs(150)
+    assert_close(mod.add(a, b), a + b)
+    # utils' runtime recognised the other module's kernel object: one level of
+    # hints on the kernel itself, not a kernel object wrapped as a function.
+    (k,) = utils_mod._cache.values()
+    assert k.hints == {"occupancy": 2, "num_worker_warps": 4}
+    assert k._pyfunc is mod.add_kernel
+
+
 def test_tile_helper_imported_from_a_sibling_module(tmp_path, monkeypatch):
     # pkg/cutile/helpers.py defines a tile helper (no kernel of its own calls it);
     # pkg/cutile/user.py imports it relatively and calls it from its kernel. The

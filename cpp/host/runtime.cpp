@@ -11,6 +11,8 @@ class _C2TKernel:
     """A converted kernel plus cuTile launch hints (what kernel.replace_hints(...) and
     ct.kernel(k._pyfunc, ...) return in cuTile)."""
 
+    _c2t_kernel_object = True  # every converted module has its own copy of this class
+
     def __init__(self, fn, hints):
         self._pyfunc, self.hints = fn, dict(hints)
 
@@ -18,9 +20,15 @@ class _C2TKernel:
         return _C2TKernel(self._pyfunc, {**self.hints, **hints})
 
 
+def _c2t_is_kernel_object(obj):
+    """A _C2TKernel of any converted module (kernel objects cross modules, e.g. TileGym's
+    utils.cached_replace_hints re-hints kernels of the calling module)."""
+    return getattr(type(obj), "_c2t_kernel_object", False)
+
+
 def _c2t_kernel(fn, **hints):
     """ct.kernel(fn, **hints) / kernel.replace_hints(**hints) on a converted kernel."""
-    if isinstance(fn, _C2TKernel):
+    if _c2t_is_kernel_object(fn):
         return fn.replace_hints(**hints)
     return _C2TKernel(fn, hints)
 
@@ -45,7 +53,7 @@ const char* kLaunch = R"PY(
 def _c2t_launch(grid, kernel, *args):
     """ct.launch(stream, grid, kernel, args) for a kernel object that is not a literal kernel
     name: chosen at run time, stored in a dict, imported from another module, or re-hinted."""
-    k = kernel if isinstance(kernel, _C2TKernel) else _C2TKernel(kernel, {})
+    k = kernel if _c2t_is_kernel_object(kernel) else _C2TKernel(kernel, {})
     launcher = getattr(k._pyfunc, "_c2t_launcher", None)
     if launcher is None:
         raise TypeError(f"{k._pyfunc!r} is not a kernel converted by cutile2triton")
@@ -95,8 +103,8 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
         return _C2TTuningResult(_C2TMeasurement(configs[0], float("nan")), [], [])
     successes, failures = [], []
     for cfg in configs:
-        k = kernel(cfg) if callable(kernel) and not hasattr(kernel, "_c2t_launcher") and not isinstance(
-            kernel, _C2TKernel) else kernel
+        k = kernel(cfg) if callable(kernel) and not hasattr(kernel, "_c2t_launcher") and not _c2t_is_kernel_object(
+            kernel) else kernel
         k = _c2t_kernel(k, **(hints_fn(cfg) if hints_fn else {}))
         grid, args = grid_fn(cfg), args_fn(cfg)
         try:
