@@ -25,12 +25,19 @@ bool EditList::add(size_t begin, size_t end, std::string text) {
 }
 
 std::string EditList::take_range(std::string_view text, size_t begin, size_t end) {
-  std::vector<Edit> inside, rest;
-  for (auto& e : edits_) {
-    if (e.begin >= begin && e.end <= end && !(e.begin == e.end && (e.begin == begin || e.begin == end))) inside.push_back(e);
-    else rest.push_back(e);
+  // Moves (not copies) the edits out: host_expr calls this once per rewritten
+  // expression, so copying every edit's text each time was quadratic.
+  std::vector<Edit> inside;
+  auto keep = edits_.begin();
+  for (auto it = edits_.begin(); it != edits_.end(); ++it) {
+    if (it->begin >= begin && it->end <= end && !(it->begin == it->end && (it->begin == begin || it->begin == end))) {
+      inside.push_back(std::move(*it));
+    } else {
+      if (keep != it) *keep = std::move(*it);
+      ++keep;
+    }
   }
-  edits_ = std::move(rest);
+  edits_.erase(keep, edits_.end());
   std::stable_sort(inside.begin(), inside.end(), before);
   std::string out;
   size_t pos = begin;
