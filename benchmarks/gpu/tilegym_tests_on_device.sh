@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Runs TileGym's own tests (tests/ops, tests/suites) on cutile2triton's converted
+# ops on a CUDA machine (torch + triton, no internet), through the pytest plug-in
+# cutile2triton.pytest_tilegym, and optionally the same tests on cuTile itself.
+# Needs, carried from the repo root: .tilegym/tilegym.tar.xz (bash
+# benchmarks/gpu/tilegym_prepare.sh) and, for the cuTile run, .whl/ (as in
+# run_on_device.sh). Env names avoid TileGym's own (tests/config.py reads MODE, FILE, ...). Writes under $OUT: summary.md, junit.xml (all files merged),
+# runs.tar.xz (per-file JUnit + -v logs).
+#   C2T_MODE=smoke: one file (SMOKE_FILE), -x, both backends; plus a collection count.
+#   C2T_MODE=full : every test file; per-file `timeout` FILE_TIMEOUT s, per-test
+#               pytest-timeout TEST_TIMEOUT s when installed; JOBS files at a time.
+#   C2T_BACKENDS: "triton cutile" (default) or "triton"; all files of the first
+#               backend are queued before the second's.
+#   C2T_JOBLIST: "triton tests/a.py;cutile tests/b.py": run just these (C2T_MODE=full).
+#   RUN_BUDGET: seconds for all test runs (default 480); files not started by
+#               then are reported "not run".
+# Perf tests (names with "perf") are deselected: they time, not check.
+set -uo pipefail
+OUT=${OUT:-/tmp/c2t-tilegym}
+C2T_MODE=${C2T_MODE:-${1:-smoke}}
+C2T_BACKENDS=${C2T_BACKENDS:-triton cutile}
+JOBS=${JOBS:-8}
+FILE_TIMEOUT=${FILE_TIMEOUT:-300}
+TEST_TIMEOUT=${TEST_TIMEOUT:-120}
+SMOKE_FILE=${SMOKE_FILE:-tests/ops/test_softmax.py}
+REPO=$(pwd)
+mkdir -p "$OUT"
+T0=$(date +%s)
+
+# cuTile from the carried wheel + tileiras kit (see run_on_device.sh for why each step).
+if [[ " $C2T_BACKENDS " == *" cutile "* ]] && ls .whl/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl
+  if [ -f .whl/tileiras-kit.tar.xz ]; then
+    tar -xJf .whl/tileiras-kit.tar.xz -C /tmp/site
+    mkdir -p /tmp/site/nvidia/cu13/nvvm/lib64
+    ln -sf ../../lib/libnvvm.so.4 /tmp/site/nvidia/cu13/nvvm/lib64/libnvvm.so
+  fi
+  export PATH=/tmp/site/nvidia/cu13/bin:$PATH
+  unset CUDA_HOME CUDA_PATH
+fi
+# TileGym + converted tree; the plug-in as a plug-in-only package (cutile2triton's
+# __init__ imports the compiler extension _core, which is not built here and
+# which the plug-in does not need).
+rm -rf /tmp/tg && mkdir -p /tmp/tg && tar -xJf .tilegym/tilegym.tar.xz -C /tmp/tg || exit 1
+mkdir -p /tmp/c2tplug/cutile2triton
+echo '"""cutile2triton, plug-in only (no compiler extension on this machine)."""' > /tmp/c2tplug/cutile2triton/__init__.py
+cp src/cutile2triton/pytest_tilegym.py /tmp/c2tplug/cutile2triton/
+export PYTHONPATH=/tmp/tg/TileGym/src:/tmp/c2tplug${PYTHONPATH:+:$PYTHONPATH}
+[ -d /tmp/site ] && export PYTHONPATH=$PYTHONPATH:/tmp/site
+export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 TRITON_PRINT_AUTOTUNING=0
+
+{
+  echo "## Environment"; echo
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+  python3 -c "import sys, torch, triton, pytest; print('python', sys.version.split()[0], '| torch', torch.__version__, '| triton', triton.__version__, '| pytest', pytest.__version__)"
+  echo "cutile2triton: $(cat /tmp/tg/cutile2triton-version.txt) | TileGym commit: $(cat /tmp/tg/tilegym-commit.txt)"
+  # TileGym's requirements.txt: which are importable here (nothing is stubbed).
+  python3 - <<'PY'
+import importlib, re
+mods = {"transformers": "transformers", "tokenizers": "tokenizers", "huggingface_hub": "huggingface_hub",
+        "matplotlib": "matplotlib", "pandas": "pandas", "numpy": "numpy", "cuda-tile": "cuda.tile",
+        "filelock": "filelock", "pillow": "PIL", "cuda-bindings": "cuda.bindings", "cuda-core": "cuda.core",
+        "pytest-timeout": "pytest_timeout"}
+have, missing = [], []
+for req, mod in mods.items():
+    try:
+        m = importlib.import_module(mod)
+        have.append(f"{req} {getattr(m, '__version__', '?')}")
+    except Exception as e:
+        missing.append(f"{req} ({type(e).__name__})")
+print("requirements present:", ", ".join(have))
+print("requirements missing:", ", ".join(missing) or "none")
+PY
+  echo
+} > "$OUT/env.md" 2>&1
+cat "$OUT/env.md"
+TO_OPT=""
+python3 -c "import pytest_timeout" 2>/dev/null && TO_OPT="--timeout=$TEST_TIMEOUT"
+
+cd /tmp/tg/TileGym
+if [ "$C2T_MODE" = smoke ]; then
+  FILES=$SMOKE_FILE; XOPT="-x"
+  # How many c2t cases TileGym's suites get, per file (collection only, CPU).
+  python3 -m pytest -p cutile2triton.pytest_tilegym --c2t-converted /tmp/tg/conv -p no:cacheprovider \
+    --collect-only -q -k "c2t_triton and not perf" tests/ops tests/suites 2>&1 | tail -40 | tee "$OUT/collect.txt"
+else
+  XOPT=""
+  # Heavy files first (shorter makespan), then the rest.
+  FILES=$( (ls tests/ops/test_{attention,matmul,mla,mla_decoding,mla_decoding_split_kv,moe,gemma_attention,gemma_attention_decode,bmm,flash_decode,attention_sink}.py 2>/dev/null
+            find tests/ops tests/suites -name 'test_*.py' | sort) | awk '!seen[$0]++')
+fi
+
+run_one() {  # backend file
+  local b=$1 f=$2 name left t
+  name=$(echo "${f#tests/}" | sed 's/\.py$//; s#/#__#g')
+  mkdir -p "$RUNDIR/$b"
+  left=$(( DEADLINE - $(date +%s) )); t=$(( left < FILE_TIMEOUT ? left : FILE_TIMEOUT ))
+  if [ "$t" -lt 20 ]; then  # the call's time is spent: say so instead of a truncated run
+    echo "not run: out of time" > "$RUNDIR/$b/$name.log"; echo 125 > "$RUNDIR/$b/$name.rc"; return
+  fi
+  if [ "$b" = triton ]; then
+    timeout -k 10 "$t" python3 -m pytest -p cutile2triton.pytest_tilegym --c2t-converted /tmp/tg/conv \
+      -p no:cacheprovider -v -rN $XOPT $TO_OPT -k "c2t_triton and not perf" --junitxml "$RUNDIR/$b/$name.xml" "$f" \
+      > "$RUNDIR/$b/$name.log" 2>&1
+  else
+    timeout -k 10 "$t" python3 -m pytest -p no:cacheprovider -v -rN $XOPT $TO_OPT \
+      -k "cutile and not cutile_rs and not perf" --junitxml "$RUNDIR/$b/$name.xml" "$f" > "$RUNDIR/$b/$name.log" 2>&1
+  fi
+  echo $? > "$RUNDIR/$b/$name.rc"
+  echo "$(date +%T) $b $f rc=$(cat "$RUNDIR/$b/$name.rc")"
+}
+export -f run_one
+export RUNDIR=/tmp/c2t-runs XOPT TO_OPT FILE_TIMEOUT DEADLINE=$(( $(date +%s) + ${RUN_BUDGET:-480} ))
+rm -rf "$RUNDIR"; mkdir -p "$RUNDIR"
+if [ -n "${C2T_JOBLIST:-}" ]; then  # "backend file;backend file;...": a re-run of chosen files
+  echo "$C2T_JOBLIST" | tr ';' '\n' | sed '/^ *$/d'
+else
+  for b in $C2T_BACKENDS; do for f in $FILES; do echo "$b $f"; done; done
+fi | xargs -P "$JOBS" -L 1 bash -c 'run_one "$0" "$1"'
+
+python3 "$REPO/benchmarks/gpu/tilegym_summary.py" "$RUNDIR" --md "$OUT/tables.md" --xml "$OUT/junit.xml"
+{ cat "$OUT/env.md"; echo "mode $C2T_MODE, backends: $C2T_BACKENDS, $JOBS files at a time, per-file timeout ${FILE_TIMEOUT}s, per-test ${TO_OPT:-none}, wall $(( $(date +%s) - T0 ))s"; echo; cat "$OUT/tables.md"; } > "$OUT/summary.md"
+tar -C "$RUNDIR" -cJf "$OUT/runs.tar.xz" .
+rm -f "$OUT/tables.md" "$OUT/env.md"
+cat "$OUT/summary.md" | head -150

@@ -1,0 +1,293 @@
+"""CPU test of cutile2triton.pytest_tilegym on a tiny TileGym-like tree.
+
+The fake tree has TileGym's moving parts: a registry with register_impl and
+dispatch (with a PyTorch fallback), a selector that imports cuda.tile, cuTile
+ops, a hand-written ``ops/triton`` registering backend "triton", and tests
+parametrized over ``backend``. A converted tree sits beside it. pytest runs in a
+subprocess with the plug-in; each fake test records which implementation it
+got, and we check outcomes, ids and those records.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import cutile2triton
+
+PKG_PARENT = str(Path(cutile2triton.__file__).resolve().parent.parent)
+
+FILES = {
+    # A stand-in cuda.tile, importable: the plug-in must block it.
+    "src/cuda/__init__.py": "",
+    "src/cuda/tile/__init__.py": "",
+    "src/tilegym/__init__.py": """
+        from . import backend
+        from .backend import is_backend_available, set_backend
+        from . import ops
+    """,
+    "src/tilegym/backend/__init__.py": """
+        from .dispatcher import dispatch, register_impl
+        from .selector import get_current_backend, is_backend_available, set_backend
+    """,
+    "src/tilegym/backend/dispatcher.py": """
+        from .selector import get_current_backend
+        _REGISTRY = {}
+        def register_impl(name, backend):
+            def deco(f):
+                _REGISTRY.setdefault(name, {})[backend] = f
+                return f
+            return deco
+        def dispatch(name, fallback_backend="pytorch"):
+            def deco(default):
+                def wrapper(*a, **k):
+                    be = _REGISTRY.get(name, {})
+                    cur = get_current_backend()
+                    if cur in be:
+                        return be[cur](*a, **k)
+                    if fallback_backend in be:
+                        return be[fallback_backend](*a, **k)
+                    return default(*a, **k)
+                _REGISTRY.setdefault(name, {})["default"] = default
+                return wrapper
+            return deco
+    """,
+    "src/tilegym/backend/selector.py": """
+        import os
+        try:
+            import cuda.tile  # noqa: F401
+            CUTILE = True
+        except ImportError:
+            CUTILE = False
+        _AVAILABLE_BACKENDS = {"triton"} | ({"cutile"} if CUTILE else set())
+        _CURRENT = os.environ.get("CUTILE_TUTORIALS_BACKEND", "cutile")
+        if _CURRENT not in _AVAILABLE_BACKENDS:  # like TileGym: refuses to import
+            raise ValueError(f"Unknown backend: {_CURRENT}")
+        def get_current_backend():
+            return _CURRENT
+        def set_backend(b):
+            global _CURRENT
+            if b not in _AVAILABLE_BACKENDS:
+                raise ValueError(b)
+            _CURRENT = b
+        def is_backend_available(b):
+            return b in _AVAILABLE_BACKENDS
+    """,
+    "src/tilegym/ops/__init__.py": """
+        from tilegym.backend import is_backend_available
+        from .ops import double, neg
+        if is_backend_available("cutile"):
+            from . import cutile
+        from . import triton
+    """,
+    "src/tilegym/ops/ops.py": """
+        from tilegym.backend import dispatch, register_impl
+        @dispatch("double")
+        def double(x):
+            raise NotImplementedError
+        @dispatch("neg")
+        def neg(x):
+            raise NotImplementedError
+        register_impl("neg", backend="pytorch")(lambda x: ("pytorch", -x))
+    """,
+    "src/tilegym/ops/cutile/__init__.py": "from . import double, neg\n",
+    "src/tilegym/ops/cutile/double.py": """
+        import cuda.tile as ct
+        from tilegym.backend import register_impl
+        @register_impl("double", backend="cutile")
+        def double(x):
+            return ("cutile", 2 * x)
+    """,
+    "src/tilegym/ops/cutile/neg.py": """
+        import cuda.tile as ct
+        from tilegym.backend import register_impl
+        @register_impl("neg", backend="cutile")
+        def neg(x):
+            return ("cutile", -x)
+    """,
+    "src/tilegym/ops/cutile/helpers.py": "FACTOR = 2  # no cuda.tile here, so the converter writes no copy\n",
+    "src/tilegym/ops/triton/__init__.py": """
+        from tilegym.backend import register_impl
+        @register_impl("double", backend="triton")
+        def double(x):
+            return ("handwritten", 2 * x)
+    """,
+    # The converted tree, as `cutile2triton convert --out-dir conv/ops/triton src/tilegym/ops/cutile` lays it out
+    # (neg.py is missing: its conversion "failed").
+    "conv/ops/triton/double.py": """
+        from tilegym.backend import register_impl
+        from tilegym.ops.triton.helpers import FACTOR
+        from .helpers import FACTOR as F2
+        @register_impl("double", backend="triton")
+        def double(x):
+            return ("c2t", FACTOR * x, __name__, F2)
+    """,
+    "conv/ops/triton/broken.py": "import cuda.tile\n",
+    "tests/__init__.py": "",
+    "tests/test_fake.py": """
+        import json, os
+        import pytest
+        import tilegym
+        from tilegym.backend.dispatcher import _REGISTRY
+
+        if tilegym.is_backend_available("cutile"):  # a module-level gate, as in TileGym's attention tests
+            from tilegym.ops.cutile.double import double as DIRECT
+        else:
+            DIRECT = None
+
+        def record(request, value):
+            path = os.environ["FAKE_RESULTS"]
+            data = json.load(open(path)) if os.path.exists(path) else {}
+            data[request.node.name] = value
+            json.dump(data, open(path, "w"))
+
+        @pytest.mark.parametrize("backend", ["cutile", "triton"])
+        def test_double(backend, request):
+            if not tilegym.is_backend_available(backend):
+                pytest.skip(f"Backend {backend} is not available")
+            tilegym.set_backend(backend)
+            record(request, tilegym.ops.double(3))
+
+        @pytest.mark.parametrize("backend", ["cutile"])
+        def test_neg(backend, request):
+            if not tilegym.is_backend_available(backend):
+                pytest.skip(f"Backend {backend} is not available")
+            tilegym.set_backend(backend)
+            record(request, tilegym.ops.neg(3))
+
+        @pytest.mark.parametrize("backend, n", [("cutile", 1), ("cutile", 2), ("pytorch", 3)],
+                                 ids=["cutile-1", "cutile-2", "pytorch-3"])
+        def test_branch(backend, n, request):
+            if not tilegym.is_backend_available(backend) and backend != "pytorch":
+                pytest.skip(f"Backend {backend} is not available")
+            record(request, [backend == "cutile", n])
+
+        @pytest.mark.parametrize("framework", ["cutile"])
+        def test_direct(framework, request):  # bypasses the registry, as some TileGym tests do
+            if not tilegym.is_backend_available(framework):
+                pytest.skip(f"Backend {framework} is not available")
+            import tilegym.ops.cutile.double as m
+            record(request, [m.double(3)[0], tilegym.ops.cutile.double.double(4)[0], DIRECT(5)[0]])
+
+        def test_zz_registry_restored(request):
+            be = _REGISTRY["double"]
+            record(request, [sorted(be), be.get("cutile") is be.get("c2t_triton")])
+    """,
+}
+
+
+def _make_tree(root: Path):
+    for rel, text in FILES.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text).lstrip("\n"))
+
+
+def _run(root: Path, *extra):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root / "src"), PKG_PARENT]),
+               FAKE_RESULTS=str(root / "results.json"))
+    env.pop("CUTILE_TUTORIALS_BACKEND", None)
+    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "cutile2triton.pytest_tilegym", "-p", "no:cacheprovider",
+                        "--c2t-converted", str(root / "conv"), "--junitxml", str(root / "out.xml"),
+                        "-q", "-rA", "tests/test_fake.py", *extra],
+                       cwd=root, env=env, capture_output=True, text=True, timeout=300)
+    return r
+
+
+def _outcomes(xml_path: Path):
+    out = {}
+    for tc in ET.parse(xml_path).getroot().iter("testcase"):
+        kind = "passed"
+        for child in tc:
+            if child.tag in ("failure", "error", "skipped"):
+                kind = child.tag
+                out[tc.get("name")] = (kind, child.get("message", ""))
+                break
+        else:
+            out[tc.get("name")] = (kind, "")
+    return out
+
+
+def test_plugin_runs_fake_tilegym_on_converted_ops(tmp_path):
+    _make_tree(tmp_path)
+    r = _run(tmp_path)
+    log = r.stdout + r.stderr
+    outcomes = _outcomes(tmp_path / "out.xml")
+    results = json.loads((tmp_path / "results.json").read_text())
+
+    # Added cases, ids derived from the originals; cuTile's own cases skip (cuda.tile blocked).
+    assert set(outcomes) == {
+        "test_double[cutile]", "test_double[triton]", "test_double[c2t_triton]",
+        "test_neg[cutile]", "test_neg[c2t_triton]",
+        "test_branch[cutile-1]", "test_branch[cutile-2]", "test_branch[pytorch-3]",
+        "test_branch[c2t_triton-1]", "test_branch[c2t_triton-2]",
+        "test_direct[cutile]", "test_direct[c2t_triton]",
+        "test_zz_registry_restored",
+    }, log
+    for name in ("test_double[cutile]", "test_branch[cutile-1]", "test_neg[cutile]", "test_direct[cutile]"):
+        assert outcomes[name][0] == "skipped" and "cuda.tile blocked" in outcomes[name][1], (name, log)
+
+    # The c2t case ran our converted op (served from the converted tree, helpers from the
+    # original folder through both the rewritten absolute import and the relative one) ...
+    assert outcomes["test_double[c2t_triton]"][0] == "passed", log
+    assert results["test_double[c2t_triton]"] == ["c2t", 6, "tilegym.ops.c2t_triton.double", 2]
+    # ... and the hand-written triton op is untouched.
+    assert results["test_double[triton]"] == ["handwritten", 6]
+
+    # An op cuTile has but we could not convert fails loudly instead of using the PyTorch fallback.
+    kind, msg = outcomes["test_neg[c2t_triton]"]
+    assert kind == "failure", log
+    assert "op 'neg' has no converted implementation" in msg and "no converted file" in msg, msg
+    assert "test_neg[c2t_triton]" not in results
+
+    # The c2t case keeps the value "cutile", so TileGym's `backend == "cutile"` branches are taken.
+    assert results["test_branch[c2t_triton-1]"] == [True, 1]
+    assert results["test_branch[c2t_triton-2]"] == [True, 2]
+    assert results["test_branch[pytorch-3]"] == [False, 3]
+
+    # `framework` is a backend argname too; direct imports of cuTile modules (also behind a
+    # module-level availability gate) get ours.
+    assert results["test_direct[c2t_triton]"] == ["c2t", "c2t", "c2t"], log
+
+    # With cuTile blocked, "cutile" is our converted op for the whole session.
+    assert results["test_zz_registry_restored"] == [["c2t_triton", "cutile", "default", "triton"], True]
+
+    # Import failures are reported, and cuda.tile really is blocked.
+    assert "import failed: tilegym.ops.c2t_triton.broken" in log and "blocked by cutile2triton" in log, log
+    assert "1 ops converted, 1 cuTile ops without one" in log, log
+    assert r.returncode == 1, log  # one failure: test_neg[c2t_triton]
+
+
+def test_plugin_allow_cutile_runs_both(tmp_path):
+    _make_tree(tmp_path)
+    r = _run(tmp_path, "--c2t-cutile", "allow")
+    log = r.stdout + r.stderr
+    outcomes = _outcomes(tmp_path / "out.xml")
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["test_double[cutile]"] == ["cutile", 6], log
+    assert results["test_double[c2t_triton]"] == ["c2t", 6, "tilegym.ops.c2t_triton.double", 2], log
+    assert results["test_neg[cutile]"] == ["cutile", -3], log
+    assert results["test_direct[cutile]"] == ["cutile", "cutile", "cutile"], log
+    assert outcomes["test_neg[c2t_triton]"][0] == "failure", log
+    # cuTile's entries are back after each c2t case.
+    assert results["test_zz_registry_restored"] == [["c2t_triton", "cutile", "default", "triton"], False], log
+
+
+def test_plugin_selects_with_k(tmp_path):
+    _make_tree(tmp_path)
+    r = _run(tmp_path, "-k", "c2t_triton")
+    outcomes = _outcomes(tmp_path / "out.xml")
+    assert sorted(outcomes) == ["test_branch[c2t_triton-1]", "test_branch[c2t_triton-2]", "test_direct[c2t_triton]",
+                                "test_double[c2t_triton]", "test_neg[c2t_triton]"], r.stdout + r.stderr
+
+
+def test_plugin_requires_converted_dir(tmp_path):
+    _make_tree(tmp_path)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path / "src"), PKG_PARENT]))
+    env.pop("C2T_TILEGYM_CONVERTED", None)
+    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "cutile2triton.pytest_tilegym", "-q", "tests"],
+                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 4 and "--c2t-converted" in r.stderr, r.stdout + r.stderr
