@@ -593,13 +593,22 @@ void register_arith_ops(Registry& r) {
     if (!shape) { c.L.error(c.node, "tile shapes cannot be broadcast together"); return LVal{}; }
     sema::DType rt = ops::promote(x, y);
     bool both_const = x.info.kind == sema::VKind::Constexpr && y.info.kind == sema::VKind::Constexpr;
-    // tl.cdiv is (x + y - 1) // y: a true ceiling only for x >= 0, y > 0 (Triton
-    // constexpr arithmetic floors, so constexpr operands are exact too).
-    if (both_const || (ops::proven_nonneg(x) && (y.info.sign == sema::Sign::Pos || (y.info.cval && y.info.cval->as_double() > 0)))) {
-      LVal r = ops::make_value(tl_call("cdiv", {x.expr, y.expr}), *shape, rt, sema::Sign::NonNeg);
-      if (both_const) { r.info.kind = sema::VKind::Constexpr; }
+    bool y_pos = y.info.sign == sema::Sign::Pos || (y.info.cval && y.info.cval->as_double() > 0);
+    if (both_const) {
+      // tl.cdiv is a @jit function: its result is a tensor even for constexpr
+      // operands (Triton 3.6), so `n: tl.constexpr = tl.cdiv(N, TILE)` fails
+      // to compile (85 TileGym test failures on the H200). Constexpr `//`
+      // is Python's floor division, so this is the exact ceiling, and stays
+      // a constexpr.
+      TExprPtr e = y_pos ? binop("//", binop("-", binop("+", x.expr, y.expr), lit_int(1)), y.expr)
+                         : unary("-", binop("//", unary("-", x.expr), y.expr));
+      LVal r = ops::make_value(e, *shape, rt, y_pos && ops::proven_nonneg(x) ? sema::Sign::NonNeg : sema::Sign::Unknown);
+      r.info.kind = sema::VKind::Constexpr;
       return r;
     }
+    // tl.cdiv is (x + y - 1) // y: a true ceiling only for x >= 0, y > 0.
+    if (ops::proven_nonneg(x) && y_pos)
+      return ops::make_value(tl_call("cdiv", {x.expr, y.expr}), *shape, rt, sema::Sign::NonNeg);
     return ops::make_value(call(name(c.L.prelude("_c2t_cdiv")), {x.expr, y.expr}), *shape, rt);
   }, "tl.cdiv(x, y) for x >= 0, y > 0; else _c2t_cdiv (true ceiling)");
   r.add("isnan", "arith", "x", [](OpCall& c) {
