@@ -39,7 +39,7 @@ std::string analyze_source(std::string_view bytes, std::string_view filename, co
   syntax::Source src(text);
   if (!pr.ok()) {
     diags = std::move(pr.diags);
-  } else {
+  } else if (check_nesting(pr.tree.root, diags)) {
     sema::ModuleInfo mi = sema::analyze_module(pr.tree.root, diags);
     is_cutile = !(mi.ct_modules.empty() && mi.ct_names.empty() && mi.cutile_imports.empty());
     if (is_cutile) {

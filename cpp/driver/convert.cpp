@@ -13,25 +13,6 @@ const char* const kVersion = "0.1.0";
 
 namespace {
 
-// Lowering, emission and the host rewrite recurse once per AST level with
-// frames of a few hundred bytes (more under sanitizers); the parser allows
-// 1000 levels. Code nested deeper than this is rejected before those
-// stages run (a fuzzer-found stack overflow at 712 levels under ASan). Real
-// code stays far below: the deepest statement in TileGym src/ and cuTile samples/ is 19 levels.
-constexpr int kMaxNesting = 200;
-
-void check_nesting(const syntax::Node* module, Diagnostics& diags) {
-  for (const syntax::Node* stmt : sema::nodes_of(module, "body")) {
-    const syntax::Node* deep = sema::first_deeper_than(stmt, kMaxNesting);
-    if (!deep) continue;
-    diags.error(deep->has_pos ? deep->lineno : stmt->lineno, deep->has_pos ? deep->col_offset : stmt->col_offset,
-                "code nested more than " + std::to_string(kMaxNesting) +
-                    " levels deep (expressions and statements); cutile2triton does not convert it: split the "
-                    "expression into several assignments");
-    return;  // one diagnostic is enough
-  }
-}
-
 lower::LowerOptions lower_options(const ConvertOptions& o) {
   lower::LowerOptions l;
   l.array_ranks = o.array_ranks;
@@ -42,6 +23,28 @@ lower::LowerOptions lower_options(const ConvertOptions& o) {
 bool has_errors(const Diagnostics& d) { return d.has_errors(); }
 
 }  // namespace
+
+// Lowering, emission and the host rewrite recurse once per AST level with
+// frames of a few hundred bytes (more under sanitizers); the parser allows
+// 1000 levels. Code nested deeper than this is rejected before those
+// stages run (a fuzzer-found stack overflow at 712 levels under ASan). Real
+// code stays far below: the deepest statement in TileGym src/ and cuTile samples/ is 19 levels.
+namespace {
+constexpr int kMaxNesting = 200;
+}  // namespace
+
+bool check_nesting(const syntax::Node* module, Diagnostics& diags) {
+  for (const syntax::Node* stmt : sema::nodes_of(module, "body")) {
+    const syntax::Node* deep = sema::first_deeper_than(stmt, kMaxNesting);
+    if (!deep) continue;
+    diags.error(deep->has_pos ? deep->lineno : stmt->lineno, deep->has_pos ? deep->col_offset : stmt->col_offset,
+                "code nested more than " + std::to_string(kMaxNesting) +
+                    " levels deep (expressions and statements); cutile2triton does not convert it: split the "
+                    "expression into several assignments");
+    return false;  // one diagnostic is enough
+  }
+  return true;
+}
 
 ConvertResult convert_source(std::string_view bytes, std::string_view filename, const ConvertOptions& opts) {
   ConvertResult r;

@@ -55,4 +55,11 @@ ConvertResult convert_source(std::string_view bytes, std::string_view filename, 
 /// Lines are 1-based; "col" is 1-based in characters, like rendered diagnostics.
 std::string analyze_source(std::string_view bytes, std::string_view filename, const ConvertOptions& opts = {});
 
+namespace syntax { struct Node; }
+/// Adds an error and returns false if some statement of `module` nests more
+/// than 200 levels (expressions and statements): the stages after the parser
+/// recurse per level with large frames. Both convert_source and analyze_source
+/// call it before sema.
+bool check_nesting(const syntax::Node* module, Diagnostics& diags);
+
 }  // namespace c2t

@@ -35,16 +35,70 @@ std::string tma_check_source(const lower::LoweredKernel& k, const std::string& f
   return o;
 }
 
+// An array used with several ranks (sema ParamKind::ranks): the kernel takes
+// the highest rank's shape/stride slots, padded with 1 / 0, and the actual
+// rank as a constexpr. Other ranks are rejected here, before compiling.
+std::string multi_rank_check(const sema::ParamKind& p) {
+  std::string rs;
+  for (int r : p.ranks) rs += (rs.empty() ? "" : ", ") + std::to_string(r);
+  return "    if " + p.name + ".dim() not in (" + rs + "):\n        raise ValueError(f\"" + p.name +
+         " must have one of the ranks (" + rs + ") the kernel uses it with, got {" + p.name + ".dim()}\")\n";
+}
+
+std::string multi_rank_args(const sema::ParamKind& p) {
+  std::string n = p.name, pad = "(" + std::to_string(p.rank) + " - " + n + ".dim())";
+  return n + ", *" + n + ".shape, *[1] * " + pad + ", *" + n + ".stride(), *[0] * " + pad + ", " + n + ".dim()";
+}
+
+// A list of arrays: cuTile's own launch layout (compilation.rst,
+// ListConstraint) -- an int64 table of (pointer, shapes, strides) per
+// element -- plus the length and the first array, whose pointer type gives
+// the kernel the element dtype. All elements must share rank, dtype and
+// device (one cuTile list type); int32-indexed lists must fit in int32.
+std::string list_table_source(const sema::ParamKind& p, const std::string& items, const std::string& table) {
+  std::string n = p.name, r = std::to_string(p.rank < 0 ? 0 : p.rank);
+  std::string o;
+  o += "    " + items + " = list(" + n + ")\n";
+  o += "    if not " + items + ":\n";
+  o += "        raise ValueError(\"" + n + ": an empty list of arrays has no element dtype to launch with\")\n";
+  o += "    if not all(t.dim() == " + r + " and t.dtype == " + items + "[0].dtype and t.device == " + items +
+       "[0].device for t in " + items + "):\n";
+  o += "        raise ValueError(\"" + n + ": every array of the list must have " + r +
+       " dimensions, and all the same dtype and device\")\n";
+  if (!p.int64_index) {
+    o += "    if not all(-2**31 <= v < 2**31 for t in " + items + " for v in (*t.shape, *t.stride())):\n";
+    o += "        raise ValueError(\"" + n + ": shapes and strides must fit in int32 (annotate the list with "
+         "ct.IndexedWithInt64 elements)\")\n";
+  }
+  o += "    " + table + " = torch.tensor([v for t in " + items + " for v in (t.data_ptr(), *t.shape, *t.stride())],\n";
+  o += std::string(20 + table.size(), ' ') + "dtype=torch.int64, device=" + items + "[0].device)\n";
+  return o;
+}
+
 }  // namespace
 
 std::string launcher_source(const lower::LoweredKernel& k) {
   std::string kernel_fn(k.info->def->str("name"));
   std::string params = "grid";
   std::vector<std::string> lines;
+  std::string prep;  // statements before the launch (list tables, rank checks)
+  bool needs_torch = false;
   for (auto& p : k.params) {
     params += ", " + p.name;
     switch (p.kind) {
+      case sema::ParamKind::Kind::ArrayList: {
+        std::string items = "_c2t_" + p.name, table = "_c2t_" + p.name + "_table";
+        prep += list_table_source(p, items, table);
+        needs_torch = true;
+        lines.push_back(table + ", len(" + items + "), " + items + "[0]");
+        break;
+      }
       case sema::ParamKind::Kind::Array: {
+        if (!p.ranks.empty()) {
+          prep += multi_rank_check(p);
+          lines.push_back(multi_rank_args(p));
+          break;
+        }
         std::string l = p.name;
         for (int d = 0; d < p.rank; ++d) l += ", " + p.name + ".shape[" + std::to_string(d) + "]";
         for (int d = 0; d < p.rank; ++d) l += ", " + p.name + ".stride(" + std::to_string(d) + ")";
@@ -72,6 +126,8 @@ std::string launcher_source(const lower::LoweredKernel& k) {
   std::string out = "def " + launcher_name(k) + "(" + params + ", **options):\n";
   out += "    \"\"\"Launches " + kernel_fn + " on `grid` with ct.launch's argument list; arrays are passed as\n"
          "    pointer, shape and strides (in elements).\"\"\"\n";
+  if (needs_torch) out += "    import torch\n\n";
+  out += prep;
   if (!use_tma.empty()) out += tma_check_source(k, use_tma);
   out += "    " + kernel_fn + "[grid](\n";
   // Positional, in the kernel's parameter order (constexprs included).

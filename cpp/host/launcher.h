@@ -12,6 +12,14 @@
 //           TILE_SIZE=TILE_SIZE,
 //       )
 //
+// A list of arrays becomes cuTile's own launch layout (compilation.rst,
+// ListConstraint): an int64 tensor of (data pointer, shapes, strides) per
+// element, the length, and the first array (its pointer type carries the
+// element dtype); the launcher checks that all elements share rank, dtype and
+// device, and (int32-indexed lists) that shapes/strides fit in int32. An array
+// whose rank a Constant chooses is passed with its shape/stride slots padded
+// to the highest rank the kernel uses plus `t.dim()` (a constexpr).
+//
 // The stream argument of ct.launch is not passed: Triton launches on the
 // current torch stream, which is what TileGym passes.
 #pragma once

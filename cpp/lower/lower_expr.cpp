@@ -127,6 +127,7 @@ LVal Lowerer::eval_name(const Node* e) {
   if (it != env_.end()) {
     LVal v = it->second;
     v.node = e;
+    if (v.array && !v.array->ranks.empty()) return array_use_view(std::move(v), e);  // array_params.cpp
     return v;
   }
   auto& mi = module();
@@ -386,6 +387,7 @@ LVal Lowerer::eval_builtin_call(const std::string& fn, const Node* call) {
     return ops::minmax(*this, fn == "min" ? "minimum" : "maximum", vals[0], vals[1], false, call);
   }
   if (fn == "abs" && vals.size() == 1) return ops::unary_arith(*this, "abs", vals[0], call);
+  if (fn == "len" && vals.size() == 1 && vals[0].info.kind == VKind::ArrayList) return array_list_len(vals[0], call);
   if (fn == "len" && vals.size() == 1 && vals[0].info.kind == VKind::Tuple)
     return constant(sema::ConstValue::integer((long long)vals[0].elems.size()), call);
   if ((fn == "float" || fn == "int" || fn == "bool") && vals.size() == 1) {
@@ -602,6 +604,7 @@ LVal Lowerer::eval_subscript(const Node* e) {
     r.node = e;
     return r;
   }
+  if (base.info.kind == VKind::ArrayList) return array_list_item(base, sl, e);  // array_params.cpp
   if (base.info.kind == VKind::Array) {
     error(e, "arrays are not directly subscriptable in tile code; use ct.load / ct.gather");
     return {};

@@ -1,6 +1,8 @@
 // Lowerer: setup, services and statements. Expressions: lower_expr.cpp.
 #include "lower/lowerer.h"
 
+#include <optional>
+
 #include "lower/module_lowering.h"
 #include "lower/prelude.h"
 #include "sema/ast_util.h"
@@ -269,6 +271,15 @@ void Lowerer::setup_kernel_params() {
           fn_.params.push_back({s, "", nullptr});
           a->strides.push_back(name(s));
         }
+        if (!p.ranks.empty()) {
+          // Several ranks (sema/params.h): the actual one is a constexpr the
+          // launcher passes (tensor.dim()); uses get views (array_use_view).
+          a->ranks = p.ranks;
+          a->ndim_param = fresh(p.name + "_NDIM");
+          a->use_ranks = std::make_shared<const std::map<const Node*, int>>(p.use_ranks);
+          fn_.params.push_back({a->ndim_param, "tl.constexpr", nullptr});
+          constexpr_params_.insert(a->ndim_param);
+        }
         a->dtype = sema::DType::symbolic(ptr + ".dtype.element_ty");
         v.info.kind = VKind::Array;
         v.info.rank = a->rank;
@@ -305,11 +316,24 @@ void Lowerer::setup_kernel_params() {
         if (p.scalar_annotation == "float") v.info.dtype = sema::DType::concrete("float32");
         break;
       }
-      case sema::ParamKind::Kind::ArrayList:
-        unsupported(p.arg_node, "array list parameter",
-                    "parameter '" + p.name + "' is a list of arrays (indexed in tile code); lists of arrays are not "
-                    "supported yet");
+      case sema::ParamKind::Kind::ArrayList: {
+        // table (int64 words), length, first array (for the element dtype):
+        // the launcher builds them (host/launcher.cpp).
+        auto l = std::make_shared<ArrayListVal>();
+        l->display = p.name;
+        l->rank = p.rank < 0 ? 0 : p.rank;
+        l->int64_index = p.int64_index || options().int64_indexing;
+        std::string table = fresh(p.name + "_table"), len = fresh(p.name + "_len"), first = fresh(p.name + "_first");
+        for (auto& n : {table, len, first}) fn_.params.push_back({n, "", nullptr});
+        scalar_params_.insert(len);
+        l->table = name(table);
+        l->length = name(len);
+        l->first = name(first);
+        v.info.kind = VKind::ArrayList;
+        v.info.dtype = sema::DType::symbolic(first + ".dtype.element_ty");
+        v.list = l;
         break;
+      }
     }
     env_[p.name] = std::move(v);
   }
@@ -350,6 +374,19 @@ void Lowerer::setup_helper_params() {
         a->display = pname;
         v.array = a;
         v.info.dtype = a->dtype;
+        break;
+      }
+      case VKind::ArrayList: {  // passed as its table, length and first array
+        auto l = std::make_shared<ArrayListVal>(*v.list);
+        std::string table = fresh(pname + "_table"), len = fresh(pname + "_len"), first = fresh(pname + "_first");
+        for (auto& n : {table, len, first}) fn_.params.push_back({n, "", nullptr});
+        scalar_params_.insert(len);
+        l->table = name(table);
+        l->length = name(len);
+        l->first = name(first);
+        l->display = pname;
+        v.info.dtype = sema::DType::symbolic(first + ".dtype.element_ty");
+        v.list = l;
         break;
       }
       case VKind::Scalar:
@@ -687,6 +724,65 @@ void Lowerer::lower_aug_assign(const Node* s) {
   env_[id] = std::move(v);
 }
 
+namespace {
+
+// Two lowered arrays are the same when all their Triton expressions are.
+bool same_array(const ArrayVal& a, const ArrayVal& b) {
+  if (&a == &b) return true;
+  auto same = [](const std::vector<TExprPtr>& x, const std::vector<TExprPtr>& y) {
+    if (x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (source(x[i]) != source(y[i])) return false;
+    return true;
+  };
+  return source(a.ptr) == source(b.ptr) && same(a.shape, b.shape) && same(a.strides, b.strides);
+}
+
+}  // namespace
+
+void Lowerer::unify_branch_arrays(std::map<std::string, LVal>& a, std::map<std::string, LVal>& b,
+                                  std::vector<TStmt>& body_a, std::vector<TStmt>& body_b) {
+  // Assignments go before a branch's final return/break/continue.
+  auto append = [](std::vector<TStmt>& body, TStmt s) {
+    auto at = body.end();
+    if (!body.empty()) {
+      auto k = body.back().kind;
+      if (k == TStmt::Kind::Return || k == TStmt::Kind::Break || k == TStmt::Kind::Continue) --at;
+    }
+    body.insert(at, std::move(s));
+  };
+  for (auto& [k, va] : a) {
+    auto it = b.find(k);
+    if (it == b.end()) continue;
+    LVal& vb = it->second;
+    if (va.info.kind != VKind::Array || vb.info.kind != VKind::Array || same_array(*va.array, *vb.array)) continue;
+    const ArrayVal &x = *va.array, &y = *vb.array;
+    if (x.rank != y.rank || !x.ranks.empty() || !y.ranks.empty()) continue;  // merge_envs reports it
+    auto u = std::make_shared<ArrayVal>(x);
+    // One Triton name per component that differs, assigned on both paths.
+    auto unify = [&](const TExprPtr& ex, const TExprPtr& ey, const std::string& what) -> TExprPtr {
+      if (source(ex) == source(ey)) return ex;
+      auto n = name(fresh(k + "_" + what));
+      append(body_a, TStmt::assign(n, ex));
+      append(body_b, TStmt::assign(n, ey));
+      return n;
+    };
+    u->ptr = unify(x.ptr, y.ptr, "ptr");
+    for (int d = 0; d < x.rank; ++d) {
+      u->shape[d] = unify(x.shape[d], y.shape[d], "shape_" + std::to_string(d));
+      u->strides[d] = unify(x.strides[d], y.strides[d], "stride_" + std::to_string(d));
+    }
+    if (!x.dtype.same(y.dtype)) u->dtype = sema::DType::symbolic(source(u->ptr) + ".dtype.element_ty");
+    u->int64_index = x.int64_index || y.int64_index;
+    if (x.kernel_param != y.kernel_param) u->kernel_param.clear();
+    u->display = k;
+    va.array = u;
+    va.info.dtype = u->dtype;
+    vb.array = u;
+    vb.info.dtype = u->dtype;
+  }
+}
+
 void Lowerer::merge_envs(const std::map<std::string, LVal>& a, const std::map<std::string, LVal>& b) {
   std::map<std::string, LVal> out;
   for (auto& [k, va] : a) {
@@ -694,6 +790,16 @@ void Lowerer::merge_envs(const std::map<std::string, LVal>& a, const std::map<st
     if (it == b.end()) { out[k] = va; continue; }
     LVal m = va;
     const LVal& vb = it->second;
+    if (va.info.kind == VKind::Array && vb.info.kind == VKind::Array && !same_array(*va.array, *vb.array)) {
+      // An array name bound to different arrays on two paths (`if c: X = As[0]
+      // else: X = As[1]`, or rebound in a loop): its pointer/shape/stride
+      // names differ per path, so no one set of names is right afterwards.
+      unsupported(vb.node ? vb.node : va.node, "array chosen at run time",
+                  "'" + k + "' names different arrays depending on control flow; choose the array by index "
+                  "(a list of arrays) or restructure so each path uses its own array directly");
+      out[k] = va;
+      continue;
+    }
     if (va.info.kind != vb.info.kind) {
       // e.g. a constexpr in one branch, a runtime value in the other
       if ((va.info.kind == VKind::Scalar || va.info.kind == VKind::Constexpr) &&
@@ -766,7 +872,10 @@ void Lowerer::lower_if(const Node* s, const std::vector<const Node*>& rest, bool
     size_t diag_mark = mod_.diags().items.size();
     size_t unsup_mark = report().unsupported.size();
     bool failed_before = failed_;
-    auto env_before = env_;
+    // Snapshot only where it may be restored: copying the whole environment
+    // per branch dominated the lowering's allocations (callgrind).
+    std::optional<std::map<std::string, LVal>> env_before;
+    if (speculative) env_before = env_;
     out_body = lower_nested(stmts);
     if (!speculative || !failed_ || failed_before) return;
     std::string first;
@@ -775,17 +884,18 @@ void Lowerer::lower_if(const Node* s, const std::vector<const Node*>& rest, bool
     mod_.diags().items.resize(diag_mark);
     report().unsupported.resize(unsup_mark);
     failed_ = false;
-    env_ = env_before;
+    env_ = std::move(*env_before);
     std::string msg = "this branch of `if " + source(cond.expr) + "` cannot be converted (" + first + ")";
     warn(stmts.empty() ? s : stmts[0], msg + "; specializations taking it fail to compile");
     report().notes.push_back(msg);
     out_body = {TStmt::expr(tl_call("static_assert", {lit("False"), lit_str("cutile2triton: " + msg)}))};
   };
   lower_branch(body, st.body);
-  auto then_env = env_;
-  env_ = before;
+  auto then_env = std::move(env_);
+  env_ = std::move(before);
   lower_branch(orelse, st.orelse);
-  auto else_env = env_;
+  auto else_env = std::move(env_);
+  unify_branch_arrays(then_env, else_env, st.body, st.orelse);
   merge_envs(then_env, else_env);
   // `if c: continue` leaves an empty then-branch: print `if not c:` instead
   // where negating is exact (== / != always; ordered compares are not the
@@ -924,7 +1034,7 @@ void Lowerer::lower_for(const Node* s) {
     break_flags_.pop_back();
     --loop_depth_;
     st.body.push_back(TStmt::assign(name(var), binop("+", name(var), step)));
-    auto after = env_;
+    auto after = std::move(env_);
     merge_envs(before_loop, after);
     emit(std::move(st));
     return;
@@ -939,7 +1049,7 @@ void Lowerer::lower_for(const Node* s) {
   st.body = lower_nested(nodes_of(s, "body"));
   break_flags_.pop_back();
   --loop_depth_;
-  auto after = env_;
+  auto after = std::move(env_);
   merge_envs(before_loop, after);
   emit(std::move(st));
 }
@@ -1003,7 +1113,7 @@ void Lowerer::lower_while(const Node* s) {
     }
   }
   --loop_depth_;
-  auto after = env_;
+  auto after = std::move(env_);
   merge_envs(before_loop, after);
   emit(std::move(st));
 }

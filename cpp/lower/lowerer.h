@@ -139,6 +139,20 @@ class Lowerer {
   /// Calls a helper function (plain `def` in the module) from tile code.
   LVal call_helper(const syntax::Node* call, const syntax::Node* def);
 
+  // ---- array parameters beyond one plain array (array_params.cpp) --------
+  /// `v` (an array used with several ranks, ArrayVal::ranks) as used at Name
+  /// node `use`: a view of the rank that use shows (sema ParamKind::use_ranks),
+  /// after a `tl.static_assert(<ndim constexpr> == rank)`; unchanged for a
+  /// `.dtype` use. Error when the use shows no rank.
+  LVal array_use_view(LVal v, const syntax::Node* use);
+  /// `list[index]` of a list of arrays (cuTile ops.py getitem_list_impl): the
+  /// element's pointer, shapes and strides loaded from the list's table;
+  /// `index` is an integer scalar (runtime or constant >= 0). Out-of-range
+  /// runtime indices are undefined behaviour, as in cuTile.
+  LVal array_list_item(const LVal& list, const syntax::Node* index, const syntax::Node* at);
+  /// `len(list)`: the list's runtime length (int32 scalar).
+  LVal array_list_len(const LVal& list, const syntax::Node* at);
+
  private:
   friend class StmtLowering;
   // statements
@@ -154,6 +168,12 @@ class Lowerer {
   void bind_name(const std::string& id, LVal value, const syntax::Node* at);
   std::vector<TStmt> lower_nested(const std::vector<const syntax::Node*>& stmts);
   void merge_envs(const std::map<std::string, LVal>& a, const std::map<std::string, LVal>& b);
+  /// Names bound to different arrays on the two paths of an `if` (`X = As[0]`
+  /// / `X = As[1]`, a slice along either axis chosen by a Constant): each
+  /// differing pointer/shape/stride gets one fresh name assigned at the end of
+  /// both branches, and both environments then hold that one array.
+  void unify_branch_arrays(std::map<std::string, LVal>& a, std::map<std::string, LVal>& b,
+                           std::vector<TStmt>& body_a, std::vector<TStmt>& body_b);
   void widen_loop_carried(const syntax::Node* loop);
 
   // expressions

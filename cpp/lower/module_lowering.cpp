@@ -160,6 +160,7 @@ std::string key_of(const LVal& v) {
   auto& i = v.info;
   switch (i.kind) {
     case VKind::Array: return "A" + std::to_string(v.array->rank) + (v.array->int64_index ? "L" : "");
+    case VKind::ArrayList: return "L" + std::to_string(v.list->rank) + (v.list->int64_index ? "L" : "");
     case VKind::Scalar:
     case VKind::Tile: {
       std::string k = i.kind == VKind::Scalar ? "s" : i.shape.unknown_rank ? "t?" : "t" + std::to_string(i.shape.size());
@@ -186,6 +187,7 @@ std::string key_of(const LVal& v) {
 bool is_passed(const LVal& v) {
   switch (v.info.kind) {
     case VKind::Array:
+    case VKind::ArrayList:
     case VKind::Scalar:
     case VKind::Tile: return true;
     case VKind::Constexpr: return !v.info.cval || v.info.cval->is_number();
@@ -286,6 +288,10 @@ LVal Lowerer::call_helper(const Node* call_node, const Node* def) {
       cargs.push_back(v.array->ptr);
       for (auto& s : v.array->shape) cargs.push_back(s);
       for (auto& s : v.array->strides) cargs.push_back(s);
+    } else if (v.info.kind == VKind::ArrayList) {
+      cargs.push_back(v.list->table);
+      cargs.push_back(v.list->length);
+      cargs.push_back(v.list->first);
     } else {
       cargs.push_back(v.expr);
     }

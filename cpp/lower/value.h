@@ -5,6 +5,7 @@
 // reference/cutile_api.md §2.1).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,12 +27,36 @@ struct ArrayVal {
   /// The cuTile kernel parameter this array is, unchanged (not a view, not a
   /// helper's copy): only such arrays can get a host-checked TMA descriptor.
   std::string kernel_param;
+  /// A kernel array parameter used with several ranks (sema ParamKind::ranks):
+  /// `shape`/`strides` hold the highest rank's slots, `ndim_param` names the
+  /// constexpr with the actual rank, and each use gets a one-rank view
+  /// (Lowerer::array_use_view). Empty for ordinary arrays.
+  std::vector<int> ranks;
+  std::string ndim_param;
+  std::shared_ptr<const std::map<const syntax::Node*, int>> use_ranks;
+};
+
+/// A list of arrays (cuTile ListTy): every element has rank `rank` and one
+/// dtype. At run time it is cuTile's own layout (compilation.rst,
+/// ListConstraint): a table of int64 words, (1 + 2 * rank) per element --
+/// data pointer, shapes, strides -- and the length. `first` is the list's
+/// first array, passed only for its pointer type (the element dtype; the
+/// launcher checks that all elements share it).
+struct ArrayListVal {
+  std::string display;               // the cuTile name, for messages
+  TExprPtr table;                    // pointer to int64 words
+  TExprPtr length;                   // runtime int32
+  TExprPtr first;                    // pointer to the first element (its dtype)
+  int rank = 0;                      // of every element
+  bool int64_index = false;          // elements' shapes/strides kept in int64
+  int words() const { return 1 + 2 * rank; }
 };
 
 struct LVal {
   TExprPtr expr;                     // Triton expression (null for pure compile-time entities)
   sema::ValueInfo info;
   std::shared_ptr<ArrayVal> array;   // info.kind == Array
+  std::shared_ptr<ArrayListVal> list;  // info.kind == ArrayList
   std::vector<LVal> elems;           // info.kind == Tuple
   std::shared_ptr<LVal> self;        // info.kind == Method: the receiver
   std::vector<std::shared_ptr<LVal>> slice_parts;  // info.kind == Slice: start, length

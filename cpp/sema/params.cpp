@@ -7,14 +7,37 @@
 namespace c2t::sema {
 namespace {
 
-struct Facts {
-  bool array_use = false;
-  bool list_use = false;
+// What the uses of one array (a parameter, or the elements of a list
+// parameter) say about its rank.
+struct ArrayFacts {
+  bool use = false;
   std::set<int> ranks;          // exact ranks implied by uses
   int min_rank = 0;             // from .shape[k] / .strides[k]
   const Node* first_use = nullptr;
-  // (helper def, parameter index) this parameter is passed to.
+  // The Name node of each use that shows its rank (-2: a rank-agnostic use,
+  // `.dtype`); lets an array used with several ranks be viewed per use.
+  std::map<const Node*, int> use_rank;
+  // Ranks of uses outside every `if` on a compile-time parameter: those hold
+  // in every specialization, so two of them conflict.
+  std::set<int> unconditional_ranks;
+
+  void merge(const ArrayFacts& g) {
+    use = use || g.use;
+    ranks.insert(g.ranks.begin(), g.ranks.end());
+    // (a helper's unconditional uses may sit under a constexpr `if` at the
+    // call: not merged; the lowering's static_assert still checks them)
+    min_rank = std::max(min_rank, g.min_rank);
+    if (!first_use) first_use = g.first_use;
+  }
+};
+
+struct Facts {
+  ArrayFacts arr;               // the parameter used as an array
+  ArrayFacts elem;              // the parameter used as a list: its elements (`As[g]`)
+  bool list_use = false;
+  // (helper def, parameter index) this parameter / one of its elements is passed to.
   std::vector<std::pair<const Node*, size_t>> passed_to;
+  std::vector<std::pair<const Node*, size_t>> elem_passed_to;
 };
 
 int tuple_len(const Node* e) {
@@ -42,13 +65,28 @@ std::vector<std::string> param_names(const Node* def) {
 std::vector<Facts> collect(const ModuleInfo& mi, const Node* def) {
   auto names = param_names(def);
   std::vector<Facts> facts(names.size());
-  // Local names that alias a parameter (`q = Q`, `q = Q.slice(...)`).
-  std::map<std::string, size_t> alias;
-  for (size_t k = 0; k < names.size(); ++k) alias[names[k]] = k;
+  // Local names that alias a parameter (`q = Q`, `q = Q.slice(...)`) or an
+  // element of a list parameter (`Ai = As[g]`): (parameter index, element?).
+  std::map<std::string, std::pair<size_t, bool>> alias;
+  for (size_t k = 0; k < names.size(); ++k) alias[names[k]] = {k, false};
   auto param_of = [&](const Node* e) -> Facts* {
     if (!e || !e->is("Name")) return nullptr;
     auto it = alias.find(std::string(e->str("id")));
-    return it == alias.end() ? nullptr : &facts[it->second];
+    return it == alias.end() || it->second.second ? nullptr : &facts[it->second.first];
+  };
+  // The array facts `e` feeds: a parameter used as an array, or an element of
+  // a list parameter (an alias of one, or `As[g]` itself).
+  auto array_of = [&](const Node* e) -> ArrayFacts* {
+    if (!e) return nullptr;
+    if (e->is("Name")) {
+      auto it = alias.find(std::string(e->str("id")));
+      if (it == alias.end()) return nullptr;
+      Facts& f = facts[it->second.first];
+      return it->second.second ? &f.elem : &f.arr;
+    }
+    if (e->is("Subscript"))
+      if (auto* f = param_of(e->child("value"))) return &f->elem;
+    return nullptr;
   };
   // Local assignments, to see through `idx = (i, j)` / `offs = ct.arange(...)`.
   std::map<std::string, const Node*> local_value;
@@ -85,11 +123,45 @@ std::vector<Facts> collect(const ModuleInfo& mi, const Node* def) {
     }
     return 1;
   };
-  auto note = [&](Facts* f, const Node* at, int rank) {
+  // Nodes inside a branch of an `if` whose test reads a compile-time
+  // parameter (a Constant of a kernel; any parameter of a helper, which is
+  // specialized per call): a use there may hold in some specializations only.
+  std::set<std::string> const_params;
+  {
+    auto* args = def->child("args");
+    bool kernel = mi.kernel_by_def(def) != nullptr;
+    for (auto* field : {"posonlyargs", "args", "kwonlyargs"})
+      for (auto* a : nodes_of(args, field)) {
+        auto c = a->child("annotation") ? mi.fold(a->child("annotation")) : std::nullopt;
+        if (!kernel || (c && c->kind == ConstValue::Kind::ConstantAnnotation)) const_params.insert(std::string(a->str("arg")));
+      }
+  }
+  std::set<const Node*> conditional;
+  for (auto* st : nodes_of(def, "body"))
+    walk(st, [&](const Node* n) {
+      if (n->is("FunctionDef") || n->is("Lambda")) return false;
+      if (!n->is("If")) return true;
+      bool on_const = false;
+      walk(n->child("test"), [&](const Node* x) {
+        on_const = on_const || (x->is("Name") && const_params.count(std::string(x->str("id"))));
+        return true;
+      });
+      if (on_const)
+        for (auto* field : {"body", "orelse"})
+          for (auto* b : nodes_of(n, field))
+            walk(b, [&](const Node* x) { conditional.insert(x); return true; });
+      return true;
+    });
+  auto note = [&](const Node* arr, const Node* at, int rank) {
+    ArrayFacts* f = array_of(arr);
     if (!f) return;
-    f->array_use = true;
+    f->use = true;
     if (!f->first_use) f->first_use = at;
-    if (rank >= 0) f->ranks.insert(rank);
+    if (rank >= 0) {
+      f->ranks.insert(rank);
+      if (arr->is("Name")) f->use_rank[arr] = rank;
+      if (!conditional.count(at)) f->unconditional_ranks.insert(rank);
+    }
   };
   for (auto* st : nodes_of(def, "body")) {
     walk(st, [&](const Node* n) {
@@ -104,6 +176,10 @@ std::vector<Facts> collect(const ModuleInfo& mi, const Node* def) {
           if (src->is("Name")) {
             auto it = alias.find(std::string(src->str("id")));
             if (it != alias.end()) alias[std::string(targets[0]->str("id"))] = it->second;
+          } else if (src->is("Subscript") && src->child("value")->is("Name")) {
+            auto it = alias.find(std::string(src->child("value")->str("id")));
+            if (it != alias.end() && !it->second.second)
+              alias[std::string(targets[0]->str("id"))] = {it->second.first, true};
           }
         }
         return true;
@@ -112,10 +188,10 @@ std::vector<Facts> collect(const ModuleInfo& mi, const Node* def) {
         // A.shape[k] / A.strides[k]: rank > k; As[g]: a list of arrays.
         auto* v = n->child("value");
         if (v && v->is("Attribute") && (v->str("attr") == "shape" || v->str("attr") == "strides")) {
-          if (auto* f = param_of(v->child("value"))) {
+          if (auto* f = array_of(v->child("value"))) {
             auto* s = n->child("slice");
             auto c = mi.fold(s);
-            f->array_use = true;
+            f->use = true;
             if (!f->first_use) f->first_use = n;
             if (c && c->kind == ConstValue::Kind::Int && c->i >= 0) f->min_rank = std::max<int>(f->min_rank, (int)c->i + 1);
           }
@@ -126,8 +202,15 @@ std::vector<Facts> collect(const ModuleInfo& mi, const Node* def) {
       }
       if (n->is("Attribute")) {
         auto attr = n->str("attr");
-        if (attr == "ndim" || attr == "slice" || attr == "tiled_view" || attr == "get_raw_memory")
-          if (auto* f = param_of(n->child("value"))) { f->array_use = true; if (!f->first_use) f->first_use = n; }
+        auto* base = n->child("value");
+        if (attr == "dtype") {
+          // Rank-agnostic, but still an array use.
+          if (auto* f = array_of(base)) {
+            if (base->is("Name")) f->use_rank[base] = -2;
+          }
+        } else if (attr == "ndim" || attr == "slice" || attr == "tiled_view" || attr == "get_raw_memory") {
+          if (auto* f = array_of(base)) { f->use = true; if (!f->first_use) f->first_use = n; }
+        }
         return true;
       }
       if (!n->is("Call")) return true;
@@ -137,8 +220,7 @@ std::vector<Facts> collect(const ModuleInfo& mi, const Node* def) {
         const std::string& op = *q;
         auto* arr = call_arg(n, 0);
         if (!arr) arr = call_kwarg(n, "array");
-        Facts* f = param_of(arr);
-        if (!f) return true;
+        if (!array_of(arr)) return true;
         if (op == "load") {
           auto* idx = arg_or_kw(n, 1, "index");
           auto* shp = arg_or_kw(n, 2, "shape");
@@ -149,38 +231,70 @@ std::vector<Facts> collect(const ModuleInfo& mi, const Node* def) {
           // the bare-index form is 1-D; a wrong guess is caught when the load
           // is lowered (index length vs. rank), never miscompiled.
           if (r < 0 && idx && idx->is("Name") && shp && shp->is("Name")) r = 1;
-          note(f, n, r);
+          note(arr, n, r);
         } else if (op == "store") {
-          note(f, n, index_rank(arg_or_kw(n, 1, "index")));
+          note(arr, n, index_rank(arg_or_kw(n, 1, "index")));
         } else if (op == "gather" || op == "scatter" || op.rfind("atomic_", 0) == 0 ||
                    op == "load_advanced_indexing" || op == "store_advanced_indexing") {
-          note(f, n, index_rank(arg_or_kw(n, 1, "indices")));
+          note(arr, n, index_rank(arg_or_kw(n, 1, "indices")));
         } else if (op == "num_tiles") {
           auto* shp = arg_or_kw(n, 2, "shape");
-          note(f, n, tuple_len(shp));
+          note(arr, n, tuple_len(shp));
         }
         return true;
       }
-      // A plain helper call: remember where each parameter flows.
+      // A plain helper call: remember where each parameter (or list element) flows.
       if (fn->is("Name")) {
         auto it = mi.functions.find(std::string(fn->str("id")));
         if (it != mi.functions.end() && !mi.kernel_by_def(it->second)) {
           auto callee_names = param_names(it->second);
+          auto flow = [&](const Node* a, size_t k) {
+            if (auto* f = param_of(a)) {
+              f->passed_to.push_back({it->second, k});
+            } else if (auto* ef = array_of(a)) {
+              for (auto& pf : facts)
+                if (&pf.elem == ef) pf.elem_passed_to.push_back({it->second, k});
+            }
+          };
           auto args = nodes_of(n, "args");
-          for (size_t k = 0; k < args.size(); ++k)
-            if (auto* f = param_of(args[k])) f->passed_to.push_back({it->second, k});
-          for (auto* kw : nodes_of(n, "keywords")) {
-            auto* f = param_of(kw->child("value"));
-            if (!f) continue;
+          for (size_t k = 0; k < args.size(); ++k) flow(args[k], k);
+          for (auto* kw : nodes_of(n, "keywords"))
             for (size_t k = 0; k < callee_names.size(); ++k)
-              if (callee_names[k] == kw->str("arg")) f->passed_to.push_back({it->second, k});
-          }
+              if (callee_names[k] == kw->str("arg")) flow(kw->child("value"), k);
         }
       }
       return true;
     });
   }
   return facts;
+}
+
+// A list annotated with int64-indexed elements:
+// `Annotated[list, ct.ListAnnotation(element=ct.IndexedWithInt64)]` (or an
+// ArrayAnnotation with index_dtype=ct.int64), written in place or through a
+// module-level alias (cuTile test_list.py).
+bool int64_list_annotation(const ModuleInfo& mi, const Node* ann) {
+  if (!ann) return false;
+  if (ann->is("Name") && !mi.cutile_name(ann)) {
+    for (auto* st : nodes_of(mi.module, "body")) {
+      if (!st->is("Assign")) continue;
+      auto t = nodes_of(st, "targets");
+      if (t.size() == 1 && t[0]->is("Name") && t[0]->str("id") == ann->str("id")) ann = st->child("value");
+    }
+    if (ann->is("Name")) return false;
+  }
+  bool list = false, int64 = false;
+  walk(ann, [&](const Node* n) {
+    auto q = mi.cutile_name(n);
+    if (q && *q == "ListAnnotation") list = true;
+    if (q && *q == "IndexedWithInt64") int64 = true;
+    if (n->is("keyword") && n->str("arg") == "index_dtype") {
+      auto d = mi.cutile_name(n->child("value"));
+      int64 = int64 || (d && *d == "int64");
+    }
+    return true;
+  });
+  return list && int64;
 }
 
 }  // namespace
@@ -211,12 +325,13 @@ std::vector<ParamKind> classify_kernel_params(const ModuleInfo& mi, const Kernel
     if (depth > 8) return f;
     for (auto& [callee, pos] : std::vector<std::pair<const Node*, size_t>>(f.passed_to)) {
       Facts g = resolved(callee, pos, depth + 1);
-      f.array_use = f.array_use || g.array_use;
+      f.arr.merge(g.arr);
+      f.elem.merge(g.elem);
       f.list_use = f.list_use || g.list_use;
-      f.ranks.insert(g.ranks.begin(), g.ranks.end());
-      f.min_rank = std::max(f.min_rank, g.min_rank);
-      if (!f.first_use) f.first_use = g.first_use;
     }
+    // An element passed to a helper is an array parameter there.
+    for (auto& [callee, pos] : std::vector<std::pair<const Node*, size_t>>(f.elem_passed_to))
+      f.elem.merge(resolved(callee, pos, depth + 1).arr);
     return f;
   };
 
@@ -245,30 +360,63 @@ std::vector<ParamKind> classify_kernel_params(const ModuleInfo& mi, const Kernel
     Facts f = resolved(def, i, 0);
     auto ov = rank_overrides.find(k.name + "." + p.name);
     if (ov == rank_overrides.end()) ov = rank_overrides.find(p.name);
-    if (f.list_use && !f.array_use) {
-      p.kind = ParamKind::Kind::ArrayList;
-    } else if (f.array_use || ov != rank_overrides.end() || p.int64_index) {
-      p.kind = ParamKind::Kind::Array;
-      if (ov != rank_overrides.end()) {
-        p.rank = ov->second;
-      } else if (f.ranks.size() == 1) {
-        p.rank = *f.ranks.begin();
-        if (p.rank < f.min_rank) {
+    // One rank for an array (or for the elements of a list) from its uses.
+    auto rank_of = [&](const ArrayFacts& af, const std::string& what) -> int {
+      if (ov != rank_overrides.end()) return ov->second;
+      if (af.ranks.size() == 1) {
+        int r = *af.ranks.begin();
+        if (r < af.min_rank)
           diags.error(a->lineno, a->col_offset,
-                      "array parameter '" + p.name + "' is loaded with rank " + std::to_string(p.rank) +
-                          " but its shape is indexed at position " + std::to_string(f.min_rank - 1));
-        }
-      } else if (f.ranks.size() > 1) {
-        std::string rs;
-        for (int r : f.ranks) rs += (rs.empty() ? "" : ", ") + std::to_string(r);
+                      what + " is loaded with rank " + std::to_string(r) + " but its shape is indexed at position " +
+                          std::to_string(af.min_rank - 1));
+        return r;
+      }
+      if (af.ranks.empty())
         diags.error(a->lineno, a->col_offset,
-                    "array parameter '" + p.name + "' is used with different ranks (" + rs +
-                        "); cuTile requires one rank per array");
-      } else {
-        diags.error(a->lineno, a->col_offset,
-                    "cannot determine the rank of array parameter '" + p.name + "' of kernel '" + k.name +
+                    "cannot determine the rank of " + what + " of kernel '" + k.name +
                         "' (it is never used by ct.load/ct.store/ct.gather/ct.scatter/ct.num_tiles); pass it "
                         "explicitly with the converter option array_ranks={\"" + k.name + "." + p.name + "\": N}");
+      return -1;
+    };
+    auto rank_list = [](const std::set<int>& rs) {
+      std::string s;
+      for (int r : rs) s += (s.empty() ? "" : ", ") + std::to_string(r);
+      return s;
+    };
+    if (f.list_use && !f.arr.use) {
+      // cuTile passes a list of arrays as a table of (pointer, shapes,
+      // strides) words plus a length; every element has the one rank and
+      // dtype of the list's type (compilation.rst, ListConstraint).
+      p.kind = ParamKind::Kind::ArrayList;
+      p.int64_index = p.int64_index || int64_list_annotation(mi, p.annotation);
+      if (f.elem.ranks.size() > 1 && ov == rank_overrides.end())
+        diags.error(a->lineno, a->col_offset,
+                    "the arrays of list parameter '" + p.name + "' are used with different ranks (" +
+                        rank_list(f.elem.ranks) + "); cuTile requires one rank for all elements of a list");
+      else
+        p.rank = rank_of(f.elem, "the arrays of list parameter '" + p.name + "'");
+    } else if (f.arr.use || ov != rank_overrides.end() || p.int64_index) {
+      p.kind = ParamKind::Kind::Array;
+      if (f.arr.unconditional_ranks.size() > 1 && ov == rank_overrides.end()) {
+        diags.error(a->lineno, a->col_offset,
+                    "array parameter '" + p.name + "' is used with different ranks (" +
+                        rank_list(f.arr.unconditional_ranks) + "); cuTile requires one rank per array");
+      } else if (f.arr.ranks.size() > 1 && ov == rank_overrides.end()) {
+        // Several ranks: cuTile compiles one specialization per call, and
+        // each specialization must use one rank, so the uses of the other
+        // ranks sit in branches a Constant removes (tvd.py: LOSS is (BT, V)
+        // when reduction == NONE, else (BT,)). The kernel takes the highest
+        // rank's shape/strides plus the actual rank as a constexpr; each use
+        // asserts that rank statically (lowerer: array_use_view).
+        p.ranks.assign(f.arr.ranks.begin(), f.arr.ranks.end());
+        p.rank = p.ranks.back();
+        p.use_ranks = f.arr.use_rank;
+        if (p.rank < f.arr.min_rank)
+          diags.error(a->lineno, a->col_offset,
+                      "array parameter '" + p.name + "' is used with ranks (" + rank_list(f.arr.ranks) +
+                          ") but its shape is indexed at position " + std::to_string(f.arr.min_rank - 1));
+      } else {
+        p.rank = rank_of(f.arr, "array parameter '" + p.name + "'");
       }
     } else {
       p.kind = ParamKind::Kind::Scalar;

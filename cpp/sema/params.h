@@ -23,8 +23,16 @@ struct ParamKind {
   enum class Kind { Scalar, Constexpr, Array, ArrayList };
   Kind kind = Kind::Scalar;
   std::string name;
-  int rank = -1;                 // Array
+  int rank = -1;                 // Array; ArrayList: the rank of every element
   bool int64_index = false;      // Array annotated ct.IndexedWithInt64
+  // Array used with several ranks, each use in a branch a Constant selects
+  // (sorted; empty for the usual one-rank array, then `rank` holds it). The
+  // kernel then takes `rank` (the highest) shape/stride slots plus the actual
+  // rank as a constexpr.
+  std::vector<int> ranks;
+  // With `ranks`: the Name node of each use whose rank is visible (a ct.load /
+  // ct.store / ... array argument) -> that rank; -2 for `.dtype` (any rank).
+  std::map<const Node*, int> use_ranks;
   const Node* annotation = nullptr;
   const Node* arg_node = nullptr;  // the `arg` node (for positions)
   const Node* default_value = nullptr;
@@ -33,8 +41,13 @@ struct ParamKind {
 
 /// Classifies the parameters of kernel `k`. `rank_overrides` maps
 /// "kernel.param" or "param" to a rank given by the user (ConvertOptions).
-/// Errors: an array whose rank cannot be determined or is used with
-/// conflicting ranks; *args/**kwargs on a kernel (cuTile rejects them too).
+/// A parameter indexed in tile code (`As[g]`, `len(As)`) is an ArrayList
+/// whose `rank` is the rank of its elements (all elements of a cuTile list
+/// share one array type, compilation.rst ListConstraint). An array used with
+/// several ranks gets them all in `ranks` (see ParamKind).
+/// Errors: an array (or list element) whose rank cannot be determined, list
+/// elements used with several ranks; *args/**kwargs on a kernel (cuTile
+/// rejects them too).
 std::vector<ParamKind> classify_kernel_params(const ModuleInfo& mi, const KernelInfo& k,
                                               const std::map<std::string, int>& rank_overrides,
                                               Diagnostics& diags);

@@ -94,7 +94,7 @@ enum class VKind {
   Scalar,      // runtime 0-d value
   Tile,        // runtime tile of rank >= 1
   Array,       // global-memory array
-  ArrayList,   // list of arrays (unsupported for now)
+  ArrayList,   // list of arrays (indexed with a runtime int; `len` is its runtime length)
   DTypeV,      // a dtype value (dtype field)
   Tuple,       // elems
   Enum,        // cval = Enum member

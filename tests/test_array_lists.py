@@ -1,0 +1,375 @@
+"""Array parameters beyond one plain array, each on our own small cuTile
+kernel, converted and run under Triton's CPU interpreter against torch:
+
+* lists of arrays (cuTile ListTy: `As[g]` with a runtime or constant index,
+  `len(As)`, elements passed to helpers, lists passed to helpers). cuTile
+  passes a list as a table of (pointer, shapes, strides) words plus its
+  length (compilation.rst, ListConstraint); the generated launcher builds
+  that table, the kernel loads an element's pointer with
+  `.to(<first array>.dtype)`;
+* an array whose rank a Constant chooses (TileGym liger tvd.py: LOSS is
+  (BT, V) or (BT,)): the launcher passes the actual rank as a constexpr and
+  each use asserts its rank.
+
+Fresh random inputs every run (seed in failure messages), ragged sizes,
+outputs poisoned first. With C2T_CORPUS set, TileGym's group_gemm and tvd
+and cutile-python's AllGatherMatmul kernels are converted and run too.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import types
+
+import pytest
+
+from c2t_interp import ConversionFailed, assert_close, convert, convert_and_load, dev, fresh_seed, load, poison
+
+import torch  # noqa: E402  (after c2t_interp set TRITON_INTERPRET)
+
+HEAD = """
+import cuda.tile as ct
+
+ConstInt = ct.Constant[int]
+ZERO = ct.PaddingMode.ZERO
+"""
+
+
+def _gen():
+    seed = fresh_seed()
+    return seed, torch.Generator().manual_seed(seed)
+
+
+# --------------------------------------------------------------------------
+# Lists of arrays
+
+GROUPED = HEAD + """
+@ct.kernel
+def grouped_scale(Xs, Os, TILE_M: ConstInt, TILE_N: ConstInt):
+    # One tile per block over all groups; group g's output is (g + 1) * X_g.
+    bid = ct.bid(0)
+    start = 0
+    for g in range(len(Xs)):
+        X = Xs[g]
+        O = Os[g]
+        nn = ct.num_tiles(X, 1, (TILE_M, TILE_N))
+        n = ct.num_tiles(X, 0, (TILE_M, TILE_N)) * nn
+        if bid >= start and bid < start + n:
+            t = bid - start
+            x = ct.load(X, (t // nn, t % nn), shape=(TILE_M, TILE_N), padding_mode=ZERO)
+            ct.store(O, (t // nn, t % nn), tile=ct.astype(x * (g + 1), O.dtype))
+        start += n
+"""
+
+
+@pytest.mark.parametrize("in_dt", [torch.float32, torch.float16])
+def test_grouped_runtime_index(tmp_path, in_dt):
+    mod = convert_and_load(GROUPED, tmp_path, "grouped")
+    seed, g = _gen()
+    TM, TN = 16, 32
+    shapes = [(37, 20), (5, 70), (64, 33)]
+    xs = [dev(torch.randn(m, n, generator=g).to(in_dt)) for m, n in shapes]
+    xs[1] = dev(torch.randn(70, 5, generator=g).to(in_dt)).T  # non-contiguous element: strides from the table
+    outs = [poison(dev(torch.empty(m, n, dtype=torch.float32))) for m, n in shapes]
+    tiles = sum(-(-m // TM) * -(-n // TN) for m, n in shapes)
+    mod.launch_grouped_scale((tiles,), xs, outs, TM, TN)
+    for k, (x, o) in enumerate(zip(xs, outs)):
+        assert_close(o, x.float() * (k + 1), dtype=in_dt, msg=f"group {k} seed={seed}")
+
+
+def test_grouped_code_shape():
+    code = convert(GROUPED, "grouped.py")
+    # cuTile's layout: 1 + 2 * rank int64 words per element, int32 shapes/strides.
+    assert "Xs_table + g * 5" in code
+    assert ".to(Xs_first.dtype)" in code
+    assert "X_shape_1 = tl.load(X_words + 2).to(tl.int32)" in code
+    assert "Xs_len" in code and "len(_c2t_Xs)" in code
+
+
+def test_launcher_checks_list_elements(tmp_path):
+    mod = convert_and_load(GROUPED, tmp_path, "grouped_checks")
+    a = dev(torch.zeros(4, 4))
+    with pytest.raises(ValueError, match="every array of the list"):
+        mod.launch_grouped_scale((1,), [a, a.half()], [a, a], 16, 32)
+    with pytest.raises(ValueError, match="every array of the list"):
+        mod.launch_grouped_scale((1,), [a, torch.zeros(4)], [a, a], 16, 32)
+    with pytest.raises(ValueError, match="empty list"):
+        mod.launch_grouped_scale((1,), [], [], 16, 32)
+
+
+CONST_AND_HELPERS = HEAD + """
+def load_row(A, i, TILE: ConstInt):
+    return ct.load(A, index=(i,), shape=(TILE,), padding_mode=ZERO)
+
+
+def sum_all(Vs, i, TILE: ConstInt):
+    acc = ct.zeros((TILE,), dtype=ct.float32)
+    for g in range(len(Vs)):
+        acc += ct.astype(ct.load(Vs[g], index=(i,), shape=(TILE,), padding_mode=ZERO), ct.float32)
+    return acc
+
+
+@ct.kernel
+def first_last_sum(Vs, out_fl, out_sum, TILE: ConstInt):
+    i = ct.bid(0)
+    a = ct.load(Vs[0], index=(i,), shape=(TILE,), padding_mode=ZERO)   # constant index
+    b = load_row(Vs[len(Vs) - 1], i, TILE)                             # element passed to a helper
+    ct.store(out_fl, index=(i,), tile=ct.astype(a, ct.float32) - ct.astype(b, ct.float32) * 3.0)
+    ct.store(out_sum, index=(i,), tile=sum_all(Vs, i, TILE))           # list passed to a helper
+"""
+
+
+@pytest.mark.parametrize("n_arrays", [1, 4])
+def test_const_index_and_helpers(tmp_path, n_arrays):
+    mod = convert_and_load(CONST_AND_HELPERS, tmp_path, "const_helpers")
+    seed, g = _gen()
+    N, TILE = 77, 32
+    vs = [dev(torch.randn(N, generator=g).half()) for _ in range(n_arrays)]
+    vs = [v if k % 2 == 0 else dev(torch.randn(2 * N, generator=g).half())[::2] for k, v in enumerate(vs)]
+    out_fl = poison(dev(torch.empty(N)))
+    out_sum = poison(dev(torch.empty(N)))
+    mod.launch_first_last_sum((-(-N // TILE),), vs, out_fl, out_sum, TILE)
+    assert_close(out_fl, vs[0].float() - vs[-1].float() * 3.0, dtype=torch.float16, msg=f"seed={seed}")
+    assert_close(out_sum, sum(v.float() for v in vs), dtype=torch.float16, relaxed=True, msg=f"seed={seed}")
+
+
+INT64_LIST = """
+from typing import Annotated
+import cuda.tile as ct
+
+
+@ct.kernel
+def add_int64_index_arrays(
+    arrays: Annotated[list, ct.ListAnnotation(element=ct.IndexedWithInt64)],
+    out: ct.IndexedWithInt64,
+    TILE: ct.Constant[int],
+):
+    bid = ct.bid(0)
+    res = ct.zeros((TILE, 1), dtype=out.dtype)
+    for i in range(len(arrays)):
+        res += ct.load(arrays[i], (bid, 0), (TILE, 1), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(out, (bid, 0), res)
+"""
+
+
+def test_int64_indexed_list(tmp_path):
+    # cuTile test_list.py: int64-indexed elements keep int64 shapes/strides
+    code = convert(INT64_LIST, "int64_list.py")
+    assert "arrays_item_shape_0 = tl.load(arrays_item_words + 1)\n" in code
+    assert "2**31" not in code  # no int32 range check on the host
+    mod = load(code, tmp_path, "int64_list")
+    seed, g = _gen()
+    n, TILE = 50, 16
+    arrays = [dev(torch.randint(-100, 100, (n, 1), generator=g, dtype=torch.int32)) for _ in range(3)]
+    out = poison(dev(torch.empty(n, 1, dtype=torch.int32)))
+    mod.launch_add_int64_index_arrays((-(-n // TILE),), arrays, out, TILE)
+    assert_close(out, sum(arrays), msg=f"seed={seed}")
+
+
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ("    a = ct.load(Vs[0], index=(0,), shape=(16,))\n    b = ct.load(Vs[1], index=(0, 0), shape=(16, 16))\n",
+         "used with different ranks"),
+        ("    a = ct.load(Vs[-1], index=(0,), shape=(16,))\n", "negative index"),
+        ("    a = ct.load(Vs[0.5], index=(0,), shape=(16,))\n", "integer scalar"),
+    ],
+)
+def test_list_diagnostics(body, message):
+    with pytest.raises(ConversionFailed, match=message):
+        convert(HEAD + "@ct.kernel\ndef k(Vs):\n" + body, "bad.py")
+
+
+SELECTED = HEAD + """
+@ct.kernel
+def pick(Xs, A, out, flag, TILE: ConstInt, AXIS: ConstInt):
+    i = ct.bid(0)
+    # an element chosen by a runtime branch
+    if flag > 0:
+        X = Xs[0]
+    else:
+        X = Xs[1]
+    # a slice along an axis a Constant chooses (TileGym ragged_bmm.py)
+    if AXIS == 0:
+        S = A.slice(axis=0, start=1, stop=A.shape[0])
+    else:
+        S = A.slice(axis=1, start=1, stop=A.shape[1])
+    x = ct.load(X, index=(i,), shape=(TILE,), padding_mode=ZERO)
+    s = ct.load(S, index=(0, i), shape=(1, TILE), padding_mode=ZERO).reshape((TILE,))
+    ct.store(out, index=(i,), tile=x + s)
+"""
+
+
+@pytest.mark.parametrize("flag, axis", [(1, 0), (0, 0), (1, 1), (-3, 1)])
+def test_array_chosen_by_branch(tmp_path, flag, axis):
+    mod = convert_and_load(SELECTED, tmp_path, "selected")
+    seed, g = _gen()
+    N, TILE = 45, 16
+    xs = [dev(torch.randn(N, generator=g)) for _ in range(2)]
+    a = dev(torch.randn(3, N + 1, generator=g))
+    out = poison(dev(torch.empty(N)))
+    mod.launch_pick((-(-N // TILE),), xs, a, out, flag, TILE, axis)
+    s = a[1:][0, :N] if axis == 0 else a[:, 1:][0, :N]
+    assert_close(out, (xs[0] if flag > 0 else xs[1]) + s, msg=f"flag={flag} axis={axis} seed={seed}")
+
+
+def test_array_rebound_in_loop_is_a_diagnostic():
+    src = HEAD + """
+@ct.kernel
+def k(Xs, out, TILE: ConstInt):
+    X = Xs[0]
+    for g in range(len(Xs)):
+        ct.store(out, index=(g,), tile=ct.load(X, index=(0,), shape=(TILE,)))
+        X = Xs[g]
+"""
+    with pytest.raises(ConversionFailed, match="names different arrays depending on control flow"):
+        convert(src, "loop.py")
+
+
+# --------------------------------------------------------------------------
+# An array whose rank a Constant chooses (the tvd.py pattern)
+
+MULTI_RANK = HEAD + """
+@ct.kernel
+def rows(X, OUT, TILE: ConstInt, REDUCE: ConstInt):
+    r = ct.bid(0)
+    x = ct.astype(ct.load(X, index=(r, 0), shape=(1, TILE), padding_mode=ZERO), ct.float32)
+    if REDUCE == 1:
+        # OUT is (rows,): one value per row
+        ct.scatter(OUT, r, ct.astype(ct.sum(x, 1, keepdims=False).item(), OUT.dtype))
+    else:
+        # OUT is (rows, cols)
+        ct.store(OUT, index=(r, 0), tile=ct.astype(x * 2.0, OUT.dtype))
+"""
+
+
+@pytest.mark.parametrize("reduce", [0, 1])
+def test_rank_chosen_by_constant(tmp_path, reduce):
+    mod = convert_and_load(MULTI_RANK, tmp_path, "multi_rank")
+    seed, g = _gen()
+    R, C, TILE = 13, 45, 64
+    x = dev(torch.randn(R, C, generator=g))
+    if reduce:
+        out = poison(dev(torch.empty(R)))
+        exp = x.sum(1)
+    else:
+        out = poison(dev(torch.empty(R, 2 * C)))[:, ::2]  # a strided 2-d output
+        exp = x * 2.0
+    mod.launch_rows((R,), x, out, TILE, reduce)
+    assert_close(out, exp, relaxed=bool(reduce), msg=f"reduce={reduce} seed={seed}")
+
+
+def test_rank_chosen_by_constant_is_checked(tmp_path):
+    code = convert(MULTI_RANK, "multi_rank.py")
+    assert "OUT_NDIM: tl.constexpr" in code
+    assert "tl.static_assert(OUT_NDIM == 1" in code and "tl.static_assert(OUT_NDIM == 2" in code
+    mod = load(code, tmp_path, "multi_rank_checks")
+    x = dev(torch.randn(4, 8))
+    with pytest.raises(ValueError, match="ranks"):  # a rank the kernel never uses: host check
+        mod.launch_rows((4,), x, dev(torch.empty(4, 8, 1)), 64, 0)
+    with pytest.raises(Exception, match="OUT is used here as a 1-d array"):  # wrong rank for this branch
+        mod.launch_rows((4,), x, dev(torch.empty(4, 8)), 64, 1)
+
+
+def test_rank_chosen_by_constant_needs_visible_uses():
+    src = HEAD + """
+def put(A, i, v):
+    ct.scatter(A, i, v)
+
+
+@ct.kernel
+def k(OUT, MODE: ConstInt):
+    if MODE == 1:
+        ct.store(OUT, index=(0,), tile=ct.zeros((16,), dtype=ct.float32))
+    else:
+        ct.store(OUT, index=(0, 0), tile=ct.zeros((16, 16), dtype=ct.float32))
+    put(OUT, 0, 1.0)
+"""
+    with pytest.raises(ConversionFailed, match="does not show which rank"):
+        convert(src, "bad_rank.py")
+
+
+# --------------------------------------------------------------------------
+# The real corpus kernels (opt-in)
+
+def _corpus() -> pathlib.Path | None:
+    c = os.environ.get("C2T_CORPUS")
+    return pathlib.Path(c) if c and pathlib.Path(c).is_dir() else None
+
+
+def _corpus_kernel_module(tmp_path, rel: str, name: str) -> types.ModuleType:
+    """The converted kernels and launchers of a corpus file, without its host
+    code (which imports tilegym / torch.distributed): every @triton.jit
+    function and launch_* definition, executed in a fresh module."""
+    corpus = _corpus()
+    if corpus is None:
+        pytest.skip("C2T_CORPUS not set")
+    src = (corpus / rel).read_text()
+    code = convert(src, pathlib.Path(rel).name)
+    lines = code.splitlines(keepends=True)
+    keep, take = ["import triton\nimport triton.language as tl\n\n"], False
+    for ln in lines:
+        if ln.startswith(("@triton.jit", "def launch_")):
+            take = True
+        elif ln and not ln[0].isspace() and not ln.startswith((")", "def ")) and take:
+            take = False
+        elif ln.startswith("def ") and not ln.startswith("def launch_") and take and keep[-1].strip() != "@triton.jit":
+            take = False
+        if take:
+            keep.append(ln)
+    return load("".join(keep), tmp_path, name)
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("transpose_b", [False, True])
+def test_corpus_group_gemm(tmp_path, transpose_b):
+    mod = _corpus_kernel_module(tmp_path, "TileGym/src/tilegym/ops/cutile/group_gemm.py", "group_gemm")
+    seed, g = _gen()
+    TM, TN, TK, NUM_SM = 16, 16, 16, 5
+    dims = [(37, 20, 19), (5, 33, 40), (16, 16, 16)]  # (M, K, N) per group
+    As = [dev(torch.randn(m, k, generator=g)) for m, k, n in dims]
+    Bs = [dev(torch.randn(n, k, generator=g) if transpose_b else torch.randn(k, n, generator=g)) for m, k, n in dims]
+    Cs = [poison(dev(torch.empty(m, n))) for m, k, n in dims]
+    mod.launch__group_gemm_kernel((NUM_SM, 1, 1), As, Bs, Cs, TM, TN, TK, NUM_SM, transpose_b)
+    for i, (a, b, c) in enumerate(zip(As, Bs, Cs)):
+        exp = a @ (b.T if transpose_b else b)
+        assert_close(c, exp, relaxed=True, msg=f"group {i} transpose_b={transpose_b} seed={seed}")
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("reduction", [0, 1])
+def test_corpus_tvd(tmp_path, reduction):
+    mod = _corpus_kernel_module(tmp_path, "TileGym/src/tilegym/suites/liger/cutile/tvd.py", "tvd")
+    seed, g = _gen()
+    BT, V, BLOCK, ignore = 6, 50, 16, -100
+    p = dev(torch.softmax(torch.randn(BT, V, generator=g), -1))
+    q = dev(torch.softmax(torch.randn(BT, V, generator=g), -1))
+    label = dev(torch.tensor([1, ignore, 3, 4, ignore, 0]))
+    loss = poison(dev(torch.empty(BT, V) if reduction == 0 else torch.empty(BT)))
+    grads = poison(dev(torch.empty(BT, V)))
+    scale = 0.25
+    mod.launch__tv_distance_kernel_ct((BT, 1, 1), p, q, loss, grads, label, scale, BT, V, ignore, BLOCK, 1,
+                                      reduction)
+    keep = (label != ignore).float()[:, None]
+    tv = 0.5 * (p - q).abs() * keep
+    exp_grads = torch.where(p > q, 0.5, -0.5) * scale * keep
+    assert_close(grads, exp_grads, msg=f"seed={seed}")
+    exp_loss = tv if reduction == 0 else tv.sum(1) * scale
+    assert_close(loss, exp_loss, relaxed=True, msg=f"reduction={reduction} seed={seed}")
+
+
+@pytest.mark.corpus
+def test_corpus_all_gather_matmul_single_process(tmp_path):
+    # The kernel indexes a list of peer buffers; in one process the "peers" are
+    # ordinary tensors (on the GPU they are symmetric-memory views of the
+    # other ranks' buffers, which Triton reads through the same pointers).
+    mod = _corpus_kernel_module(tmp_path, "cutile-python/samples/AllGatherMatmul.py", "all_gather_matmul")
+    seed, g = _gen()
+    world, M, K, N, T = 3, 32, 48, 40, 16
+    inp = [dev(torch.randn(M, K, generator=g)) for _ in range(world)]
+    w = dev(torch.randn(K, N, generator=g))
+    out = poison(dev(torch.empty(world * M, N)))
+    mod.launch_gather_matmul_kernel((world * M // T, -(-N // T)), inp, w, out, T, T, T)
+    # fp32 inputs are cast to tf32 for the MMA (cuTile sample): tf32 tolerance
+    torch.testing.assert_close(out, torch.cat(inp) @ w, rtol=2e-2, atol=2e-2, msg=f"seed={seed}")
