@@ -277,8 +277,17 @@ void Rewriter::rewrite_functions() {
       edits_.add(begin_of(v), end_of(v), std::string(k.info->def->str("name")));
     }
   }
+  // Helpers that are no module statement (lambdas lifted to @triton.jit,
+  // lower/lambda_lift.h) are emitted with the prelude helpers.
+  std::set<const Node*> module_stmts;
+  for (auto* st : nodes_of(mi_.module, "body")) module_stmts.insert(st);
+  std::string detached;
   for (auto* h : lm_.helpers) {
     std::string text = emit::print_function(h->fn, 0, {opts_.max_line});
+    if (!module_stmts.count(h->def)) {
+      detached += (detached.empty() ? "" : "\n\n") + text;
+      continue;
+    }
     std::string name(h->def->str("name"));
     if (h->emitted_name.find("_jit") != std::string::npos && h->emitted_name.rfind(name + "_jit", 0) == 0) {
       // The plain def stays for host code only if it is host code: a def using
@@ -308,6 +317,7 @@ void Rewriter::rewrite_functions() {
     }
   }
   std::string prelude = lower::prelude_source(lm_.prelude);
+  if (!detached.empty()) prelude += (prelude.empty() ? "" : "\n\n") + detached;
   for (auto* st : nodes_of(mi_.module, "body")) {
     bool rep = replacement.count(st) > 0, app = appended.count(st) > 0;
     if (!rep && !app) continue;

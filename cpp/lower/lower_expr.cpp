@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "lower/cutile_names.h"
+#include "lower/lambda_lift.h"
 #include "lower/lowerer.h"
 #include "lower/module_lowering.h"
 #include "lower/op_registry.h"
@@ -108,8 +109,16 @@ LVal Lowerer::eval(const Node* e) {
     }
     if (all_const) v.info.cval = sema::ConstValue::tuple(cs);
   } else if (t == "Lambda") {
-    unsupported(e, "lambda", "lambdas are not supported in tile code yet (ct.reduce / ct.scan combine functions)");
-    return {};
+    // A function value (lambda_lift.h): called like a helper, or lifted to a
+    // @triton.jit combine function by ct.reduce / ct.scan. `self` keeps the
+    // Lambda node (v.node is overwritten by the use site) and the function
+    // that defines it (captures are read there only). The ref names the
+    // lambda's position: helper specializations keyed by it stay distinct.
+    v.info.kind = VKind::Function;
+    v.info.ref = "<lambda:" + std::to_string(e->lineno) + ":" + std::to_string(e->col_offset) + ">";
+    v.self = std::make_shared<LVal>();
+    v.self->node = e;
+    v.self->info.ref = function_name();
   } else if (t == "JoinedStr") {
     unsupported(e, "f-string", "f-strings are not supported in tile code");
     return {};
@@ -334,6 +343,16 @@ LVal Lowerer::eval_call(const Node* e) {
     LVal r = entry->lower(c);
     if (r.ok() && !r.node) r.node = e;
     return r;
+  }
+  if (fn.info.kind == VKind::Function && fn.info.ref.rfind("<lambda", 0) == 0) {
+    const Node* def = lambda_as_def(fn.self->node);
+    if (auto* cap = first_capture(module(), def)) {
+      unsupported(cap, "lambda capture",
+                  "this lambda uses '" + std::string(cap->str("id")) + "' of the enclosing function; lambdas that "
+                  "capture variables are not supported (Triton jit functions have no closures)");
+      return {};
+    }
+    return call_helper(e, def);
   }
   if (fn.info.kind == VKind::Function) {
     auto it = module().functions.find(fn.info.ref);

@@ -73,6 +73,8 @@ const Registry& registry() {
     register_arith_ops(reg);
     register_math_ops(reg);
     register_reduce_ops(reg);
+    register_custom_reduce_ops(reg);
+    register_insert_ops(reg);
     register_shape_ops(reg);
     register_mma_ops(reg);
     register_debug_ops(reg);

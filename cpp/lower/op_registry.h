@@ -99,6 +99,8 @@ void register_convert_ops(Registry& r);
 void register_arith_ops(Registry& r);
 void register_math_ops(Registry& r);
 void register_reduce_ops(Registry& r);
+void register_custom_reduce_ops(Registry& r);  // ct.reduce / ct.scan
+void register_insert_ops(Registry& r);          // ct.insert / Tile.insert / ct.astile
 void register_shape_ops(Registry& r);
 void register_mma_ops(Registry& r);
 void register_debug_ops(Registry& r);

@@ -507,7 +507,13 @@ LVal cast_to(Lowerer& L, LVal x, const DType& to, const syntax::Node* at, const 
   }
   TExprPtr e;
   if (x.info.kind == VKind::Constexpr && x.info.cval) {
-    e = tl_call("full", {list({}), x.expr, raw(tdt)});  // a strictly typed scalar constant
+    TExprPtr v = x.expr;
+    // float constant -> integer dtype truncates toward zero (like a float
+    // tile's astype); tl.full would hand the float to the integer constant
+    // builder, which the GPU compiler rejects (the interpreter truncates).
+    if (x.info.cval->kind == sema::ConstValue::Kind::Float && to.is_int() && *to.is_int() && std::isfinite(x.info.cval->f))
+      v = lit_int((long long)std::trunc(x.info.cval->f));
+    e = tl_call("full", {list({}), v, raw(tdt)});  // a strictly typed scalar constant
   } else if (kw.empty()) {
     e = convert_expr(L, x, tdt);
   } else {

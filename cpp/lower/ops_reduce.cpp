@@ -4,6 +4,14 @@
 // int8 -> int32, tl.max of fp16 -> fp32): the result is cast back. For
 // integers the cast of the wider sum equals cuTile's wrapping sum. NaNs are
 // ignored by tl.max/tl.min like cuTile's default propagate_nan=False.
+// NaN rules Triton's built-ins do not have (cuTile _stub.py, test_reduction.py
+// test_reduce_maxmin_nan / test_reduce_argmaxmin_nan):
+//  * max/min(propagate_nan=True): any NaN wins -> tl.reduce with a
+//    tl.maximum(..., propagate_nan=ALL) combine.
+//  * argmax/argmin on floats: NaN is the worst value by default and the best
+//    (first NaN wins) with propagate_nan=True; tl.argmax's combine is not
+//    NaN-aware (its result depends on the combination order), so floats use
+//    tl.reduce((x, index), axis, combine) with a NaN-aware combine.
 #include <algorithm>
 
 #include "lower/op_registry.h"
@@ -58,6 +66,54 @@ std::optional<bool> bool_arg(OpCall& c, const std::string& p, bool dflt) {
   return std::nullopt;
 }
 
+// argmax/argmin of a float (or not yet known dtype) tile with cuTile's NaN
+// rule: tl.reduce((x, index), axis, _c2t_arg{max,min}[_nan]_combine)[1];
+// axis=None indexes the row-major flattening (like tl.argmax after reshape).
+LVal nan_aware_arg(OpCall& c, LVal& x, TExprPtr src, const std::string& kind, bool propagate_nan,
+                   const std::vector<long long>& axes, bool keep) {
+  int rank = (int)x.info.shape.size();
+  if (x.info.shape.unknown_rank) {
+    c.L.unsupported(c.node, "ct." + kind + " of unknown rank",
+                    "ct." + kind + " of a float tile whose rank is chosen by a constexpr is not supported");
+    return {};
+  }
+  std::string combine = "_c2t_" + kind + (propagate_nan ? "_nan" : "") + "_combine";
+  LVal xv = x;
+  xv.expr = src;
+  TExprPtr e = src;
+  long long ax = 0;
+  std::vector<TExprPtr> dims;
+  if (axes.empty() && rank > 1) {
+    std::string numel;
+    for (auto& d : x.info.shape) numel += (numel.empty() ? "" : " * ") + (d.value ? std::to_string(*d.value) : "(" + d.expr + ")");
+    e = tl_call("reshape", {e, list({raw(numel)})});
+    dims = {raw(numel)};
+  } else {
+    if (!axes.empty()) ax = axes[0];
+    for (int k = 0; k < rank; ++k) dims.push_back(c.L.dim_expr(xv, k));
+  }
+  // The index of each element along the axis, broadcast to the tile's shape.
+  TExprPtr idx = tl_call("arange", {lit_int(0), dims[ax]});
+  if (dims.size() > 1) {
+    std::vector<TExprPtr> ones;
+    for (size_t k = 0; k < dims.size(); ++k) ones.push_back((long long)k == ax ? dims[ax] : lit_int(1));
+    idx = tl_call("broadcast_to", {tl_call("reshape", {idx, list(ones)}), list(dims)});
+  }
+  std::vector<std::pair<std::string, TExprPtr>> kw;
+  if (keep) kw.push_back({"keep_dims", lit("True")});  // (Triton cannot reshape a 0-d result)
+  TExprPtr r = subscript(tl_call("reduce", {tuple({e, idx}), lit_int(ax), name(c.L.prelude(combine))}, kw), {lit_int(1)});
+  sema::Shape shape = x.info.shape;
+  if (axes.empty()) {
+    if (keep && rank > 1) r = tl_call("reshape", {r, list(std::vector<TExprPtr>(rank, lit_int(1)))});
+    shape = keep ? sema::Shape(rank, sema::Dim::known(1)) : sema::Shape{};
+  } else if (keep) {
+    shape[ax] = sema::Dim::known(1);
+  } else {
+    shape.erase(shape.begin() + ax);
+  }
+  return ops::make_value(r, shape, sema::DType::concrete("int32"), sema::Sign::NonNeg);
+}
+
 LVal reduce(OpCall& c, const std::string& kind) {
   LVal& x = c.arg("x");
   if (!x.ok()) return {};
@@ -77,15 +133,8 @@ LVal reduce(OpCall& c, const std::string& kind) {
   auto axes = axes_arg(c, "axis", rank, !is_arg);
   auto keep = bool_arg(c, "keepdims", false);
   if (!axes || !keep) return {};
-  if (c.has("propagate_nan")) {
-    auto pn = bool_arg(c, "propagate_nan", false);
-    if (!pn) return {};
-    if (*pn) {
-      c.L.unsupported(c.at("propagate_nan"), "ct." + kind + " propagate_nan=True",
-                      "ct." + kind + "(propagate_nan=True) is not supported yet");
-      return {};
-    }
-  }
+  auto pn = bool_arg(c, "propagate_nan", false);
+  if (!pn) return {};
   if (c.has("rounding_mode")) {
     auto rm = ops::rounding_arg(c.L, c.arg("rounding_mode"), c.at("rounding_mode"));
     if (!rm) return {};
@@ -109,13 +158,19 @@ LVal reduce(OpCall& c, const std::string& kind) {
   }
   sema::Shape shape = x.info.shape;
   TExprPtr e = src;
-  std::string fn = kind == "prod" ? "reduce" : kind;
+  bool int_input = in_dt.known() && in_dt.is_float() && !*in_dt.is_float();
+  if (is_arg && !int_input) return nan_aware_arg(c, x, src, kind, *pn, *axes, *keep);
+  // The combine function of a tl.reduce (empty: a Triton built-in reduction).
+  std::string combine;
+  if (kind == "prod") combine = "_c2t_mul_combine";
+  if (*pn && !int_input && (kind == "max" || kind == "min")) combine = "_c2t_" + kind + "_nan_combine";
+  std::string fn = combine.empty() ? kind : "reduce";
   auto call_reduce = [&](TExprPtr in, std::optional<long long> ax) {
     std::vector<TExprPtr> args{in};
     std::vector<std::pair<std::string, TExprPtr>> kw;
-    if (kind == "prod") {
+    if (!combine.empty()) {
       args.push_back(ax ? lit_int(*ax) : lit("None"));
-      args.push_back(name(c.L.prelude("_c2t_mul_combine")));
+      args.push_back(name(c.L.prelude(combine)));
     } else if (ax) {
       kw.push_back({"axis", lit_int(*ax)});
     }

@@ -74,6 +74,108 @@ def _c2t_tanh(x):
     t = (1.0 - e) / (1.0 + e)
     return tl.where(x < 0, -t, t)
 )PY"},
+      {"_c2t_tan", {}, R"PY(@triton.jit
+def _c2t_tan(x):
+    # ct.tan: Triton 3.6 has tan only in libdevice (not runnable in the interpreter);
+    # sin / cos with IEEE division (measured <= 2 ulp fp32 / fp64 against a float64 tan).
+    if x.dtype == tl.float64:
+        y = tl.sin(x) / tl.cos(x)
+    else:
+        y = tl.div_rn(tl.sin(x), tl.cos(x))
+    return y
+)PY"},
+      {"_c2t_sinh", {}, R"PY(@triton.jit
+def _c2t_sinh(x):
+    # ct.sinh (libdevice-only in Triton 3.6). |x| < 1: odd Taylor series to x**21 (no cancellation);
+    # else e*e/2 - f*f/2 with e = exp(|x|/2), f = exp(-|x|/2), finite up to the true overflow point.
+    # Measured <= 3 ulp fp32 / 2 ulp fp64 against a float64 sinh.
+    t = tl.abs(x)
+    z = t * t
+    p = 1.9572941063391263e-20 * z + 8.22063524662433e-18
+    p = p * z + 2.8114572543455206e-15
+    p = p * z + 7.647163731819816e-13
+    p = p * z + 1.6059043836821613e-10
+    p = p * z + 2.505210838544172e-08
+    p = p * z + 2.7557319223985893e-06
+    p = p * z + 0.0001984126984126984
+    p = p * z + 0.008333333333333333
+    p = p * z + 0.16666666666666666
+    e = tl.exp(0.5 * t)
+    f = tl.exp(-0.5 * t)
+    big = (0.5 * e) * e - (0.5 * f) * f
+    return tl.where(t < 1.0, x + x * z * p, tl.where(x < 0, -big, big))
+)PY"},
+      {"_c2t_cosh", {}, R"PY(@triton.jit
+def _c2t_cosh(x):
+    # ct.cosh (libdevice-only in Triton 3.6): e*e/2 + f*f/2 with e = exp(|x|/2), f = exp(-|x|/2)
+    # (a sum of positives, finite up to the true overflow point; measured <= 3 ulp fp32 / 2 ulp fp64).
+    t = tl.abs(x)
+    e = tl.exp(0.5 * t)
+    f = tl.exp(-0.5 * t)
+    return (0.5 * e) * e + (0.5 * f) * f
+)PY"},
+      {"_c2t_signbit", {}, R"PY(@triton.jit
+def _c2t_signbit(x):
+    # The IEEE sign bit of a float32 / float64 value (true for -0.0 and -nan too).
+    if x.dtype == tl.float64:
+        s = x.to(tl.int64, bitcast=True) < 0
+    else:
+        s = x.to(tl.int32, bitcast=True) < 0
+    return s
+)PY"},
+      {"_c2t_atan01", {}, R"PY(@triton.jit
+def _c2t_atan01(r):
+    # atan(r) for r in [0, 1]: Cephes atanf (float32) / atan (float64) approximations, with
+    # atan(r) = pi/4 + atan((r - 1) / (r + 1)) above tan(pi/8).
+    big = r > 0.41421356237309503
+    if r.dtype == tl.float64:
+        u = tl.where(big, (r - 1.0) / (r + 1.0), r)
+        z = u * u
+        num = ((((-8.750608600031904122785e-1 * z - 1.615753718733365076637e1) * z - 7.500855792314704667340e1) * z
+                - 1.228866684490136173410e2) * z - 6.485021904942025371773e1)
+        den = ((((z + 2.485846490142306297962e1) * z + 1.650270098316988542046e2) * z + 4.328810604912902668951e2) * z
+               + 4.853903996359136964868e2) * z + 1.945506571482613964425e2
+        a = u + u * (z * num / den)
+    else:
+        u = tl.where(big, tl.div_rn(r - 1.0, r + 1.0), r)
+        z = u * u
+        a = (((8.05374449538e-2 * z - 1.38776856032e-1) * z + 1.99777106478e-1) * z - 3.33329491539e-1) * z * u + u
+    return tl.where(big, 0.7853981633974483 + a, a)
+)PY"},
+      {"_c2t_atan2", {"_c2t_signbit", "_c2t_atan01"}, R"PY(@triton.jit
+def _c2t_atan2(y, x):
+    # ct.atan2(y, x) (libdevice-only in Triton 3.6) with C99's special cases (signed zeros, infinities,
+    # NaN): atan of min(|x|,|y|) / max(|x|,|y|), then the octant. Measured <= 1.3 ulp fp32 / fp64.
+    # (`a * -1.0`, not `-a`: Triton negates as 0 - a, which loses the sign of zero.)
+    ax = tl.abs(x)
+    ay = tl.abs(y)
+    swap = ay > ax
+    mn = tl.where(swap, ax, ay)
+    mx = tl.where(swap, ay, ax)
+    if x.dtype == tl.float64:
+        q = mn / mx
+    else:
+        q = tl.div_rn(mn, mx)
+    r = tl.where(mx == 0, 0.0, tl.where(mn == mx, 1.0, q))
+    a = _c2t_atan01(r)
+    a = tl.where(swap, 1.5707963267948966 - a, a)
+    a = tl.where(_c2t_signbit(x), 3.141592653589793 - a, a)
+    a = tl.where(_c2t_signbit(y), a * -1.0, a)
+    return tl.where(x != x, x + y, tl.where(y != y, x + y, a))
+)PY"},
+      {"_c2t_atan2_any", {"_c2t_atan2"}, R"PY(@triton.jit
+def _c2t_atan2_any(y, x):
+    # ct.atan2 when the operand dtypes are known only to Triton: cuTile's promoted float dtype is that
+    # of y + x; fp16 / bf16 are computed in fp32 and rounded back. (tl.cast: an operand may be a literal.)
+    res_ty = (y + x).dtype
+    if res_ty == tl.float64:
+        r = _c2t_atan2(tl.cast(y, tl.float64), tl.cast(x, tl.float64))
+    else:
+        r = _c2t_atan2(tl.cast(y, tl.float32), tl.cast(x, tl.float32))
+        if res_ty == tl.float16 or res_ty == tl.bfloat16:
+            r = r.to(res_ty)
+    return r
+)PY"},
       {"_c2t_item", {}, R"PY(@triton.jit
 def _c2t_item(x):
     # Tile.item(): the single element of a one-element tile as a scalar (Triton has no 0-d blocks).
@@ -92,6 +194,50 @@ def _c2t_sqrt_rn(x):
 def _c2t_mul_combine(a, b):
     # combine function of ct.prod (Triton has no tl.prod)
     return a * b
+)PY"},
+      {"_c2t_max_nan_combine", {}, R"PY(@triton.jit
+def _c2t_max_nan_combine(a, b):
+    # combine of ct.max(propagate_nan=True): a NaN wins (tl.max has no NaN option).
+    return tl.maximum(a, b, propagate_nan=tl.PropagateNan.ALL).to(a.dtype)
+)PY"},
+      {"_c2t_min_nan_combine", {}, R"PY(@triton.jit
+def _c2t_min_nan_combine(a, b):
+    # combine of ct.min(propagate_nan=True): a NaN wins (tl.min has no NaN option).
+    return tl.minimum(a, b, propagate_nan=tl.PropagateNan.ALL).to(a.dtype)
+)PY"},
+      {"_c2t_argmax_combine", {}, R"PY(@triton.jit
+def _c2t_argmax_combine(v1, i1, v2, i2):
+    # combine of ct.argmax: NaN is the worst value (an all-NaN slice gives its first index), ties -> the
+    # smaller index. tl.argmax's combine is not NaN-aware (order-dependent result).
+    first = i1 < i2
+    better = (v1 > v2) | ((v1 == v2) & first)
+    pick1 = tl.where(v2 != v2, (v1 == v1) | first, better)
+    return tl.where(pick1, v1, v2), tl.where(pick1, i1, i2)
+)PY"},
+      {"_c2t_argmin_combine", {}, R"PY(@triton.jit
+def _c2t_argmin_combine(v1, i1, v2, i2):
+    # combine of ct.argmin: NaN is the worst value (an all-NaN slice gives its first index), ties -> the
+    # smaller index. tl.argmin's combine is not NaN-aware (order-dependent result).
+    first = i1 < i2
+    better = (v1 < v2) | ((v1 == v2) & first)
+    pick1 = tl.where(v2 != v2, (v1 == v1) | first, better)
+    return tl.where(pick1, v1, v2), tl.where(pick1, i1, i2)
+)PY"},
+      {"_c2t_argmax_nan_combine", {}, R"PY(@triton.jit
+def _c2t_argmax_nan_combine(v1, i1, v2, i2):
+    # combine of ct.argmax(propagate_nan=True): the first NaN wins, ties -> the smaller index.
+    first = i1 < i2
+    better = (v1 > v2) | ((v1 == v2) & first)
+    pick1 = tl.where(v1 != v1, (v2 == v2) | first, better)
+    return tl.where(pick1, v1, v2), tl.where(pick1, i1, i2)
+)PY"},
+      {"_c2t_argmin_nan_combine", {}, R"PY(@triton.jit
+def _c2t_argmin_nan_combine(v1, i1, v2, i2):
+    # combine of ct.argmin(propagate_nan=True): the first NaN wins, ties -> the smaller index.
+    first = i1 < i2
+    better = (v1 < v2) | ((v1 == v2) & first)
+    pick1 = tl.where(v1 != v1, (v2 == v2) | first, better)
+    return tl.where(pick1, v1, v2), tl.where(pick1, i1, i2)
 )PY"},
       {"_c2t_isnan", {}, R"PY(@triton.jit
 def _c2t_isnan(x):

@@ -1,0 +1,203 @@
+#include "lower/lambda_lift.h"
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "sema/ast_util.h"
+
+namespace c2t::lower {
+
+namespace {
+
+// The synthesized nodes of one lambda. Rebuilt in place on every request, so
+// an entry left by a freed tree whose address is reused is never stale.
+struct LiftedLambda {
+  syntax::Node def;
+  syntax::Node ret;
+};
+
+}  // namespace
+
+const syntax::Node* lambda_as_def(const syntax::Node* lambda) {
+  // One table per thread: conversions on different threads never share it.
+  thread_local std::map<const syntax::Node*, std::unique_ptr<LiftedLambda>> table;
+  auto& slot = table[lambda];
+  if (!slot) slot = std::make_unique<LiftedLambda>();
+  syntax::Node* body = lambda->child("body");
+  syntax::Node& ret = slot->ret;
+  ret = syntax::Node{};
+  ret.type = "Return";
+  ret.has_pos = true;
+  ret.lineno = body->lineno;
+  ret.col_offset = body->col_offset;
+  ret.end_lineno = body->end_lineno;
+  ret.end_col_offset = body->end_col_offset;
+  ret.fields.push_back({"value", syntax::Value::of(body)});
+  syntax::Node& def = slot->def;
+  def = syntax::Node{};
+  def.type = "FunctionDef";
+  def.has_pos = true;
+  def.lineno = lambda->lineno;
+  def.col_offset = lambda->col_offset;
+  def.end_lineno = lambda->end_lineno;
+  def.end_col_offset = lambda->end_col_offset;
+  def.fields.push_back({"name", syntax::Value::str("_c2t_lambda")});
+  def.fields.push_back({"args", syntax::Value::of(lambda->child("args"))});
+  def.fields.push_back({"body", syntax::Value::list({syntax::Value::of(&ret)})});
+  def.fields.push_back({"decorator_list", syntax::Value::list()});
+  def.fields.push_back({"returns", syntax::Value::null()});
+  def.fields.push_back({"type_comment", syntax::Value::null()});
+  def.fields.push_back({"type_params", syntax::Value::list()});
+  return &def;
+}
+
+namespace {
+
+// Nodes of one lifted combine def; rebuilt in place on every request (the
+// def node keeps its address, so helper specializations are still shared).
+struct LiftedCombine {
+  syntax::Node def;
+  std::deque<syntax::Node> parts;
+  syntax::Node* make(std::string_view type, const syntax::Node* pos) {
+    syntax::Node& n = parts.emplace_back();
+    n.type = type;
+    if (pos) {
+      n.has_pos = true;
+      n.lineno = pos->lineno;
+      n.col_offset = pos->col_offset;
+      n.end_lineno = pos->end_lineno;
+      n.end_col_offset = pos->end_col_offset;
+    }
+    return &n;
+  }
+};
+
+}  // namespace
+
+const syntax::Node* lambda_as_combine_def(const syntax::Node* lambda, size_t n_values,
+                                          const std::vector<std::string>& captured) {
+  if (captured.empty()) return lambda_as_def(lambda);
+  thread_local std::map<const syntax::Node*, std::unique_ptr<LiftedCombine>> table;
+  auto& slot = table[lambda];
+  if (!slot) slot = std::make_unique<LiftedCombine>();
+  LiftedCombine& L = *slot;
+  L.parts.clear();
+  syntax::Node* body = lambda->child("body");
+  auto* load = L.make("Load", nullptr);
+  auto arg = [&](const std::string& id) {
+    auto* a = L.make("arg", lambda);
+    a->fields.push_back({"arg", syntax::Value::str(id)});
+    a->fields.push_back({"annotation", syntax::Value::null()});
+    a->fields.push_back({"type_comment", syntax::Value::null()});
+    return syntax::Value::of(a);
+  };
+  // Parameters: the lambda's first n (one side), the captured names, its other n, placeholders.
+  std::vector<syntax::Value> params;
+  auto orig = sema::nodes_of(lambda->child("args"), "args");
+  for (size_t k = 0; k < orig.size(); ++k) {
+    if (k == n_values)
+      for (auto& c : captured) params.push_back(arg(c));
+    params.push_back(syntax::Value::of(const_cast<syntax::Node*>(orig[k])));
+  }
+  if (orig.size() <= n_values)
+    for (auto& c : captured) params.push_back(arg(c));
+  for (size_t j = 0; j < captured.size(); ++j) params.push_back(arg("_c2t_cap_" + std::to_string(j + 1)));
+  auto* args = L.make("arguments", nullptr);
+  args->fields.push_back({"posonlyargs", syntax::Value::list()});
+  args->fields.push_back({"args", syntax::Value::list(params)});
+  args->fields.push_back({"vararg", syntax::Value::null()});
+  args->fields.push_back({"kwonlyargs", syntax::Value::list()});
+  args->fields.push_back({"kw_defaults", syntax::Value::list()});
+  args->fields.push_back({"kwarg", syntax::Value::null()});
+  args->fields.push_back({"defaults", syntax::Value::list()});
+  // return (<body> | *<body>, c_1, ..., c_m)
+  std::vector<syntax::Value> elts;
+  if (n_values > 1) {
+    auto* st = L.make("Starred", body);
+    st->fields.push_back({"value", syntax::Value::of(body)});
+    st->fields.push_back({"ctx", syntax::Value::of(load)});
+    elts.push_back(syntax::Value::of(st));
+  } else {
+    elts.push_back(syntax::Value::of(body));
+  }
+  for (auto& c : captured) {
+    auto* nm = L.make("Name", body);
+    nm->fields.push_back({"id", syntax::Value::str(c)});
+    nm->fields.push_back({"ctx", syntax::Value::of(load)});
+    elts.push_back(syntax::Value::of(nm));
+  }
+  auto* tup = L.make("Tuple", body);
+  tup->fields.push_back({"elts", syntax::Value::list(elts)});
+  tup->fields.push_back({"ctx", syntax::Value::of(load)});
+  auto* ret = L.make("Return", body);
+  ret->fields.push_back({"value", syntax::Value::of(tup)});
+  syntax::Node& def = L.def;
+  def = syntax::Node{};
+  def.type = "FunctionDef";
+  def.has_pos = true;
+  def.lineno = lambda->lineno;
+  def.col_offset = lambda->col_offset;
+  def.end_lineno = lambda->end_lineno;
+  def.end_col_offset = lambda->end_col_offset;
+  def.fields.push_back({"name", syntax::Value::str("_c2t_lambda")});
+  def.fields.push_back({"args", syntax::Value::of(args)});
+  def.fields.push_back({"body", syntax::Value::list({syntax::Value::of(ret)})});
+  def.fields.push_back({"decorator_list", syntax::Value::list()});
+  def.fields.push_back({"returns", syntax::Value::null()});
+  def.fields.push_back({"type_comment", syntax::Value::null()});
+  def.fields.push_back({"type_params", syntax::Value::list()});
+  return &def;
+}
+
+std::vector<const syntax::Node*> free_name_loads(const syntax::Node* def) {
+  std::set<std::string> bound;
+  auto* args = def->child("args");
+  for (const char* f : {"posonlyargs", "args", "kwonlyargs"})
+    for (auto* a : sema::nodes_of(args, f)) bound.insert(std::string(a->str("arg")));
+  for (const char* f : {"vararg", "kwarg"})
+    if (auto* a = args->child(f)) bound.insert(std::string(a->str("arg")));
+  // Names stored anywhere in the body are locals of the function.
+  for (auto* st : sema::nodes_of(def, "body"))
+    sema::walk(st, [&](const syntax::Node* n) {
+      if (n->is("Name") && n->child("ctx") && !n->child("ctx")->is("Load")) bound.insert(std::string(n->str("id")));
+      return true;
+    });
+  std::vector<const syntax::Node*> out;
+  std::set<std::string> seen;
+  for (auto* st : sema::nodes_of(def, "body"))
+    sema::walk(st, [&](const syntax::Node* n) {
+      if (n->is("Lambda") || n->is("FunctionDef")) return false;
+      if (n->is("Name") && n->child("ctx") && n->child("ctx")->is("Load")) {
+        std::string id(n->str("id"));
+        if (!bound.count(id) && seen.insert(id).second) out.push_back(n);
+      }
+      return true;
+    });
+  return out;
+}
+
+const syntax::Node* first_capture(const sema::ModuleInfo& mi, const syntax::Node* def) {
+  auto all = captured_names(mi, def);
+  return all.empty() ? nullptr : all.front();
+}
+
+std::vector<const syntax::Node*> captured_names(const sema::ModuleInfo& mi, const syntax::Node* def) {
+  std::vector<const syntax::Node*> out;
+  static const std::set<std::string> builtins = {"range", "min", "max", "abs", "len", "float", "int", "bool",
+                                                 "print", "divmod", "tuple", "getattr", "isinstance", "None",
+                                                 "True", "False"};
+  for (auto* n : free_name_loads(def)) {
+    std::string id(n->str("id"));
+    if (mi.constants.count(id) || mi.functions.count(id) || mi.ct_modules.count(id) || mi.math_modules.count(id) ||
+        mi.numpy_modules.count(id) || mi.torch_modules.count(id) || mi.ct_submodules.count(id) || builtins.count(id) ||
+        mi.cutile_name(n))
+      continue;
+    out.push_back(n);
+  }
+  return out;
+}
+
+}  // namespace c2t::lower

@@ -1,0 +1,314 @@
+// ct.reduce / ct.scan with a user combine function (cuTile §3.9-3.10,
+// _stub.py reduce/scan; usage: cutile-python test/test_reduction.py,
+// test_scan.py).
+//
+//   ct.reduce(x, axis, func, identity, keepdims=False)
+//     -> tl.reduce(x, axis, <func lifted>, keep_dims=...)
+//   ct.scan(x, axis, func, identity, reverse=False)
+//     -> tl.associative_scan(x, axis, <func lifted>, reverse=...)
+//
+// `x` is a tile or a tuple of tiles (broadcast to one shape: Triton needs
+// equal shapes); `func` takes 2N 0-d values and returns N. It may be a lambda
+// (lambda_lift.h) or a module-level function; either is lowered as a helper
+// specialization whose parameters are 0-d values of the tiles' dtypes, i.e. a
+// module-level @triton.jit function (what tl.reduce requires). `identity` is
+// checked but not needed: Triton reduces and scans only real elements, and a
+// true identity does not change a result.
+//
+// A lambda may capture runtime scalars of the enclosing function: Triton's
+// combine function receives only the combined values, so each captured
+// scalar becomes one more operand (broadcast to the tiles' shape) that the
+// lifted function passes through (lambda_as_combine_def; exact, since every
+// element of that operand is the captured value).
+//
+// Diagnosed like cuTile (reduction/scan body restrictions): loops, `if`
+// statements and memory operations in the body; plus what is not lowered:
+// captures that are not runtime scalars (tiles, compile-time values), nested
+// `def`s, ct.* functions as `func`, combine results that are not 0-d or whose
+// dtype differs from the input's.
+#include <set>
+
+#include "lower/lambda_lift.h"
+#include "lower/module_lowering.h"
+#include "lower/op_registry.h"
+#include "lower/ops_common.h"
+#include "sema/ast_util.h"
+
+namespace c2t::lower {
+
+namespace {
+
+// cuTile calls with memory effects (rejected in reduction bodies by cuTile).
+bool has_memory_effect(const std::string& q) {
+  static const std::set<std::string> ops = {
+      "load", "store", "gather", "scatter", "load_advanced_indexing", "store_advanced_indexing",
+      "printf", "print", "assert_", "atomic_add", "atomic_and", "atomic_cas", "atomic_max",
+      "atomic_min", "atomic_or", "atomic_xchg", "atomic_xor"};
+  return ops.count(q) > 0;
+}
+
+// The body restrictions of a combine function; false + diagnostic if broken.
+bool check_body(OpCall& c, const syntax::Node* def, const std::string& what) {
+  bool ok = true;
+  for (auto* st : sema::nodes_of(def, "body")) {
+    sema::walk(st, [&](const syntax::Node* n) {
+      if (!ok) return false;
+      if (n->is("For") || n->is("While") || n->is("AsyncFor")) {
+        c.L.error(n, "loops inside a " + what + " combine function are not supported (cuTile rejects them too)");
+        ok = false;
+      } else if (n->is("If")) {
+        c.L.error(n, "branching inside a " + what + " combine function is not supported (cuTile rejects it too; use "
+                     "ct.where)");
+        ok = false;
+      } else if (n->is("FunctionDef") || n->is("Lambda")) {
+        c.L.unsupported(n, "nested function", "functions nested in a " + what + " combine function are not supported");
+        ok = false;
+      } else if (n->is("Call")) {
+        auto q = c.L.module().cutile_name(n->child("func"));
+        if (q && has_memory_effect(*q)) {
+          c.L.error(n, "operations with memory effects (ct." + *q + ") are not supported inside a " + what +
+                           " combine function (cuTile rejects them too)");
+          ok = false;
+        }
+      }
+      return ok;
+    });
+  }
+  return ok;
+}
+
+// Checks `identity`: a constant number, or a tuple of `n` constant numbers.
+bool check_identity(OpCall& c, size_t n) {
+  LVal& id = c.arg("identity");
+  if (!id.ok()) return false;
+  std::vector<LVal> items = id.info.kind == sema::VKind::Tuple ? id.elems : std::vector<LVal>{id};
+  bool ok = items.size() == n || (n == 1 && id.info.kind != sema::VKind::Tuple);
+  for (auto& it : items) ok = ok && it.info.cval && (it.info.cval->is_number() || it.info.cval->kind == sema::ConstValue::Kind::Bool);
+  if (!ok)
+    c.L.error(c.at("identity"), "identity must be " + std::string(n == 1 ? "a constant number" :
+                                 "a tuple of " + std::to_string(n) + " constant numbers (one per tile)"));
+  return ok;
+}
+
+// The combine function: its def node (a module-level function, or a lambda
+// lifted with lambda_lift.h) and the runtime scalars a lambda captures from
+// the enclosing function (passed as extra broadcast operands).
+struct Combine {
+  const syntax::Node* def = nullptr;
+  std::vector<LVal> captured;
+};
+
+// Parameter count check: 2N values (cuTile: "the function takes 2N tiles").
+bool check_arity(OpCall& c, const syntax::Node* def, size_t n, const std::string& what) {
+  auto* a = def->child("args");
+  size_t got = sema::nodes_of(a, "posonlyargs").size() + sema::nodes_of(a, "args").size();
+  if (got == 2 * n && !a->child("vararg") && sema::nodes_of(a, "kwonlyargs").empty()) return true;
+  c.L.error(c.at("func"), "the " + what + " combine function must take " + std::to_string(2 * n) +
+                              " parameters (two values of each of the " + std::to_string(n) + " tiles)");
+  return false;
+}
+
+std::optional<Combine> combine_def(OpCall& c, const std::string& what, size_t n) {
+  LVal& f = c.arg("func");
+  if (!f.ok()) return std::nullopt;
+  if (f.info.kind == sema::VKind::Function && f.info.ref.rfind("<lambda", 0) == 0) {
+    const syntax::Node* lambda = f.self->node;
+    const syntax::Node* def = lambda_as_def(lambda);
+    if (!check_arity(c, def, n, what) || !check_body(c, def, what)) return std::nullopt;
+    Combine out;
+    std::vector<std::string> names;
+    for (auto* cap : captured_names(c.L.module(), def)) {
+      std::string id(cap->str("id"));
+      if (f.self->info.ref != c.L.function_name()) {  // the lambda was passed in from another function
+        c.L.unsupported(cap, what + " capture",
+                        "the " + what + " combine function captures '" + id + "' of the function that defines it, "
+                        "which is not the one calling ct." + what + "; this is not supported");
+        return std::nullopt;
+      }
+      LVal v = c.L.eval(cap);
+      if (!v.ok()) return std::nullopt;
+      if (v.info.kind != sema::VKind::Scalar) {
+        c.L.unsupported(cap, what + " capture",
+                        "the " + what + " combine function captures '" + id + "' of the enclosing function, which "
+                        "is not a runtime scalar; only runtime scalars can be captured (they become extra operands "
+                        "of the Triton " + what + ")");
+        return std::nullopt;
+      }
+      names.push_back(id);
+      out.captured.push_back(v);
+    }
+    out.def = lambda_as_combine_def(lambda, n, names);
+    return out;
+  }
+  if (f.info.kind == sema::VKind::Function) {
+    auto it = c.L.module().functions.find(f.info.ref);
+    if (it != c.L.module().functions.end() && !c.L.module().kernel_by_def(it->second)) {
+      if (!check_arity(c, it->second, n, what) || !check_body(c, it->second, what)) return std::nullopt;
+      return Combine{it->second, {}};
+    }
+  }
+  if (f.info.kind == sema::VKind::CtFunc) {
+    c.L.unsupported(c.at("func"), what + " ct function",
+                    "ct." + f.info.ref + " as a " + what + " combine function is not supported; write "
+                    "`lambda a, b: ...` instead");
+    return std::nullopt;
+  }
+  c.L.error(c.at("func"), "the combine function of ct." + what + " must be a lambda or a module-level function");
+  return std::nullopt;
+}
+
+LVal custom(OpCall& c, const std::string& what) {
+  LVal& x = c.arg("x");
+  if (!x.ok()) return {};
+  bool multi = x.info.kind == sema::VKind::Tuple;
+  std::vector<LVal> tiles = multi ? x.elems : std::vector<LVal>{x};
+  if (tiles.empty()) {
+    c.L.error(c.at("x"), "ct." + what + " needs at least one tile");
+    return {};
+  }
+  sema::Shape shape;
+  for (size_t k = 0; k < tiles.size(); ++k) {
+    auto& t = tiles[k];
+    if (t.info.kind != sema::VKind::Tile) {
+      c.L.error(c.at("x"), "ct." + what + " takes a tile or a tuple of tiles");
+      return {};
+    }
+    if (t.info.shape.unknown_rank) {
+      c.L.unsupported(c.at("x"), what + " unknown rank",
+                      "ct." + what + " of a tile whose rank is chosen by a constexpr is not supported");
+      return {};
+    }
+    auto b = k == 0 ? std::optional<sema::Shape>(t.info.shape) : sema::broadcast_shapes(shape, t.info.shape);
+    if (!b) {
+      c.L.error(c.at("x"), "the tiles of ct." + what + " cannot be broadcast to one shape");
+      return {};
+    }
+    shape = *b;
+  }
+  int rank = (int)shape.size();
+  if (!c.has("axis") || c.arg("axis").info.kind == sema::VKind::None) {
+    c.L.error(c.at("axis"), "ct." + what + " needs an integer constant axis");
+    return {};
+  }
+  auto axv = c.L.const_int(c.arg("axis"), c.at("axis"), "the axis");
+  if (!axv) return {};
+  long long ax = *axv < 0 ? *axv + rank : *axv;
+  if (ax < 0 || ax >= rank) {
+    c.L.error(c.at("axis"), "axis " + std::to_string(*axv) + " is out of range for a tile of rank " + std::to_string(rank));
+    return {};
+  }
+  const char* flag = what == "reduce" ? "keepdims" : "reverse";
+  bool flag_on = false;
+  if (c.has(flag)) {
+    LVal& v = c.arg(flag);
+    if (!v.info.cval || v.info.cval->kind != sema::ConstValue::Kind::Bool) {
+      if (v.ok()) c.L.error(c.at(flag), std::string(flag) + " must be a constant bool");
+      return {};
+    }
+    flag_on = v.info.cval->b;
+  }
+  if (!check_identity(c, tiles.size())) return {};
+  auto comb = combine_def(c, what, tiles.size());
+  if (!comb) return {};
+  const size_t n_cap = comb->captured.size();
+
+  // Operands: broadcast to the common shape (Triton needs equal shapes).
+  std::vector<TExprPtr> dims;
+  for (auto& d : shape) {
+    if (!d.value && d.expr.empty()) {
+      c.L.unsupported(c.at("x"), what + " tuple shape", "the tiles of ct." + what + " need shapes known by name");
+      return {};
+    }
+    dims.push_back(Lowerer::dim_to_expr(d));
+  }
+  auto same_shape = [&](const sema::Shape& a) {
+    if (a.size() != shape.size()) return false;
+    for (size_t k = 0; k < a.size(); ++k)
+      if (!a[k].same(shape[k])) return false;
+    return true;
+  };
+  std::vector<TExprPtr> operands;
+  for (auto& t : tiles) {
+    TExprPtr e = t.expr;
+    if (!same_shape(t.info.shape)) {
+      if ((int)t.info.shape.size() < rank) {
+        std::vector<TExprPtr> padded(rank - t.info.shape.size(), lit_int(1));
+        for (auto& d : t.info.shape) padded.push_back(Lowerer::dim_to_expr(d));
+        e = tl_call("reshape", {e, list(padded)});
+      }
+      e = tl_call("broadcast_to", {e, list(dims)});
+    }
+    operands.push_back(e);
+  }
+  for (auto& v : comb->captured) operands.push_back(tl_call("broadcast_to", {v.expr, list(dims)}));
+
+  // The combine function: a helper specialization over 0-d values (a then b).
+  std::vector<LVal> args;
+  std::string key = "combine:";  // shared by reduce and scan
+  std::vector<LVal> values = tiles;
+  values.insert(values.end(), comb->captured.begin(), comb->captured.end());
+  for (int half = 0; half < 2; ++half)
+    for (auto& t : values) {
+      LVal s = ops::make_value(nullptr, {}, t.info.dtype);
+      s.info.is_bool = t.info.is_bool;
+      args.push_back(s);
+      if (half == 0) key += (t.info.dtype.known() ? t.info.dtype.name : "?") + (t.info.is_bool ? "b" : "") + ";";
+    }
+  HelperInstance* inst =
+      c.L.mod().instantiate_helper(comb->def, args, std::vector<bool>(args.size(), true), key, c.node);
+  if (!inst) return {};
+  bool tuple_out = multi || n_cap > 0;
+  std::vector<LVal> results;
+  if (inst->has_result) results = inst->result.info.kind == sema::VKind::Tuple && tuple_out
+                                       ? inst->result.elems : std::vector<LVal>{inst->result};
+  if (n_cap > 0 && results.size() == tiles.size() + n_cap) results.resize(tiles.size());
+  bool ok = inst->has_result && results.size() == tiles.size();
+  for (size_t k = 0; ok && k < results.size(); ++k) {
+    auto& r = results[k];
+    ok = r.info.kind == sema::VKind::Scalar || r.info.kind == sema::VKind::Constexpr;
+    auto& want = tiles[k].info.dtype;
+    if (ok && r.info.dtype.known() && want.known() && r.info.dtype.name != want.name) {
+      c.L.error(c.at("func"), "the " + what + " combine function returns " + r.info.dtype.name + " for a " +
+                                  want.name + " tile (its results must keep the tiles' dtypes)");
+      return {};
+    }
+  }
+  if (!ok) {
+    c.L.error(c.at("func"), "the " + what + " combine function must return " +
+                                (tiles.size() == 1 ? std::string("one 0-d value") :
+                                 "a tuple of " + std::to_string(tiles.size()) + " 0-d values"));
+    return {};
+  }
+
+  TExprPtr in = tuple_out ? tuple(operands) : operands[0];
+  std::vector<std::pair<std::string, TExprPtr>> kw;
+  if (flag_on) kw.push_back({what == "reduce" ? "keep_dims" : "reverse", lit("True")});
+  TExprPtr e = tl_call(what == "reduce" ? "reduce" : "associative_scan", {in, lit_int(ax), name(inst->emitted_name)}, kw);
+  sema::Shape out = shape;
+  if (what == "reduce") {
+    if (flag_on) out[ax] = sema::Dim::known(1);
+    else out.erase(out.begin() + ax);
+  }
+  auto value_of = [&](TExprPtr ex, const LVal& t) {
+    LVal v = ops::make_value(ex, out, t.info.dtype);
+    v.info.is_bool = t.info.is_bool;
+    return v;
+  };
+  if (!tuple_out) return value_of(e, tiles[0]);
+  if (!multi) return value_of(subscript(e, {lit_int(0)}), tiles[0]);
+  TExprPtr r = c.L.bind(c.L.name_hint(what == "reduce" ? "red" : "scan"), e);
+  std::vector<LVal> elems;
+  for (size_t k = 0; k < tiles.size(); ++k) elems.push_back(value_of(subscript(r, {lit_int((long long)k)}), tiles[k]));
+  return make_tuple(std::move(elems));
+}
+
+}  // namespace
+
+void register_custom_reduce_ops(Registry& r) {
+  r.add("reduce", "reduce", "x, /, axis, func, identity, *, keepdims=", [](OpCall& c) { return custom(c, "reduce"); },
+        "tl.reduce(x, axis, combine, keep_dims=...) with the lambda / function lifted to a @triton.jit helper");
+  r.add("scan", "scan", "x, /, axis, func, identity, *, reverse=", [](OpCall& c) { return custom(c, "scan"); },
+        "tl.associative_scan(x, axis, combine, reverse=...) with the lambda / function lifted to a @triton.jit helper");
+}
+
+}  // namespace c2t::lower

@@ -1,0 +1,558 @@
+"""cuTile operations added after the first registry (issue 3): ct.tan / sinh /
+cosh / atan2, propagate_nan=True on max/min reductions and argmax/argmin,
+and ct.reduce / ct.scan with lambda or helper-function combine functions.
+
+Each case is converted by the C++ converter and run under Triton's CPU
+interpreter against an independent torch reference: fresh random inputs
+every run (seed in the failure message), sizes that are not multiples of
+the tile, outputs poisoned before the run."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from c2t_interp import ConversionFailed, assert_close, convert, convert_and_load, dev, fresh_seed, poison
+
+HEADER = """
+import cuda.tile as ct
+ConstInt = ct.Constant[int]
+"""
+
+N = 100
+TILE = 32
+F16, F32, F64, I32 = torch.float16, torch.float32, torch.float64, torch.int32
+
+
+def _gen():
+    seed = fresh_seed()
+    return seed, torch.Generator().manual_seed(seed)
+
+
+# ---------------------------------------------------------------------------
+# Elementwise math: z = f(x, y) over 1-D tiles, N not a multiple of TILE.
+
+ELEMENTWISE = HEADER + """
+@ct.kernel
+def k(X, Y, Z, TILE: ConstInt):
+    bid = ct.bid(0)
+    x = ct.load(X, index=(bid,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
+    y = ct.load(Y, index=(bid,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
+    z = {expr}
+    ct.store(Z, index=(bid,), tile=z)
+
+def run(x, y, z, tile):
+    ct.launch(None, (ct.cdiv(x.shape[0], tile),), k, (x, y, z, tile))
+"""
+
+
+def _wide(g, n=N):
+    """Values over many magnitudes, both signs (exercises every branch of the helpers)."""
+    mag = torch.exp(torch.empty(n, dtype=torch.float64).uniform_(-8.0, 4.4, generator=g))
+    return torch.randn(n, generator=g, dtype=torch.float64) * mag
+
+
+def _hyp_inputs(g, n=N):
+    # |x| < 1 (Taylor branch) and 1 <= |x| < 11 (exp branch); fp16 stays finite.
+    return (torch.rand(n, generator=g, dtype=torch.float64) * 22 - 11) * torch.where(
+        torch.rand(n, generator=g) < 0.4, 0.05, 1.0).double()
+
+
+MATH_CASES = [
+    # (id, expression, x dtype, y dtype, output dtype, reference on float64 inputs, inputs)
+    ("tan", "ct.tan(x)", F32, F32, F32, lambda x, y: torch.tan(x), "wide"),
+    ("tan_f64", "ct.tan(x)", F64, F64, F64, lambda x, y: torch.tan(x), "wide"),
+    ("tan_f16", "ct.tan(x)", F16, F16, F16, lambda x, y: torch.tan(x), "small"),
+    ("tan_int", "ct.tan(ct.astype(x * 10.0, ct.int32))", F32, F32, F32,
+     lambda x, y: torch.tan(torch.trunc(x.float() * 10).double()), "small"),
+    ("sinh", "ct.sinh(x)", F32, F32, F32, lambda x, y: torch.sinh(x), "hyp"),
+    ("sinh_f64", "ct.sinh(x)", F64, F64, F64, lambda x, y: torch.sinh(x), "hyp"),
+    ("sinh_f16", "ct.sinh(x)", F16, F16, F16, lambda x, y: torch.sinh(x), "hyp"),
+    ("cosh", "ct.cosh(x)", F32, F32, F32, lambda x, y: torch.cosh(x), "hyp"),
+    ("cosh_f64", "ct.cosh(x)", F64, F64, F64, lambda x, y: torch.cosh(x), "hyp"),
+    ("cosh_f16", "ct.cosh(x)", F16, F16, F16, lambda x, y: torch.cosh(x), "hyp"),
+    ("atan2", "ct.atan2(x, y)", F32, F32, F32, lambda x, y: torch.atan2(x, y), "wide"),
+    ("atan2_f64", "ct.atan2(x, y)", F64, F64, F64, lambda x, y: torch.atan2(x, y), "wide"),
+    ("atan2_f16", "ct.atan2(x, y)", F16, F16, F16, lambda x, y: torch.atan2(x, y), "small"),
+    ("atan2_mixed", "ct.atan2(x, y)", F16, F32, F32, lambda x, y: torch.atan2(x, y), "small"),
+    ("atan2_literal", "ct.atan2(x, -0.5)", F32, F32, F32, lambda x, y: torch.atan2(x, torch.full_like(x, -0.5)), "wide"),
+    ("atan2_known_f16", "ct.atan2(x.astype(ct.float16), 1.5)", F32, F32, F16,
+     lambda x, y: torch.atan2(x.half().double(), torch.full_like(x, 1.5)), "small"),
+    ("atan2_scalar_const", "x * 0.0 + ct.atan2(1.0, -2.0)", F32, F32, F32,
+     lambda x, y: torch.full_like(x, math.atan2(1.0, -2.0)), "small"),
+]
+
+
+@pytest.mark.parametrize("case", MATH_CASES, ids=[c[0] for c in MATH_CASES])
+def test_math(case, tmp_path):
+    name, expr, xdt, ydt, out_dt, ref, kind = case
+    mod = convert_and_load(ELEMENTWISE.format(expr=expr), tmp_path, name)
+    seed, g = _gen()
+    if kind == "wide":
+        x, y = _wide(g), _wide(g)
+    elif kind == "hyp":
+        x, y = _hyp_inputs(g), _hyp_inputs(g)
+    else:
+        x, y = torch.randn(N, generator=g, dtype=torch.float64) * 2, torch.randn(N, generator=g, dtype=torch.float64) * 2
+    x, y = dev(x.to(xdt)), dev(y.to(ydt))
+    z = poison(dev(torch.empty(N, dtype=out_dt)))
+    mod.run(x, y, z, TILE)
+    exp = ref(x.double(), y.double()).to(out_dt)
+    assert_close(z, exp, dtype=out_dt if out_dt != F64 else F32, relaxed=True, msg=f"{name} seed={seed}")
+
+
+def test_atan2_special_values(tmp_path):
+    """C99 atan2 special cases: signed zeros, infinities, NaN (cuTile lowers to Tile IR atan2)."""
+    mod = convert_and_load(ELEMENTWISE.format(expr="ct.atan2(x, y)"), tmp_path, "atan2_special")
+    sp = [0.0, -0.0, math.inf, -math.inf, 1.0, -1.0, 1e-30, -1e-30, math.nan]
+    for dt in (F32, F64):
+        y, x = torch.meshgrid(torch.tensor(sp, dtype=dt), torch.tensor(sp, dtype=dt), indexing="ij")
+        y, x = dev(y.reshape(-1).contiguous()), dev(x.reshape(-1).contiguous())
+        z = poison(dev(torch.empty(y.numel(), dtype=dt)))
+        mod.run(y, x, z, TILE)
+        exp = torch.atan2(y.double(), x.double()).to(dt)
+        torch.testing.assert_close(z.cpu(), exp.cpu(), equal_nan=True, rtol=1e-6, atol=0)
+        same_sign = (torch.signbit(z) == torch.signbit(exp)) | torch.isnan(exp)
+        assert bool(same_sign.all()), list(zip(y[~same_sign].tolist(), x[~same_sign].tolist(), z[~same_sign].tolist()))
+
+
+def test_hyperbolic_extremes(tmp_path):
+    """Near the fp32 overflow point sinh/cosh stay finite exactly where the true value is."""
+    mod = convert_and_load(ELEMENTWISE.format(expr="ct.sinh(x) + ct.cosh(y)"), tmp_path, "hyp_extremes")
+    x = dev(torch.tensor([88.5, -88.5, 89.0, -89.0, 89.5, 1e-20, -1e-6, 0.999, 1.0, 30.0], dtype=F32))
+    y = dev(torch.tensor([0.0] * 10, dtype=F32))
+    z = poison(dev(torch.empty(10, dtype=F32)))
+    mod.run(x, y, z, TILE)
+    exp = (torch.sinh(x.double()) + 1.0).float()
+    torch.testing.assert_close(z.cpu(), exp.cpu(), rtol=2e-6, atol=0)
+
+
+def test_atan2_integer_operands_are_diagnosed():
+    with pytest.raises(ConversionFailed, match="ct.atan2 needs floating-point operands"):
+        convert(ELEMENTWISE.format(expr="ct.atan2(ct.astype(x, ct.int32), ct.astype(y, ct.int32))"))
+
+
+# ---------------------------------------------------------------------------
+# NaN rules of max/min/argmax/argmin (cuTile test_reduction.py
+# test_reduce_maxmin_nan / test_reduce_argmaxmin_nan): propagate_nan=False
+# ignores NaNs (argmax/argmin: NaN is the worst value), True lets any NaN win
+# (argmax/argmin: the first NaN).
+
+NAN_REDUCE = HEADER + """
+@ct.kernel
+def k(X, Z, TM: ConstInt, TN: ConstInt):
+    bm = ct.bid(0)
+    x = ct.load(X, index=(bm, 0), shape=(TM, TN), padding_mode=ct.PaddingMode.{pad})
+    ct.store(Z, index={zindex}, tile={expr})
+
+def run(x, z, tm, tn):
+    ct.launch(None, (ct.cdiv(x.shape[0], tm),), k, (x, z, tm, tn))
+"""
+
+M3, N3, TM3, TN3 = 13, 27, 4, 32
+
+
+def _nan_matrix(g, dtype):
+    x = torch.randn(M3, N3, generator=g, dtype=torch.float64)
+    x[torch.rand(M3, N3, generator=g) < 0.15] = math.nan
+    x[0] = math.nan                      # an all-NaN row
+    x[1] = 1.0                           # all ties
+    x[2, 3] = math.inf
+    x[3, 5] = -math.inf
+    x[4, :] = torch.where(torch.isnan(x[4]), torch.zeros(N3, dtype=torch.float64), x[4])  # no NaN
+    return x.to(dtype)
+
+
+def _ignore_nan_ref(op, x):
+    fill = -math.inf if op in ("max", "argmax") else math.inf
+    xf = torch.where(torch.isnan(x), torch.full_like(x, fill), x)
+    allnan = torch.isnan(x).all(1)
+    if op in ("max", "min"):
+        r = xf.amax(1) if op == "max" else xf.amin(1)
+        return torch.where(allnan, torch.full_like(r, math.nan), r)
+    # first index of the extreme value; all-NaN rows -> 0
+    best = xf.amax(1, keepdim=True) if op == "argmax" else xf.amin(1, keepdim=True)
+    idx = torch.arange(x.shape[1]).expand_as(x)
+    hit = (xf == best) & ~torch.isnan(x)
+    r = torch.where(hit, idx, torch.full_like(idx, x.shape[1])).amin(1)
+    return torch.where(allnan, torch.zeros_like(r), r).int()
+
+
+def _propagate_nan_ref(op, x):
+    anynan = torch.isnan(x).any(1)
+    if op in ("max", "min"):
+        return x.amax(1) if op == "max" else x.amin(1)  # torch amax/amin propagate NaN
+    idx = torch.arange(x.shape[1]).expand_as(x)
+    first_nan = torch.where(torch.isnan(x), idx, torch.full_like(idx, x.shape[1])).amin(1)
+    return torch.where(anynan, first_nan, _ignore_nan_ref(op, x).long()).int()
+
+
+NAN_CASES = [(op, pn, dt) for op in ("max", "min", "argmax", "argmin") for pn in (False, True) for dt in (F32, F16)]
+
+
+@pytest.mark.parametrize("op,pn,dt", NAN_CASES, ids=[f"{o}_{'prop' if p else 'ignore'}_{str(d)[6:]}" for o, p, d in NAN_CASES])
+def test_nan_rules(op, pn, dt, tmp_path):
+    pad = "NEG_INF" if op in ("max", "argmax") else "POS_INF"
+    expr = f"ct.{op}(x, axis=1, propagate_nan={pn})"
+    mod = convert_and_load(NAN_REDUCE.format(pad=pad, zindex="(bm,)", expr=expr), tmp_path, f"nan_{op}")
+    seed, g = _gen()
+    x = dev(_nan_matrix(g, dt))
+    out_dt = I32 if op.startswith("arg") else dt
+    z = poison(dev(torch.empty(M3, dtype=out_dt)))
+    mod.run(x, z, TM3, TN3)
+    # the reference sees the padded tile row (padding_mode fills columns N3..TN3-1)
+    xd = torch.full((M3, TN3), {"NEG_INF": -math.inf, "POS_INF": math.inf}[pad], dtype=torch.float64)
+    xd[:, :N3] = x.cpu().double()
+    exp = (_propagate_nan_ref if pn else _ignore_nan_ref)(op, xd).to(out_dt)
+    if out_dt == I32:
+        assert torch.equal(z.cpu(), exp), f"{op} pn={pn} seed={seed}\n{z}\n{exp}"
+    else:
+        torch.testing.assert_close(z.cpu(), exp, equal_nan=True, rtol=0, atol=0, msg=lambda m: f"seed={seed} {m}")
+
+
+@pytest.mark.parametrize("op", ["argmax", "argmin"])
+@pytest.mark.parametrize("pn", [False, True])
+def test_nan_arg_all_axes_keepdims(op, pn, tmp_path):
+    """axis=None indexes the row-major flattening of the tile (one tile per block)."""
+    expr = f"ct.reshape(ct.{op}(x, keepdims=True, propagate_nan={pn}), (1,))"
+    pad = "NEG_INF" if op == "argmax" else "POS_INF"
+    mod = convert_and_load(NAN_REDUCE.format(pad=pad, zindex="(bm,)", expr=expr), tmp_path, f"nan_all_{op}")
+    seed, g = _gen()
+    x = _nan_matrix(g, F32)
+    x[0, 0] = 0.5  # row 0 (first block) is no longer all NaN
+    x = dev(x)
+    nb = (M3 + TM3 - 1) // TM3
+    z = poison(dev(torch.empty(nb, dtype=I32)))
+    mod.run(x, z, TM3, TN3)
+    exp = []
+    for b in range(nb):
+        blk = torch.full((TM3, TN3), -math.inf if op == "argmax" else math.inf, dtype=torch.float64)
+        part = x.cpu().double()[b * TM3:(b + 1) * TM3]
+        blk[:part.shape[0], :N3] = part
+        ref = (_propagate_nan_ref if pn else _ignore_nan_ref)(op, blk.reshape(1, -1))
+        exp.append(int(ref[0]))
+    assert z.cpu().tolist() == exp, f"{op} pn={pn} seed={seed}"
+
+
+def test_propagate_nan_int_is_plain():
+    """Integers have no NaN: the built-in reduction is kept."""
+    code = convert(NAN_REDUCE.format(pad="ZERO", zindex="(bm,)",
+                                     expr="ct.max(x.astype(ct.int32), axis=1, propagate_nan=True)"))
+    assert "tl.max(x.to(tl.int32), axis=1)" in code, code
+
+
+# ---------------------------------------------------------------------------
+# ct.reduce / ct.scan with lambda and helper-function combine functions
+# (cutile-python test_reduction.py test_custom_reduction_*, test_scan.py).
+
+CUSTOM = HEADER + """
+def add(a, b):
+    return a + b
+
+
+def minimum_with_index(a_val, a_idx, b_val, b_idx):
+    lt = a_val < b_val
+    eq = a_val == b_val
+    mask = lt | (eq & (a_idx < b_idx))
+    return ct.where(mask, a_val, b_val), ct.where(mask, a_idx, b_idx)
+
+
+@ct.kernel
+def k(X, Z, TM: ConstInt, TN: ConstInt):
+    bm = ct.bid(0)
+    x = ct.load(X, index=(bm, 0), shape=(TM, TN), padding_mode=ct.PaddingMode.{pad})
+    lim = ct.astype(bm, ct.float32) * 0.25 + 0.5
+    z = {expr}
+    ct.store(Z, index={zindex}, tile=z)
+
+def run(x, z, tm, tn):
+    ct.launch(None, (ct.cdiv(x.shape[0], tm),), k, (x, z, tm, tn))
+"""
+
+
+def _padded(x, fill):
+    xp = torch.full((M3, TN3), fill, dtype=torch.float64)
+    xp[:, :N3] = x.cpu().double()
+    return xp
+
+
+def _first_min_index(xp):
+    best = xp.amin(1, keepdim=True)
+    idx = torch.arange(xp.shape[1]).expand_as(xp)
+    return torch.where(xp == best, idx, torch.full_like(idx, xp.shape[1])).amin(1)
+
+
+CUSTOM_CASES = [
+    # (id, expr, padding, pad value, input dtype, output shape, zindex, reference(padded float64 x))
+    ("reduce_lambda_sum", "ct.reduce(x, 1, lambda a, b: a + b, 0)", "ZERO", 0.0, F32, (M3,), "(bm,)",
+     lambda xp: xp.sum(1)),
+    ("reduce_lambda_keepdims", "ct.reduce(x, axis=1, func=lambda a, b: a + b, identity=0, keepdims=True)", "ZERO", 0.0,
+     F32, (M3, 1), "(bm, 0)", lambda xp: xp.sum(1, keepdim=True)),
+    ("reduce_last_axis_def", "ct.reduce(x, -1, add, 0)", "ZERO", 0.0, F32, (M3,), "(bm,)", lambda xp: xp.sum(1)),
+    ("reduce_axis0_max", "ct.reduce(x, 0, lambda a, b: ct.maximum(a, b), -1e30, keepdims=True)",
+     "NEG_INF", -math.inf, F32, None, None, None),
+    ("reduce_lambda_prod_f16", "ct.reduce(x, 1, lambda a, b: a * b, 1)", "ZERO", 0.0, F16, (M3,), "(bm,)",
+     lambda xp: xp.prod(1)),
+    ("reduce_int", "ct.reduce(x.astype(ct.int32), 1, lambda a, b: a * 3 + b - 2 * a, 0)", "ZERO", 0.0, F32,
+     (M3,), "(bm,)", lambda xp: xp.trunc().sum(1)),
+    ("reduce_tuple_argmin", "ct.reduce((x, ct.arange(TN, dtype=ct.int32)), 1, minimum_with_index, (1e30, 0))[1]",
+     "POS_INF", math.inf, F32, (M3,), "(bm,)", _first_min_index),
+    ("scan_lambda_sum", "ct.scan(x, axis=1, func=lambda a, b: a + b, identity=0)", "ZERO", 0.0, F32, (M3, N3),
+     "(bm, 0)", lambda xp: xp.cumsum(1)[:, :N3]),
+    ("scan_reverse", "ct.scan(x, 1, add, 0, reverse=True)", "ZERO", 0.0, F32, (M3, N3), "(bm, 0)",
+     lambda xp: xp.flip(1).cumsum(1).flip(1)[:, :N3]),
+    ("scan_axis0_prod", "ct.scan(x, axis=0, func=lambda a, b: a * b, identity=1)", "ZERO", 0.0, F32, (M3, N3),
+     "(bm, 0)", None),
+    ("scan_tuple_running_min",
+     "ct.scan((x, ct.arange(TN, dtype=ct.int32)), 1, minimum_with_index, (1e30, 0))[1].astype(ct.float32)",
+     "ZERO", 0.0, F32, (M3, N3), "(bm, 0)", None),
+    ("reduce_capture_int", "ct.reduce(x.astype(ct.int32), 1, lambda a, b: (a + b) % (bm + 5), 0)", "ZERO", 0.0, F32,
+     (M3,), "(bm,)", None),
+    ("reduce_capture_float", "ct.reduce(x, 1, lambda a, b: ct.minimum(ct.maximum(a, b), lim), -1e30)", "NEG_INF",
+     -math.inf, F32, (M3,), "(bm,)", None),
+    ("scan_capture_tuple", "ct.scan((x, ct.arange(TN, dtype=ct.int32)), 1, lambda av, ai, bv, bi: (av + bv * lim, "
+     "ct.maximum(ai, bi)), (0, 0))[0]", "ZERO", 0.0, F32, (M3, N3), "(bm, 0)", None),
+    ("lambda_called", "(lambda a, b: a * 2.0 + b)(x, 1.0)", "ZERO", 0.0, F32, (M3, N3), "(bm, 0)", lambda xp: (xp * 2 + 1)[:, :N3]),
+]
+
+
+@pytest.mark.parametrize("case", CUSTOM_CASES, ids=[c[0] for c in CUSTOM_CASES])
+def test_custom_reduce_scan(case, tmp_path):
+    name, expr, pad, fill, in_dt, out_shape, zindex, ref = case
+    seed, g = _gen()
+    if "prod" in name:
+        x = 1 + 0.05 * torch.randn(M3, N3, generator=g, dtype=torch.float64)
+    elif name == "reduce_int":
+        x = torch.randint(-50, 50, (M3, N3), generator=g).double()
+    else:
+        x = torch.randn(M3, N3, generator=g, dtype=torch.float64)
+    x = dev(x.to(in_dt))
+    if name == "reduce_axis0_max":
+        # column max of each (TM, TN) block, stored as row bm of a (blocks, TN) output
+        mod = convert_and_load(CUSTOM.format(pad=pad, expr=expr, zindex="(bm, 0)"), tmp_path, name)
+        nb = (M3 + TM3 - 1) // TM3
+        z = poison(dev(torch.empty(nb, N3)))
+        mod.run(x, z, TM3, TN3)
+        xp = _padded(x, fill)
+        exp = torch.stack([xp[b * TM3:(b + 1) * TM3].amax(0) for b in range(nb)])[:, :N3]
+        assert_close(z, exp.float(), msg=f"{name} seed={seed}")
+        return
+    mod = convert_and_load(CUSTOM.format(pad=pad, expr=expr, zindex=zindex), tmp_path, name)
+    out_dt = I32 if name == "reduce_tuple_argmin" or name == "reduce_int" else in_dt
+    z = poison(dev(torch.empty(out_shape, dtype=out_dt)))
+    mod.run(x, z, TM3, TN3)
+    xp = _padded(x, fill)
+    if name == "scan_axis0_prod":
+        exp = torch.cat([xp[i:i + TM3].cumprod(0) for i in range(0, M3, TM3)])[:, :N3]
+    elif name == "reduce_capture_int":
+        blk = torch.arange(M3) // TM3
+        exp = torch.tensor([int(v) for v in xp.trunc().long().sum(1)]) % (blk + 5)
+        # (a + b) % m over a tree: the sum modulo m whatever the order (Python %, non-negative)
+    elif name == "reduce_capture_float":
+        lim = (torch.arange(M3) // TM3).double() * 0.25 + 0.5
+        exp = torch.minimum(xp.amax(1), lim)
+    elif name == "scan_capture_tuple":
+        # av + bv * lim is associative only for lim == 1: block 2 (rows 8..11) has lim = 1.0
+        exp = xp.cumsum(1)[:, :N3]
+        rows = slice(2 * TM3, 3 * TM3)
+        z, exp = z[rows], exp[rows]
+    elif name == "scan_tuple_running_min":
+        run = torch.zeros(M3, N3, dtype=torch.float64)
+        for j in range(N3):
+            run[:, j] = _first_min_index(xp[:, :j + 1]).double()
+        exp = run
+    else:
+        exp = ref(xp)
+    assert_close(z, exp.to(out_dt), dtype=in_dt if out_dt.is_floating_point else out_dt, relaxed=True,
+                 msg=f"{name} seed={seed}")
+
+
+def test_custom_reduce_welford():
+    """Tuple of three tiles, module-level combine with ct.where and division (test_custom_reduction_welford)."""
+    src = HEADER + """
+def combine(mean_a, m2_a, weight_a, mean_b, m2_b, weight_b):
+    delta = mean_b - mean_a
+    new_weight = weight_a + weight_b
+    wb_normalized = ct.where(new_weight == 0, 0, weight_b / new_weight)
+    new_mean = mean_a + delta * wb_normalized
+    new_m2 = m2_a + m2_b + delta * delta * weight_a * wb_normalized
+    return new_mean, new_m2, new_weight
+
+
+@ct.kernel
+def k(X, W, Y, T: ConstInt):
+    tx = ct.load(X, (0,), (T,), padding_mode=ct.PaddingMode.ZERO)
+    tw = ct.load(W, (0,), (T,), padding_mode=ct.PaddingMode.ZERO)
+    tm2 = ct.zeros((T,), dtype=ct.float32)
+    mean, m2, _ = ct.reduce((tx, tm2, tw), 0, combine, (0, 0, 0))
+    ct.scatter(Y, 0, mean)
+    ct.scatter(Y, 1, m2)
+
+def run(x, w, y):
+    ct.launch(None, (1,), k, (x, w, y, 1024))
+"""
+    import pathlib, tempfile
+    mod = convert_and_load(src, pathlib.Path(tempfile.mkdtemp()), "welford")
+    seed, g = _gen()
+    x = dev(torch.randn(1000, generator=g) * 3.0 + 1.5)
+    w = dev(torch.randint(0, 100, (1000,), generator=g).float())
+    y = poison(dev(torch.empty(2)))
+    mod.run(x, w, y)
+    xd, wd = x.cpu().double(), w.cpu().double()
+    mean = (xd * wd).sum() / wd.sum()
+    m2 = (wd * (xd - mean) ** 2).sum()
+    assert_close(y.cpu(), torch.tensor([mean, m2]).float(), relaxed=True, msg=f"welford seed={seed}")
+
+
+DIAG_CASES = [
+    ("capture_tile", "ct.reduce(x, 1, lambda a, b: a + b + x, 0)", "captures 'x' of the enclosing function, which is "
+     "not a runtime scalar"),
+    ("capture_constexpr", "ct.reduce(x, 1, lambda a, b: a + b * TM, 0)", "captures 'TM' of the enclosing function"),
+    ("called_capture", "(lambda a: a * bm)(x)", "uses 'bm' of the enclosing function"),
+    ("identity_count", "ct.reduce((x, x), 1, minimum_with_index, 0)[0]", "a tuple of 2 constant numbers"),
+    ("identity_runtime", "ct.reduce(x, 1, add, bm)", "identity must be a constant number"),
+    ("axis_none", "ct.scan(x, axis=None, func=add, identity=0)", "needs an integer constant axis"),
+    ("wrong_arity", "ct.reduce((x, x), 1, add, (0, 0))[0]", "must take 4 parameters"),
+    ("wrong_result_count", "ct.reduce(x, 1, lambda a, b: (a, b), 0)", "must return one 0-d value"),
+    ("ct_func", "ct.reduce(x, 1, ct.add, 0)", "ct.add as a reduce combine function is not supported"),
+    ("dtype_change", "ct.reduce(x.astype(ct.int32), 1, lambda a, b: a / b, 1)",
+     "returns float32 for a int32 tile"),
+]
+
+
+@pytest.mark.parametrize("case", DIAG_CASES, ids=[c[0] for c in DIAG_CASES])
+def test_custom_reduce_diagnostics(case):
+    name, expr, message = case
+    with pytest.raises(ConversionFailed, match=message.replace("(", r"\(").replace(")", r"\)")):
+        convert(CUSTOM.format(pad="ZERO", expr=expr, zindex="(bm,)"))
+
+
+@pytest.mark.parametrize("body,message", [
+    ("    s = a\n    for i in range(3):\n        s = s + b\n    return s\n", "loops inside a reduce combine function"),
+    ("    if a > b:\n        return a\n    return b\n", "branching inside a reduce combine function"),
+    ("    ct.printf('%d', a)\n    return a + b\n", "operations with memory effects"),
+])
+def test_custom_reduce_body_restrictions(body, message):
+    src = CUSTOM.format(pad="ZERO", expr="ct.reduce(x, 1, f, 0)", zindex="(bm,)").replace(
+        "@ct.kernel", "def f(a, b):\n" + body + "\n\n@ct.kernel")
+    with pytest.raises(ConversionFailed, match=message):
+        convert(src)
+
+
+# ---------------------------------------------------------------------------
+# ct.insert / Tile.insert (sub-tile grid index; inverse of ct.extract) and
+# ct.astile (scalar or nested tuple of scalars -> tile).
+
+INSERT = HEADER + """
+@ct.kernel
+def k(X, Y, TM: ConstInt, TN: ConstInt):
+    bm = ct.bid(0)
+    x = ct.load(X, (bm, 0), (TM, TN), padding_mode=ct.PaddingMode.ZERO)
+    s = ct.full((2, 8), 99.0, dtype=x.dtype) + ct.astype(bm, x.dtype)
+    y = ct.insert(x, (1, bm % 4), s)
+    y = y.insert((3, 2), ct.astile(-1.5, dtype=x.dtype))
+    t = ct.astile(((1, 2), (3.5, ct.astype(bm, ct.float32))), dtype=ct.float32).astype(x.dtype)
+    y = ct.insert(y, (0, 3), t)
+    ct.store(Y, (bm, 0), y)
+
+def run(x, y, tm, tn):
+    ct.launch(None, (ct.cdiv(x.shape[0], tm),), k, (x, y, tm, tn))
+"""
+
+
+@pytest.mark.parametrize("dt", [F32, F16])
+def test_insert_and_astile(dt, tmp_path):
+    mod = convert_and_load(INSERT, tmp_path, "insert")
+    seed, g = _gen()
+    M, N, tm, tn = 22, 30, 8, 32
+    x = dev(torch.randn(M, N, generator=g).to(dt))
+    y = poison(dev(torch.empty(M, N, dtype=dt)))
+    mod.run(x, y, tm, tn)
+    exp = torch.zeros((M + tm - 1) // tm * tm, tn, dtype=torch.float64)
+    exp[:M, :N] = x.cpu().double()
+    for b in range(exp.shape[0] // tm):
+        blk = exp[b * tm:(b + 1) * tm]
+        c = (b % 4) * 8
+        blk[2:4, c:c + 8] = 99.0 + b
+        blk[3, 2] = -1.5
+        blk[0:2, 6:8] = torch.tensor([[1.0, 2.0], [3.5, float(b)]], dtype=torch.float64)
+    assert_close(y, exp[:M, :N].to(dt), msg=f"insert {dt} seed={seed}")
+
+
+ASTILE = HEADER + """
+@ct.kernel
+def k(Z, A: ConstInt):
+    bm = ct.bid(0)
+    t = ct.astile((bm, 1, A, 3, -4, 5, bm * 2, 7), dtype=ct.int32)
+    u = ct.astile(((1.9, -2.9), (bm, 0)), dtype=ct.int16).astype(ct.int32)
+    ct.store(Z, (bm, 0), ct.reshape(t, (1, 8)) + ct.reshape(ct.broadcast_to(ct.reshape(u, (1, 4)), (2, 4)), (1, 8)))
+
+def run(z, a):
+    ct.launch(None, (z.shape[0],), k, (z, a))
+"""
+
+
+def test_astile_integer_tuples(tmp_path):
+    mod = convert_and_load(ASTILE, tmp_path, "astile")
+    z = poison(dev(torch.empty(3, 8, dtype=I32)))
+    mod.run(z, 11)
+    exp = torch.tensor([[b, 1, 11, 3, -4, 5, 2 * b, 7] for b in range(3)], dtype=torch.int32)
+    u = lambda b: [1, -2, b, 0]  # float -> int16 truncates toward zero (astype)
+    exp += torch.tensor([u(b) * 2 for b in range(3)], dtype=torch.int32)
+    assert torch.equal(z.cpu(), exp), (z, exp)
+
+
+@pytest.mark.parametrize("expr,message", [
+    ("ct.insert(x, (0, 0), ct.full((2, 8), 1, dtype=ct.int32))", "cannot insert a tile of dtype int32 into a tile of dtype float32"),
+    ("ct.insert(x, (0,), ct.full((2, 8), 1.0, dtype=ct.float32))", "one entry per tile axis"),
+    ("ct.insert(x, (0, 9), ct.full((2, 8), 1.0, dtype=ct.float32))", "out of range"),
+    ("ct.astile(((1, 2), (3,)), dtype=ct.int32)", "same length and nesting"),
+    ("ct.astile((1, 2, 3), dtype=ct.int32)", "power of two"),
+    ("ct.astile(((1, 2), 3), dtype=ct.int32)", "same length and nesting"),
+])
+def test_insert_astile_diagnostics(expr, message):
+    src = HEADER + f"""
+@ct.kernel
+def k(X, Y):
+    x = ct.load(X, (0, 0), (8, 32)).astype(ct.float32)
+    y = {expr}
+    ct.store(Y, (0, 0), x)
+"""
+    with pytest.raises(ConversionFailed, match=message):
+        convert(src)
+
+
+LAMBDA_ARG = HEADER + """
+def row_reduce(t, f):
+    return ct.reduce(t, 1, f, 0)
+
+
+@ct.kernel
+def k(X, Z, TM: ConstInt, TN: ConstInt):
+    bm = ct.bid(0)
+    x = ct.load(X, index=(bm, 0), shape=(TM, TN), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(Z, index=(bm, 0), tile=ct.reshape(row_reduce(x, lambda a, b: a + b), (TM, 1)))
+    ct.store(Z, index=(bm, 1), tile=ct.reshape(row_reduce(x, lambda a, b: ct.maximum(a, b)), (TM, 1)))
+
+def run(x, z, tm, tn):
+    ct.launch(None, (ct.cdiv(x.shape[0], tm),), k, (x, z, tm, tn))
+"""
+
+
+def test_lambdas_passed_to_a_helper_stay_distinct(tmp_path):
+    """Two lambdas given to the same helper specialize it twice (not one lambda for both)."""
+    mod = convert_and_load(LAMBDA_ARG, tmp_path, "lambda_arg")
+    seed, g = _gen()
+    x = dev(torch.rand(M3, N3, generator=g) + 0.1)  # positive: the zero padding does not change the max
+    z = poison(dev(torch.empty(M3, 2)))
+    mod.run(x, z, TM3, TN3)
+    exp = torch.stack([x.cpu().double().sum(1), x.cpu().double().amax(1)], 1).float()
+    assert_close(z, exp, relaxed=True, msg=f"seed={seed}")
+
+
+def test_capture_from_another_function_is_diagnosed():
+    src = LAMBDA_ARG.replace("lambda a, b: a + b", "lambda a, b: a + b * bm")
+    with pytest.raises(ConversionFailed, match="captures 'bm' of the function that defines it"):
+        convert(src)
