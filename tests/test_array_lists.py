@@ -290,6 +290,44 @@ def k(OUT, MODE: ConstInt):
         convert(src, "bad_rank.py")
 
 
+# An array used only in a branch a Constant removes (TileGym liger dyt.py:
+# db_partial is (NUM_SMS, N) when HAVE_BETA, else a 1-element dummy).
+
+OPTIONAL_2D = HEAD + """
+@ct.kernel
+def scale(X, Y, PART, TILE: ConstInt, HAVE_PART: ConstInt):
+    r = ct.bid(0)
+    x = ct.load(X, index=(r,), shape=(TILE,), padding_mode=ZERO)
+    ct.store(Y, index=(r,), tile=x * 3.0)
+    if HAVE_PART:
+        cols = ct.arange(TILE, dtype=ct.int32) + r * TILE
+        rows = ct.full((TILE,), 1, dtype=ct.int32)
+        ct.scatter(PART, (rows, cols), x)
+"""
+
+
+@pytest.mark.parametrize("have_part", [0, 1])
+def test_array_used_only_under_a_constant_branch_may_be_a_dummy(tmp_path, have_part):
+    code = convert(OPTIONAL_2D, "optional_2d.py")
+    assert "tl.static_assert(PART_NDIM == 2" in code
+    mod = load(code, tmp_path, "optional_2d")
+    seed, g = _gen()
+    n, TILE = 100, 32
+    x = dev(torch.randn(n, generator=g))
+    y = poison(dev(torch.empty(n)))
+    part = poison(dev(torch.empty(3, n))) if have_part else dev(torch.zeros(1))  # dummy, as dyt.py
+    mod.launch_scale((-(-n // TILE),), x, y, part, TILE, have_part)
+    assert_close(y, x * 3.0, msg=f"seed={seed}")
+    if have_part:
+        assert_close(part[1], x, msg=f"seed={seed}")
+    else:
+        assert part.tolist() == [0.0]
+    with pytest.raises(Exception, match="PART is used here as a 2-d array"):  # taken branch, wrong rank
+        mod.launch_scale((1,), x, y, dev(torch.zeros(1)), TILE, 1)
+    with pytest.raises(ValueError, match="at most 2 dimensions"):
+        mod.launch_scale((1,), x, y, dev(torch.zeros(1, 1, 1)), TILE, 0)
+
+
 # --------------------------------------------------------------------------
 # The real corpus kernels (opt-in)
 

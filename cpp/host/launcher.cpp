@@ -37,8 +37,12 @@ std::string tma_check_source(const lower::LoweredKernel& k, const std::string& f
 
 // An array used with several ranks (sema ParamKind::ranks): the kernel takes
 // the highest rank's shape/stride slots, padded with 1 / 0, and the actual
-// rank as a constexpr. Other ranks are rejected here, before compiling.
+// rank as a constexpr. Other ranks are rejected here, before compiling
+// (lower ones are let through when every use sits in a Constant branch).
 std::string multi_rank_check(const sema::ParamKind& p) {
+  if (p.lower_ranks_allowed)  // the kernel's static rank assertions check the branches taken
+    return "    if " + p.name + ".dim() > " + std::to_string(p.rank) + ":\n        raise ValueError(f\"" + p.name +
+           " must have at most " + std::to_string(p.rank) + " dimensions, got {" + p.name + ".dim()}\")\n";
   std::string rs;
   for (int r : p.ranks) rs += (rs.empty() ? "" : ", ") + std::to_string(r);
   return "    if " + p.name + ".dim() not in (" + rs + "):\n        raise ValueError(f\"" + p.name +

@@ -10,7 +10,11 @@ using syntax::Node;
 LVal Lowerer::array_use_view(LVal v, const Node* use) {
   const ArrayVal& a = *v.array;
   auto it = a.use_ranks ? a.use_ranks->find(use) : decltype(a.use_ranks->end()){};
-  if (!a.use_ranks || it == a.use_ranks->end()) {
+  bool shows_rank = a.use_ranks && it != a.use_ranks->end();
+  // One rank (every use in a Constant branch, sema ParamKind::lower_ranks_allowed):
+  // any use needs that rank.
+  int r = shows_rank ? it->second : a.ranks.size() == 1 ? a.ranks[0] : -1;
+  if (r == -1) {
     std::string rs;
     for (int r : a.ranks) rs += (rs.empty() ? "" : " and ") + std::to_string(r);
     unsupported(use, "array used with several ranks",
@@ -21,8 +25,7 @@ LVal Lowerer::array_use_view(LVal v, const Node* use) {
     return {};
   }
   v.node = use;
-  if (it->second < 0) return v;  // `.dtype`: the same for every rank
-  int r = it->second;
+  if (r < 0) return v;  // `.dtype`: the same for every rank
   // The use is valid only in specializations where the array has rank r:
   // cuTile rejects the others when compiling them, Triton does so here (a
   // static_assert in a branch a constexpr removes is never evaluated).

@@ -20,9 +20,11 @@ struct ArrayFacts {
   // Ranks of uses outside every `if` on a compile-time parameter: those hold
   // in every specialization, so two of them conflict.
   std::set<int> unconditional_ranks;
+  bool via_helper = false;      // also used inside a helper it is passed to
 
   void merge(const ArrayFacts& g) {
     use = use || g.use;
+    via_helper = via_helper || g.use;
     ranks.insert(g.ranks.begin(), g.ranks.end());
     // (a helper's unconditional uses may sit under a constexpr `if` at the
     // call: not merged; the lowering's static_assert still checks them)
@@ -415,6 +417,17 @@ std::vector<ParamKind> classify_kernel_params(const ModuleInfo& mi, const Kernel
           diags.error(a->lineno, a->col_offset,
                       "array parameter '" + p.name + "' is used with ranks (" + rank_list(f.arr.ranks) +
                           ") but its shape is indexed at position " + std::to_string(f.arr.min_rank - 1));
+      } else if (f.arr.ranks.size() == 1 && f.arr.unconditional_ranks.empty() && f.arr.min_rank == 0 &&
+                 !f.arr.via_helper && ov == rank_overrides.end()) {
+        // Every use that shows the rank sits in a branch a Constant removes
+        // (TileGym dyt.py: db_partial is (NUM_SMS, N) when HAVE_BETA, else a
+        // 1-element dummy). cuTile never type-checks a removed branch, so such
+        // a call may pass any rank; the uses get the static rank assertions
+        // of the several-ranks case, and the launcher pads lower ranks.
+        p.ranks.assign(f.arr.ranks.begin(), f.arr.ranks.end());
+        p.rank = p.ranks.back();
+        p.use_ranks = f.arr.use_rank;
+        p.lower_ranks_allowed = true;
       } else {
         p.rank = rank_of(f.arr, "array parameter '" + p.name + "'");
       }

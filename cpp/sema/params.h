@@ -33,6 +33,11 @@ struct ParamKind {
   // With `ranks`: the Name node of each use whose rank is visible (a ct.load /
   // ct.store / ... array argument) -> that rank; -2 for `.dtype` (any rank).
   std::map<const Node*, int> use_ranks;
+  // With `ranks`: every use that shows a rank sits in a branch a Constant
+  // removes, so a specialization may pass an array of any lower rank (a
+  // dummy, as TileGym's dyt.py does when HAVE_BETA is false); the launcher
+  // then pads the slots instead of rejecting the rank.
+  bool lower_ranks_allowed = false;
   const Node* annotation = nullptr;
   const Node* arg_node = nullptr;  // the `arg` node (for positions)
   const Node* default_value = nullptr;
