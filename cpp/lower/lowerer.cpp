@@ -751,7 +751,9 @@ void Lowerer::unify_branch_arrays(std::map<std::string, LVal>& a, std::map<std::
     }
     body.insert(at, std::move(s));
   };
-  for (auto& [k, va] : a) {
+  for (auto& entry : a) {
+    const std::string& k = entry.first;  // (a structured binding cannot be captured by clang 14)
+    LVal& va = entry.second;
     auto it = b.find(k);
     if (it == b.end()) continue;
     LVal& vb = it->second;
