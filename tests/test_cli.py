@@ -146,3 +146,42 @@ def test_decimal_literal_over_4300_digits_is_rejected_like_cpython(tmp_path):
     assert rc == 1 and "Exceeds the limit (4300 digits)" in err
     f.write_text("x = " + "1" * 4300 + "\n")
     assert run("parse", str(f))[0] == 0
+
+
+DTYPE_ONLY = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(X, Y, TILE: ct.Constant[int]):
+    i = ct.bid(0)
+    t = ct.load(X, index=(i,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(Y, index=(i,), tile=t)
+"""
+
+
+def test_int64_indexing_and_array_rank_options(tmp_path):
+    # The converter options reach convert_source from the API and the command
+    # line, --stdout included (it printed a second, option-less conversion).
+    import cutile2triton
+
+    plain = cutile2triton.convert_source(DTYPE_ONLY, "k.py")
+    wide = cutile2triton.convert_source(DTYPE_ONLY, "k.py", int64_indexing=True)
+    assert plain.ok and wide.ok
+    assert "tl.int64" not in plain.code and "t_offs = tl.cast(i, tl.int64) * TILE" in wide.code
+    f = tmp_path / "k.py"
+    f.write_text(DTYPE_ONLY)
+    rc, out, err = run("convert", "--stdout", "--int64-indexing", str(f))
+    assert rc == 0 and out == cutile2triton.convert_source(DTYPE_ONLY, str(f), int64_indexing=True).code, err
+    # array_ranks: an explicit rank for a parameter whose uses do not show one.
+    src = DTYPE_ONLY.replace("ct.store(Y, index=(i,), tile=t)", "ct.store(Y, index=(i,), tile=t)\n    h(Z)") \
+        .replace("def k(X, Y,", "def k(X, Y, Z,").replace("@ct.kernel", "def h(A):\n    return A.dtype\n\n@ct.kernel")
+    ranked = cutile2triton.convert_source(src, "k.py", array_ranks={"k.Z": 3})
+    assert ranked.ok, ranked.rendered
+    assert "Z_shape_2" in ranked.code and "Z_stride_2" in ranked.code
+    (tmp_path / "k2.py").write_text(src)
+    rc, out, err = run("convert", "--stdout", "--array-rank", "k.Z=3", str(tmp_path / "k2.py"))
+    assert rc == 0 and out == cutile2triton.convert_source(src, str(tmp_path / "k2.py"), array_ranks={"k.Z": 3}).code, err
+    rc, out, err = run("convert", "--stdout", "--array-rank", "Z3", str(tmp_path / "k2.py"))
+    assert rc == 2 and "expected [KERNEL.]PARAM=N" in err
+    with pytest.raises(ValueError, match="array_ranks"):
+        cutile2triton.convert_source(src, "k.py", array_ranks={"k.Z": -1})

@@ -3,6 +3,7 @@
 // content) and return plain Python values; they release the GIL while the
 // C++ core runs so that callers may convert files on several threads.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/map.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
 #include <nanobind/stl/tuple.h>
@@ -76,12 +77,16 @@ int parse_many(nb::list sources) {
 using DiagTuple = std::tuple<std::string, int, int, std::string>;  // severity, line, 1-based char col, message
 
 // (ok, code, [(severity, line, col, message)], rendered diagnostics, is_cutile)
-std::tuple<bool, std::string, std::vector<DiagTuple>, std::string, bool> convert(nb::bytes source, std::string filename) {
+std::tuple<bool, std::string, std::vector<DiagTuple>, std::string, bool> convert(
+    nb::bytes source, std::string filename, bool int64_indexing, std::map<std::string, int> array_ranks) {
   std::string raw(as_view(source));
+  ConvertOptions opts;
+  opts.int64_indexing = int64_indexing;
+  opts.array_ranks = std::move(array_ranks);
   ConvertResult r;
   {
     nb::gil_scoped_release release;
-    r = convert_source(raw, filename);
+    r = convert_source(raw, filename, opts);
   }
   std::vector<DiagTuple> diags;
   for (const Diagnostic& d : r.diags.items) {
@@ -91,10 +96,13 @@ std::tuple<bool, std::string, std::vector<DiagTuple>, std::string, bool> convert
   return {r.ok, r.code, diags, r.rendered, r.is_cutile};
 }
 
-std::string analyze(nb::bytes source, std::string filename) {
+std::string analyze(nb::bytes source, std::string filename, bool int64_indexing, std::map<std::string, int> array_ranks) {
   std::string raw(as_view(source));
+  ConvertOptions opts;
+  opts.int64_indexing = int64_indexing;
+  opts.array_ranks = std::move(array_ranks);
   nb::gil_scoped_release release;
-  return analyze_source(raw, filename);
+  return analyze_source(raw, filename, opts);
 }
 
 }  // namespace
@@ -108,9 +116,11 @@ NB_MODULE(_core, m) {
         "Parse `source` (bytes) only: (ok, diagnostics text).");
   m.def("roundtrip", &roundtrip, nb::arg("source"), nb::arg("filename"),
         "Parse and reprint losslessly: (ok, text bytes, span problems, diagnostics).");
-  m.def("convert_source", &convert, nb::arg("source"), nb::arg("filename"),
+  m.def("convert_source", &convert, nb::arg("source"), nb::arg("filename"), nb::arg("int64_indexing") = false,
+        nb::arg("array_ranks") = std::map<std::string, int>{},
         "Convert a cuTile module: (ok, code, [(severity, line, col, message)], rendered, is_cutile).");
-  m.def("analyze_source", &analyze, nb::arg("source"), nb::arg("filename"),
+  m.def("analyze_source", &analyze, nb::arg("source"), nb::arg("filename"), nb::arg("int64_indexing") = false,
+        nb::arg("array_ranks") = std::map<std::string, int>{},
         "Pre-flight analysis report of a cuTile module as JSON text.");
   m.def("version", []() { return std::string(kVersion); }, "Version of the C++ core.");
   m.def("parse_many", &parse_many, nb::arg("sources"), "Parse a list of bytes; return how many were rejected.");

@@ -12,7 +12,7 @@ Diagnostics are rendered in compiler form::
 from __future__ import annotations
 
 import sys
-from typing import List, Optional, Union
+from typing import Dict, List, Mapping, Optional, Union
 
 from . import _core
 
@@ -132,7 +132,8 @@ class ConversionResult:
         return f"ConversionResult(ok={self.ok}, {len(self.code)} chars, {len(self.diagnostics)} diagnostics)"
 
 
-def convert_source(source: Source, filename: str = "<unknown>") -> ConversionResult:
+def convert_source(source: Source, filename: str = "<unknown>", *, int64_indexing: bool = False,
+                   array_ranks: Optional[Mapping[str, int]] = None) -> ConversionResult:
     """Convert one cuTile module to a Triton module.
 
     Args:
@@ -140,22 +141,42 @@ def convert_source(source: Source, filename: str = "<unknown>") -> ConversionRes
         filename: the file's path, used in diagnostics and in the generated header; when it
             names an existing file, tile helpers that the module imports relatively
             (``from .gelu import gelu_ct``) are read from its folder and converted here.
+        int64_indexing: compute every array's memory offsets in int64, as cuTile does only
+            for ``ct.IndexedWithInt64`` arrays (cuTile's default index type is int32, and its
+            launch refuses extents of 2**31 or more); needed for arrays with more than 2**31
+            elements that the kernel does not annotate.
+        array_ranks: ranks of array parameters whose uses do not show them, as
+            ``{"kernel.param": rank}`` (or ``{"param": rank}`` for every kernel); the
+            diagnostic for such a parameter names this option.
 
     Returns:
         A :class:`ConversionResult`; unsupported constructs give ``ok=False``
         with error diagnostics naming the construct and location. Never raises
         for bad input.
     """
-    ok, code, diags, rendered, is_cutile = _core.convert_source(_as_bytes(source), filename)
+    ok, code, diags, rendered, is_cutile = _core.convert_source(_as_bytes(source), filename, int64_indexing,
+                                                                _ranks(array_ranks))
     return ConversionResult(ok, code, [Diagnostic(*d) for d in diags], rendered, is_cutile)
 
 
-def analyze_source(source: Source, filename: str = "<unknown>") -> dict:
+def analyze_source(source: Source, filename: str = "<unknown>", *, int64_indexing: bool = False,
+                   array_ranks: Optional[Mapping[str, int]] = None) -> dict:
     """The pre-flight report (workflow phase c2t-1) of one module, as a dict:
     kernels with their parameters, 1D vs 2D+ loads/stores, gathers/scatters,
     TMA candidates, layout flags, split-dimension patterns, autotune use,
     helpers, and unsupported constructs with locations (``diagnostics``).
-    Never raises for bad input (syntax errors appear under ``diagnostics``)."""
+    Options as for :func:`convert_source`. Never raises for bad input (syntax
+    errors appear under ``diagnostics``)."""
     import json
 
-    return json.loads(_core.analyze_source(_as_bytes(source), filename))
+    return json.loads(_core.analyze_source(_as_bytes(source), filename, int64_indexing, _ranks(array_ranks)))
+
+
+def _ranks(array_ranks: Optional[Mapping[str, int]]) -> Dict[str, int]:
+    """Checks the array_ranks option: names to positive ranks. Raises ValueError."""
+    out: Dict[str, int] = {}
+    for name, rank in (array_ranks or {}).items():
+        if not isinstance(name, str) or not name or isinstance(rank, bool) or not isinstance(rank, int) or rank < 0:
+            raise ValueError(f"array_ranks: expected 'kernel.param' or 'param' -> rank >= 0, got {name!r}: {rank!r}")
+        out[name] = rank
+    return out

@@ -47,6 +47,24 @@ def _cmd_parse(args: argparse.Namespace) -> int:
     return rc
 
 
+def _add_compile_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--int64-indexing", action="store_true",
+                   help="compute all array offsets in int64 (arrays with 2**31 or more elements; cuTile does this "
+                        "only for ct.IndexedWithInt64 arrays)")
+    p.add_argument("--array-rank", action="append", default=[], metavar="[KERNEL.]PARAM=N",
+                   help="rank of an array parameter whose uses do not show it (repeatable)")
+
+
+def _compile_options(args: argparse.Namespace) -> dict:
+    ranks = {}
+    for item in args.array_rank:
+        name, sep, rank = item.rpartition("=")
+        if not sep or not name or not rank.isdigit():
+            raise UsageError(f"--array-rank {item}: expected [KERNEL.]PARAM=N")
+        ranks[name] = int(rank)
+    return {"int64_indexing": args.int64_indexing, "array_ranks": ranks}
+
+
 def _cmd_convert(args: argparse.Namespace) -> int:
     import json
 
@@ -56,7 +74,8 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     progress = Progress(enabled=not args.json and not args.stdout and _many(args.paths))
     try:
         reports = convert_path(args.paths, out=args.output, out_dir=args.out_dir, check=args.check,
-                               diff=args.diff, force=args.force, write=write, on_file=progress.advance)
+                               diff=args.diff, force=args.force, write=write, on_file=progress.advance,
+                               **_compile_options(args))
     finally:
         progress.close()
     rc = EXIT_OK
@@ -73,11 +92,9 @@ def _cmd_convert(args: argparse.Namespace) -> int:
                 sys.stdout.write(r.diff)
             rc = EXIT_DIAGNOSTICS if args.check else rc
     if args.stdout:
-        from .api import convert_source
-
         for r in reports:
             if r.status == CONVERTED:
-                sys.stdout.write(convert_source(open(r.source, "rb").read(), r.source).code)
+                sys.stdout.write(r.code)
     if args.json:
         print(json.dumps({"files": [r.as_dict() for r in reports]}, indent=2))
     elif not args.stdout and not args.diff:
@@ -98,7 +115,7 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
         except OSError as e:
             print(f"{path}: error: cannot read file: {e.strerror}", file=sys.stderr)
             return EXIT_USAGE
-        results.append(api.analyze_source(data, str(path)))
+        results.append(api.analyze_source(data, str(path), **_compile_options(args)))
     if args.json:
         print(json.dumps({"files": results}, indent=2))
     else:
@@ -141,11 +158,13 @@ def build_parser() -> argparse.ArgumentParser:
     pc.add_argument("--diff", action="store_true", help="write nothing; print a unified diff of what would change")
     pc.add_argument("--force", action="store_true", help="overwrite existing output files")
     pc.add_argument("--json", action="store_true", help="print a machine-readable report of every file and diagnostic")
+    _add_compile_options(pc)
     pc.set_defaults(func=_cmd_convert)
 
     pa = sub.add_parser("analyze", help="pre-flight report: kernels, loads/stores, TMA candidates, unsupported constructs")
     pa.add_argument("paths", nargs="+", metavar="PATH")
     pa.add_argument("--json", action="store_true", help="machine-readable output")
+    _add_compile_options(pa)
     pa.set_defaults(func=_cmd_analyze)
     return p
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 import pathlib
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, List, Optional
+from typing import Callable, Iterable, List, Mapping, Optional
 
 from .api import ConversionResult, convert_source
 from .paths import atomic_write, iter_sources, mirror_path
@@ -34,6 +34,7 @@ class FileReport:
     diagnostics: List[dict] = field(default_factory=list)
     rendered: str = ""
     diff: str = ""
+    code: str = ""  # the converted module, kept when it was not written (write=False)
 
     def as_dict(self) -> dict:
         d = {"source": self.source, "output": self.output, "status": self.status, "diagnostics": self.diagnostics}
@@ -78,10 +79,13 @@ def convert_path(
     force: bool = False,
     write: bool = True,
     on_file: Optional[Callable[[FileReport], None]] = None,
+    int64_indexing: bool = False,
+    array_ranks: Optional[Mapping[str, int]] = None,
 ) -> List[FileReport]:
     """Convert files and folders (folders: every ``*.py`` under them that uses
     cuda.tile). Writes each result atomically to its destination (see
     :func:`output_for`) unless ``check``/``diff``/``write=False``.
+    ``int64_indexing`` and ``array_ranks`` are passed to :func:`convert_source`.
 
     Returns one FileReport per input file. Raises UsageError for bad
     options (``out`` with several inputs) or missing paths.
@@ -108,20 +112,21 @@ def convert_path(
             seen[dest] = src
     reports = []
     for src, root in sources:
-        rep = _convert_one(src, root, out, out_dir, check, diff, force, write)
+        rep = _convert_one(src, root, out, out_dir, check, diff, force, write,
+                           {"int64_indexing": int64_indexing, "array_ranks": array_ranks})
         reports.append(rep)
         if on_file:
             on_file(rep)
     return reports
 
 
-def _convert_one(src, root, out, out_dir, check, diff, force, write) -> FileReport:
+def _convert_one(src, root, out, out_dir, check, diff, force, write, options) -> FileReport:
     try:
         data = src.read_bytes()
     except OSError as e:
         msg = f"{src}: error: cannot read file: {e.strerror}"
         return FileReport(str(src), None, FAILED, [{"severity": "error", "line": 0, "col": 0, "message": msg}], msg + "\n")
-    result: ConversionResult = convert_source(data, str(src))
+    result: ConversionResult = convert_source(data, str(src), **options)
     # A module without cuda.tile is skipped, except inside a `cutile` package
     # folder: its mirror needs it too (package __init__, host utilities), with
     # registration and import paths rewritten (result.code).
@@ -132,7 +137,7 @@ def _convert_one(src, root, out, out_dir, check, diff, force, write) -> FileRepo
     if not result.ok:
         return FileReport(str(src), str(dest) if dest else None, FAILED, diags, result.rendered)
     if dest is None:
-        return FileReport(str(src), None, CONVERTED, diags, result.rendered)
+        return FileReport(str(src), None, CONVERTED, diags, result.rendered, code=result.code)
     old = dest.read_text(encoding="utf-8") if dest.exists() else None
     if old == result.code:
         return FileReport(str(src), str(dest), UNCHANGED, diags, result.rendered)
