@@ -185,3 +185,23 @@ def test_int64_indexing_and_array_rank_options(tmp_path):
     assert rc == 2 and "expected [KERNEL.]PARAM=N" in err
     with pytest.raises(ValueError, match="array_ranks"):
         cutile2triton.convert_source(src, "k.py", array_ranks={"k.Z": -1})
+
+
+def test_an_error_in_an_assignment_is_reported_once():
+    # Later uses of a name whose assignment failed add no "is not defined" errors.
+    import cutile2triton
+
+    src = """
+import cuda.tile as ct
+
+@ct.kernel
+def k(X, TILE: ct.Constant[int]):
+    t = ct.load(X, (0,), (TILE,), padding_mode=ct.PaddingMode.ONE)
+    u = t * 2
+    ct.store(X, (0,), u + t)
+"""
+    r = cutile2triton.convert_source(src, "k.py")
+    assert not r.ok and r.code == ""
+    errors = [d for d in r.diagnostics if d.severity == "error"]
+    assert len(errors) == 1, r.rendered
+    assert errors[0].line == 6 and "padding_mode" in errors[0].message

@@ -170,6 +170,10 @@ LVal Lowerer::eval_name(const Node* e) {
     error(e, "module global '" + id + "' is assigned more than once, so its value is not a compile-time constant");
     return {};
   }
+  if (undiagnosed_names_.count(id)) {  // its assignment's error was reported
+    failed_ = true;
+    return {};
+  }
   error(e, "name '" + id + "' is not defined in tile code (not a local, parameter, module constant or function)");
   return {};
 }

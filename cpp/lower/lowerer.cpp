@@ -688,7 +688,17 @@ void Lowerer::lower_assign(const Node* s) {
   LVal v = eval(value);
   rhs_ = nullptr;
   hint_.clear();
-  if (!v.ok()) return;
+  if (!v.ok()) {
+    // The value's error is reported; later uses of the names it would have
+    // bound must not add "name is not defined" errors of their own.
+    if (failed_)
+      for (auto* t : targets)
+        sema::walk(t, [&](const Node* n) {
+          if (n->is("Name")) undiagnosed_names_.insert(std::string(n->str("id")));
+          return true;
+        });
+    return;
+  }
   if (v.info.kind == VKind::None && v.expr && v.expr->kind == TExpr::Kind::Call) emit(TStmt::expr(v.expr));
   for (auto* t : targets) assign_target(t, v, s);
 }

@@ -205,6 +205,9 @@ class Lowerer {
   std::set<std::string> scalar_params_;
   std::vector<LVal> returns_;
   int loop_depth_ = 0;
+  // Names whose assignment failed with a reported error: their uses are not
+  // diagnosed again (lower_assign, eval_name).
+  std::set<std::string> undiagnosed_names_;
   std::vector<std::string> break_flags_;  // per enclosing loop: its break flag ("" = no break)
   std::string hint_;
   const syntax::Node* rhs_ = nullptr;
