@@ -33,8 +33,14 @@ AccessPlan plan_tile_access(const ArrayVal& array, const sema::Shape& tile_shape
   return p;
 }
 
-TExprPtr padding_value(const std::string& mode) {
-  if (mode == "ZERO") return lit_int(0);
+TExprPtr zero_padding(const sema::DType& elem) {
+  const sema::DTypeDesc* d = elem.desc();
+  if (d && (sema::is_int(d) || d->category == sema::DTypeCategory::Bool)) return lit_int(0);
+  return lit("0.0");
+}
+
+TExprPtr padding_value(const std::string& mode, const sema::DType& elem) {
+  if (mode == "ZERO") return zero_padding(elem);
   if (mode == "NEG_ZERO") return lit("-0.0");
   if (mode == "NAN") return lit("float('nan')");
   if (mode == "POS_INF") return lit("float('inf')");

@@ -55,6 +55,14 @@ TilePointers emit_tile_pointers(Lowerer& L, const ArrayVal& array, const std::ve
                                 const AccessPlan& plan, const std::string& hint);
 
 /// The Triton `other=` value of a padding mode (nullptr for UNDETERMINED).
-TExprPtr padding_value(const std::string& mode);
+/// `elem` is the array's element dtype: ZERO pads with `zero_padding(elem)`.
+TExprPtr padding_value(const std::string& mode, const sema::DType& elem);
+
+/// The `other=` of a masked tl.load that pads with zero: `0` for a known
+/// integer or bool array, `0.0` for any other (float, fp8, dtype only Triton
+/// knows). tl.load casts `other` to the element type, and Triton's cast has no
+/// integer -> fp8 rule (semantic.cast: "cannot cast int32 to fp8e4nv" on
+/// sm_90), while float 0.0 converts exactly to every numeric dtype.
+TExprPtr zero_padding(const sema::DType& elem);
 
 }  // namespace c2t::lower

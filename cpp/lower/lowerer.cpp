@@ -488,6 +488,16 @@ std::vector<const Node*> concat(std::vector<const Node*> a, const std::vector<co
   return a;
 }
 
+// True if every path through `stmts` ends in `return` (a trailing Return, or a
+// trailing if/else whose branches both always return).
+bool always_returns(const std::vector<const Node*>& stmts) {
+  if (stmts.empty()) return false;
+  const Node* last = stmts.back();
+  if (last->is("Return")) return true;
+  if (last->is("If")) return always_returns(nodes_of(last, "body")) && always_returns(nodes_of(last, "orelse"));
+  return false;
+}
+
 }  // namespace
 
 void Lowerer::lower_block(const std::vector<const Node*>& stmts) {
@@ -848,6 +858,22 @@ void Lowerer::lower_if(const Node* s, const std::vector<const Node*>& rest, bool
     body = concat(body, rest);
     orelse = concat(orelse, rest);
     consumed_rest = true;
+  }
+  // `if c: ...; return` followed by more statements: the rest runs only on the
+  // path that does not return, so it moves into that branch. cuTile never
+  // types code after a return taken on a compile-time condition, but Triton
+  // keeps visiting it (code_generator visit_If inlines a constexpr branch,
+  // visit_compound_statement stops only at a Return of the same block) with
+  // the returning branch's names still bound: a name re-typed there made the
+  // dead code fail ("Loop-carried variable S_tile has initial type fp16 but is
+  // re-assigned to fp32", liger fused_add_rms_norm's `if num_chunks == 1:`).
+  if (loop_depth_ == 0 && !consumed_rest && !rest.empty()) {
+    bool body_returns = always_returns(body), orelse_returns = always_returns(orelse);
+    if (body_returns != orelse_returns) {
+      auto& live = body_returns ? orelse : body;
+      live = concat(live, rest);
+      consumed_rest = true;
+    }
   }
   LVal cond = eval(s->child("test"));
   if (!cond.ok()) return;

@@ -122,8 +122,8 @@ LVal load_advanced_indexing(OpCall& c) {
     mask = mask ? binop("&", mask, m) : m;
   }
   mask = c.L.bind(hint + "_mask", mask);
-  TExprPtr other = padding_value(padding);
-  auto e = tl_call("load", {ptrs}, {{"mask", mask}, {"other", other ? other : lit_int(0)}});
+  TExprPtr other = padding_value(padding, arr.dtype);
+  auto e = tl_call("load", {ptrs}, {{"mask", mask}, {"other", other ? other : zero_padding(arr.dtype)}});
   return ops::make_value(e, shape, arr.dtype);
 }
 

@@ -7,6 +7,7 @@
 // (TileGym moe.py:122-133). Out-of-bounds gathers read `padding_value`.
 #include "lower/op_registry.h"
 #include "lower/ops_common.h"
+#include "lower/access_plan.h"
 #include "lower/ops_element.h"
 
 namespace c2t::lower {
@@ -143,7 +144,7 @@ LVal gather(OpCall& c) {
   std::vector<std::pair<std::string, TExprPtr>> kw;
   if (mask) {
     kw.push_back({"mask", mask});
-    TExprPtr other = lit_int(0);
+    TExprPtr other = zero_padding(ea->array->dtype);
     if (c.has("padding_value")) {
       LVal& p = c.arg("padding_value");
       if (!ops::is_number_like(p)) {
@@ -151,6 +152,15 @@ LVal gather(OpCall& c) {
         return {};
       }
       other = p.expr;
+      // An integer constant padding a float array (fp8 included): tl.load casts
+      // `other` to the element type and Triton cannot cast int -> fp8; the same
+      // value as a float literal is exact up to 2^24 (fp32).
+      const sema::DTypeDesc* d = ea->array->dtype.desc();
+      bool int_array = d && (sema::is_int(d) || d->category == sema::DTypeCategory::Bool);
+      if (!int_array && p.info.kind == sema::VKind::Constexpr && p.info.cval &&
+          p.info.cval->kind == sema::ConstValue::Kind::Int && p.info.cval->i >= -(1LL << 24) &&
+          p.info.cval->i <= (1LL << 24))
+        other = lit(std::to_string(p.info.cval->i) + ".0");
     }
     kw.push_back({"other", user ? other : when_checked(*bc, other, nullptr)});
   }

@@ -158,8 +158,8 @@ LVal load(OpCall& c) {
   if (tp.mask) {
     kw.push_back({"mask", when_checked(*bc, tp.mask, nullptr)});
     // UNDETERMINED allows any value; zero keeps results reproducible.
-    TExprPtr other = padding_value(padding);
-    kw.push_back({"other", when_checked(*bc, other ? other : lit_int(0), nullptr)});
+    TExprPtr other = padding_value(padding, arr.dtype);
+    kw.push_back({"other", when_checked(*bc, other ? other : zero_padding(arr.dtype), nullptr)});
   }
   TExprPtr e = tl_call("load", {tp.ptrs}, kw);
   // Both paths pad with zero (UNDETERMINED/ZERO) or NaN (NAN): see tma.cpp.

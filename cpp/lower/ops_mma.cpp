@@ -37,6 +37,28 @@ TExprPtr precision(const sema::DType& dt) {
 
 bool small_k(const sema::Dim& k) { return k.value && *k.value < 16; }
 
+// True unless `dt` is certainly not fp8 (a dtype only Triton knows may be).
+bool may_be_fp8(const sema::DType& dt) {
+  switch (dt.kind) {
+    case sema::DType::Kind::Concrete: return dt.name == "float8_e4m3fn" || dt.name == "float8_e5m2";
+    case sema::DType::Kind::Select: return may_be_fp8(*dt.then_) || may_be_fp8(*dt.else_);
+    default: return true;
+  }
+}
+
+// max_num_imprecise_acc for an fp8 dot over K: cuTile's ct.mma accumulates fp8
+// products in full precision unless use_fast_acc=True (cutile_api.md, ct.mma).
+// Triton on sm_90 defaults to 2^30 (CUDABackend.parse_options): the whole K
+// loop stays in the tensor cores' reduced-precision fp8 accumulator, and
+// TileGym's gemm_alpha_beta fp8 (K=4096) came out 7% low on an H200. 32 adds
+// each fp8 wgmma's (K=32) partial sum to the fp32 accumulator, the finest
+// flush Triton offers on wgmma (0 up-casts to fp16 MMA); Triton requires <= K.
+TExprPtr imprecise_acc_limit(Lowerer& L, LVal& x, const sema::Dim& K, size_t r) {
+  if (K.value) return lit_int(*K.value >= 32 ? 32 : *K.value);
+  TExprPtr k = L.dim_expr(x, r - 1);
+  return ifexp(compare(">=", k, lit_int(32)), lit_int(32), k);
+}
+
 // Makes 2-D x 3-D operands batch-compatible for tl.dot (equal ranks).
 bool match_ranks(Lowerer& L, LVal& x, LVal& y, const syntax::Node* at) {
   for (LVal* v : {&x, &y})
@@ -59,7 +81,8 @@ bool match_ranks(Lowerer& L, LVal& x, LVal& y, const syntax::Node* at) {
   return true;
 }
 
-LVal dot(Lowerer& L, LVal x, LVal y, LVal* acc, const sema::DType& acc_dt, const syntax::Node* at) {
+LVal dot(Lowerer& L, LVal x, LVal y, LVal* acc, const sema::DType& acc_dt, const syntax::Node* at,
+         bool fast_acc = false) {
   for (LVal* v : {&x, &y})
     if (v->info.shape.unknown_rank) v->info.shape = sema::Shape(2, sema::Dim{});
   if (x.info.kind != sema::VKind::Tile || y.info.kind != sema::VKind::Tile || x.info.shape.size() < 2 ||
@@ -94,6 +117,8 @@ LVal dot(Lowerer& L, LVal x, LVal y, LVal* acc, const sema::DType& acc_dt, const
   std::vector<std::pair<std::string, TExprPtr>> kw;
   if (acc) args.push_back(acc->expr);
   if (auto p = precision(x.info.dtype)) kw.push_back({"input_precision", p});
+  if (!fast_acc && may_be_fp8(x.info.dtype) && may_be_fp8(y.info.dtype))
+    kw.push_back({"max_num_imprecise_acc", imprecise_acc_limit(L, x, K, r)});
   if (!acc_dt.is("float32")) {
     auto od = L.dtype_expr(acc_dt, acc);
     if (!od) {
@@ -159,15 +184,16 @@ void register_mma_ops(Registry& r) {
       c.L.error(c.at("acc"), "ct.mma needs an accumulator tile");
       return LVal{};
     }
+    // use_fast_acc=True (fp8): Triton's default sm_90 fp8 accumulation, which is the fast one.
+    bool fast_acc = false;
     if (c.has("use_fast_acc")) {
       LVal& f = c.arg("use_fast_acc");
-      if (f.info.cval && f.info.cval->kind == sema::ConstValue::Kind::Bool && f.info.cval->b)
-        c.L.warn(c.at("use_fast_acc"), "use_fast_acc=True is ignored (full-precision accumulation)");
+      fast_acc = f.info.cval && f.info.cval->kind == sema::ConstValue::Kind::Bool && f.info.cval->b;
     }
     sema::DType acc_dt = acc.info.dtype;
     if (acc_dt.kind == sema::DType::Kind::Dynamic && acc.expr) acc_dt = sema::DType::symbolic(source(attr(c.L.as_name(acc, "acc"), "dtype")));
-    return dot(c.L, x, y, &acc, acc_dt, c.node);
-  }, "tl.dot(x, y, acc, input_precision='ieee'|'tf32', out_dtype=acc.dtype)");
+    return dot(c.L, x, y, &acc, acc_dt, c.node, fast_acc);
+  }, "tl.dot(x, y, acc, input_precision='ieee'|'tf32', out_dtype=acc.dtype, max_num_imprecise_acc=32 for fp8)");
   r.add("matmul", "mma", "x, y", [](OpCall& c) { return ops::matmul(c.L, c.arg("x"), c.arg("y"), c.node); },
         "tl.dot(x, y, out_dtype=default acc) cast back to the input dtype");
 }
