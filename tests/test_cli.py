@@ -205,3 +205,27 @@ def k(X, TILE: ct.Constant[int]):
     errors = [d for d in r.diagnostics if d.severity == "error"]
     assert len(errors) == 1, r.rendered
     assert errors[0].line == 6 and "padding_mode" in errors[0].message
+
+
+@pytest.mark.parametrize("binding, name", [
+    ("def _c2t_tan(x):\n    return x\n", "_c2t_tan"),          # would replace the converter's ct.tan helper
+    ("def launch_k(a):\n    return a\n", "launch_k"),           # would replace kernel k's launcher
+    ("def run(x, triton=16):\n    return x\n", "triton"),       # would shadow the Triton module in host code
+    ("tl = 3\n", "tl"),
+])
+def test_names_the_generated_code_defines_are_reserved(binding, name):
+    import cutile2triton
+
+    src = "import cuda.tile as ct\n\n" + binding + """
+@ct.kernel
+def k(X, TILE: ct.Constant[int]):
+    t = ct.load(X, (0,), (TILE,))
+    ct.store(X, (0,), ct.tan(t))
+"""
+    r = cutile2triton.convert_source(src, "k.py")
+    assert not r.ok and r.code == ""
+    assert f"'{name}' cannot be converted" in r.rendered, r.rendered
+    assert r.diagnostics[0].line == src[: src.index(name)].count("\n") + 1
+    # Importing the real Triton modules under their usual names is fine.
+    ok = cutile2triton.convert_source("import triton\nimport triton.language as tl\n" + src.replace(binding, ""), "k.py")
+    assert ok.ok, ok.rendered

@@ -227,9 +227,6 @@ def _f16_quotients_rounding_to_integer(rng, count):
     return x * sign, y * sign
 
 
-@pytest.mark.xfail(strict=True, reason="float16 `//` is computed as floor(f32 quotient) then rounded to f16; "
-                   "cuTile rounds the quotient to f16 first (DivFOp f16, then FloorOp), so x/y just below an "
-                   "integer m gives m-1 instead of m (prelude _c2t_floordiv, cpp/lower/prelude.cpp)")
 def test_f16_floordiv_rounds_quotient_in_f16(tmp_path):
     mod = _load(FLOORDIV_MOD.format(neg="-2.5", lit="-7.25"), tmp_path, "ffd16_round")
     seed, _, rng = _gen()
@@ -678,11 +675,6 @@ def test_sum_of_comparison_is_int32_count(tmp_path):
     assert torch.equal(got, exp), f"seed={seed}\ngot={got}\nexpected={exp}"
 
 
-@pytest.mark.xfail(strict=True, reason="ct.sum of a bool tile loaded from a bool array is emitted as "
-                   "`tl.sum(a, axis=1).to(A_ptr.dtype.element_ty)`, i.e. the count is cast back to bool (0/1); "
-                   "cuTile sums bools as int32. cpp/lower/ops_reduce.cpp (reduce: `in_dt`/`src` from x.info.is_bool) "
-                   "casts to int32 only when sema knows the tile is bool, not for an array whose dtype is bool "
-                   "at launch")
 def test_sum_of_bool_array_tile_is_int32_count(tmp_path):
     seed, (got, exp), _, (tgot, texp) = _run_bool_sums(tmp_path, "bool_sum_arr")
     assert torch.equal(got, exp), f"axis=1 seed={seed}\ngot={got}\nexpected={exp}"
@@ -698,10 +690,6 @@ def k(A, C, TILE: ConstInt):
 """
 
 
-@pytest.mark.xfail(strict=True, reason="ct.cumsum of a bool tile loaded from a bool array is emitted as "
-                   "`tl.cumsum(a, axis=0).to(A_ptr.dtype.element_ty)` (running counts cast back to bool); cuTile "
-                   "scans bools as int32. Same cause as the ct.sum case (cpp/lower/ops_reduce.cpp, scan: "
-                   "x.info.is_bool)")
 def test_cumsum_of_bool_array_tile_is_int32(tmp_path):
     mod = _load(BOOL_CUMSUM, tmp_path, "bool_cumsum")
     seed, g, rng = _gen()
@@ -855,10 +843,6 @@ def test_minimum_maximum_ignore_nan(expr, tmp_path):
     torch.testing.assert_close(z, ref, rtol=0, atol=0, equal_nan=True, msg=lambda s: f"{expr} seed={seed}\n{s}")
 
 
-@pytest.mark.xfail(strict=True, reason="unary minus / ct.negative on floats is emitted as Triton `-x`, which "
-                   "Triton 3.6 lowers to `0 - x` (semantic.minus): -(+0.0) gives +0.0 and -(-0.0) gives +0.0; "
-                   "cuTile emits NegFOp (sign flip; _ir/arithmetic_ops.py:707). cpp/lower/ops_arith.cpp:313 "
-                   "(`negative`); e.g. `x * -1` would flip the sign of zeros")
 @pytest.mark.parametrize("expr", ["-y", "ct.negative(y)"])
 def test_negation_flips_sign_of_zero(expr, tmp_path):
     mod = _load(BINARY.format(expr=expr), tmp_path, "neg_zero")
@@ -905,7 +889,6 @@ def test_neg_zero_padding_is_negative_zero(tmp_path):
     _bits_equal(pad, ref, f"seed={seed}")
 
 
-@pytest.mark.xfail(strict=True, reason=NEG_ZERO_REASON)
 def test_where_with_neg_zero_literal(tmp_path):
     mod = _load(NEG_ZERO_LITERAL, tmp_path, "negzero_where")
     seed, g, rng = _gen()

@@ -1,5 +1,7 @@
 #include "driver/convert.h"
 
+#include <set>
+
 #include "driver/splice.h"
 #include "host/host_rewrite.h"
 #include "lower/module_lowering.h"
@@ -45,6 +47,46 @@ bool check_nesting(const syntax::Node* module, Diagnostics& diags) {
   }
   return true;
 }
+
+namespace {
+// Names the generated module defines itself: cuTile code that binds them
+// would silently replace the converter's helpers (`_c2t_tan`), its launchers
+// (`launch_<kernel>`) or the Triton modules (`tl`, `triton`). Rejected, with
+// the binding's location. Imports of the real Triton modules are fine.
+bool check_reserved_names(const syntax::Node* module, const sema::ModuleInfo& mi, Diagnostics& diags) {
+  std::set<std::string> launchers;
+  for (auto& k : mi.kernels) launchers.insert("launch_" + k.name);
+  bool ok = true;
+  auto check = [&](std::string_view id, const syntax::Node* at, bool module_level) {
+    std::string why;
+    if (id.rfind("_c2t_", 0) == 0) why = "names starting with '_c2t_' are reserved for the helpers cutile2triton generates";
+    else if (id == "tl" || id == "triton") why = "the converted module uses '" + std::string(id) + "' for Triton";
+    else if (module_level && launchers.count(std::string(id))) why = "the converted module defines this launcher for the kernel";
+    if (why.empty()) return;
+    ok = false;
+    diags.error(at->has_pos ? at->lineno : 0, at->has_pos ? at->col_offset : 0,
+                "'" + std::string(id) + "' cannot be converted: " + why + "; rename it");
+  };
+  for (const syntax::Node* stmt : sema::nodes_of(module, "body")) {
+    sema::walk(stmt, [&](const syntax::Node* n) {
+      bool top = n == stmt;
+      if (n->is("FunctionDef") || n->is("AsyncFunctionDef") || n->is("ClassDef")) check(n->str("name"), n, top);
+      else if (n->is("arg")) check(n->str("arg"), n, false);
+      else if (n->is("Name") && n->child("ctx") && !n->child("ctx")->is("Load")) check(n->str("id"), n, sema::nodes_of(stmt, "targets").size() > 0 && top);
+      else if (n->is("alias")) {
+        std::string_view nm = n->str("asname").empty() ? n->str("name") : n->str("asname");
+        std::string_view bound = nm.substr(0, nm.find('.'));
+        std::string full(n->str("name"));
+        bool real = (bound == "triton" && (full == "triton" || full.rfind("triton.", 0) == 0) && n->str("asname").empty()) ||
+                    (bound == "tl" && full == "triton.language");
+        if (!real) check(bound, stmt, top);
+      }
+      return true;
+    });
+  }
+  return ok;
+}
+}  // namespace
 
 ConvertResult convert_source(std::string_view bytes, std::string_view filename, const ConvertOptions& opts) {
   ConvertResult r;
@@ -98,6 +140,7 @@ ConvertResult convert_source(std::string_view bytes, std::string_view filename, 
     return finish();
   }
   if (mi.kernels.empty()) r.diags.warning(0, 0, "no @ct.kernel in this module; only the host code is rewritten");
+  check_reserved_names(pr.tree.root, mi, r.diags);
   if (has_errors(r.diags)) return finish();
   auto lopts = lower_options(opts);
   lower::ModuleLowering ml(mi, lopts, r.diags);

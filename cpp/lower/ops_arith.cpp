@@ -132,7 +132,11 @@ static const char* const_op_name(const std::string& op) {
 
 TExprPtr convert_expr(Lowerer& L, LVal& x, const std::string& tdt) {
   if (x.info.kind == VKind::Constexpr && x.info.cval) return x.expr;  // literals adapt
-  if (x.info.kind == VKind::Constexpr || L.is_scalar_param(x.expr)) return tl_call("cast", {x.expr, raw(tdt)});
+  // Scalars may be Python ints on the GPU: Triton specializes an int argument
+  // equal to 1 as a constexpr, and so anything computed from it (n * 2,
+  // len() of a one-element list); `.to` fails there, tl.cast does not (H9).
+  if (x.info.kind == VKind::Constexpr || x.info.kind == VKind::Scalar || L.is_scalar_param(x.expr))
+    return tl_call("cast", {x.expr, raw(tdt)});
   return method(x.expr, "to", {raw(tdt)});
 }
 
@@ -311,7 +315,16 @@ LVal unary_arith(Lowerer& L, const std::string& op, LVal a, const syntax::Node* 
   LVal r = a;
   r.info.cval.reset();
   if (op == "negative") {
-    r.expr = unary("-", a.expr);
+    // cuTile negates floats by flipping the sign bit (NegFOp), so -(+0.0) is
+    // -0.0; Triton's `-x` is `0 - x` (+0.0). A multiply by -1.0 is an exact
+    // sign flip and keeps the float dtype; ints keep `-x`.
+    const DType& dt = a.info.dtype;
+    if (a.info.kind == VKind::Constexpr || a.info.is_bool || (dt.known() && dt.is_float() && !*dt.is_float()))
+      r.expr = unary("-", a.expr);
+    else if (dt.known() && dt.is_float())
+      r.expr = binop("*", a.expr, lit("-1.0"));
+    else
+      r.expr = call(name(L.prelude("_c2t_neg")), {a.expr});
     r.info.sign = Sign::Unknown;
     if (a.info.is_bool) { r.expr = unary("-", convert_expr(L, a, "tl.int32")); r.info.dtype = DType::concrete("int32"); r.info.is_bool = false; }
   } else if (op == "abs") {
@@ -454,11 +467,65 @@ LVal where(Lowerer& L, LVal c, LVal a, LVal b, const syntax::Node* at) {
     return {};
   }
   DType rt = promote(a, b);
+  // A -0.0 constant operand keeps its sign only as a computed value (see
+  // _c2t_neg_zero), in the promoted dtype like cuTile's weakly typed constant.
+  for (LVal* v : {&a, &b}) {
+    auto& cv = v->info.cval;
+    if (v->info.kind == VKind::Constexpr && cv && cv->kind == sema::ConstValue::Kind::Float && cv->f == 0.0 &&
+        std::signbit(cv->f))
+      if (TExprPtr dt = L.dtype_expr(rt)) v->expr = call(name(L.prelude("_c2t_neg_zero")), {dt});
+  }
   TExprPtr cond = c.info.is_bool ? c.expr : compare("!=", c.expr, lit_int(0));
   LVal r = make_value(tl_call("where", {cond, a.expr, b.expr}), *s2, rt,
                       proven_nonneg(a) && proven_nonneg(b) ? Sign::NonNeg : Sign::Unknown);
   r.info.is_bool = a.info.is_bool && b.info.is_bool;
   return r;
+}
+
+// True when Triton cannot convert `from` -> `to` in one step and an exact
+// route through fp32 exists. Triton (3.6, sm_90) has no int/bool -> fp8 cast
+// (semantic.cast: "cannot cast int32[...] to fp8e4nv"), no fp8 -> int, and its
+// NVIDIA backend asserts on fp8e4nv <-> fp8e5 (FpToFpOp needs a rounding mode).
+// Via fp32 the result is cuTile's single RN conversion: fp8 -> fp32 is exact,
+// fp16/bf16 -> fp32 is exact, and int -> fp32 is exact below 2^24, far beyond
+// fp8's largest finite value (57344), so larger ints overflow either way. A
+// dtype only Triton knows (a kernel parameter's) goes through fp32 too; a known
+// fp64 source does not (fp64 -> fp32 -> fp8 could round twice).
+static bool fp8_cast_needs_fp32(const DType& from, const DType& to) {
+  auto is_fp8 = [](const sema::DTypeDesc* d) {
+    return d && d->category == sema::DTypeCategory::RestrictedFloat && d->bits == 8 && !d->triton.empty();
+  };
+  auto fp32_exact = [](const sema::DTypeDesc* d) {  // converts to and from fp32 in one Triton step
+    return d && (d->category == sema::DTypeCategory::Float || d->name == "tfloat32") && d->bits <= 32;
+  };
+  const sema::DTypeDesc* f = from.desc();
+  const sema::DTypeDesc* t = to.desc();
+  if (is_fp8(t)) return !fp32_exact(f) && !(f && f->name == "float64") && !(f && f->name == t->name);
+  if (is_fp8(f)) return t && !fp32_exact(t) && !is_fp8(t) && t->category != sema::DTypeCategory::Bool;
+  return false;
+}
+
+static bool has_tf32(const DType& d) {
+  if (d.kind == DType::Kind::Select) return has_tf32(*d.then_) || has_tf32(*d.else_);
+  return d.is("tfloat32");
+}
+
+// fp32 value `x` rounded to tf32 (10 explicit mantissa bits), kept in fp32.
+// cuTile's astype(x, tfloat32) is an RN (nearest-even) conversion by default
+// (_ir/ops_utils.py _FTOF_ROUNDING_ROWS: (*, TF32) -> RN; RZ also allowed).
+// Triton has no tf32 dtype, and tl.dot(input_precision="tf32") feeds the fp32
+// registers to the tensor cores, which ignore the low 13 mantissa bits, i.e.
+// truncate: a bias of up to 2^-10 relative per operand that over K = 1000
+// sums reached 3.5e-2 absolute in TileGym's mhc bf16 x fp32 test. So round
+// here, on the bits: RN adds 0xFFF plus the kept lsb, then clears 13 bits
+// (a carry into the exponent is the correct RN overflow); NaN passes unchanged.
+static TExprPtr round_to_tf32(Lowerer& L, LVal& x, bool toward_zero) {
+  TExprPtr xn = L.as_name(x, "x");
+  auto bits = [&] { return method(xn, "to", {raw("tl.uint32")}, {{"bitcast", lit("True")}}); };
+  TExprPtr b = toward_zero ? bits()
+                           : binop("+", bits(), binop("+", lit("0xFFF"), binop("&", binop(">>", bits(), lit_int(13)), lit_int(1))));
+  TExprPtr rounded = method(binop("&", b, lit("0xFFFFE000")), "to", {raw("tl.float32")}, {{"bitcast", lit("True")}});
+  return tl_call("where", {compare("!=", xn, xn), xn, rounded});
 }
 
 LVal cast_to(Lowerer& L, LVal x, const DType& to, const syntax::Node* at, const std::string& rounding) {
@@ -470,12 +537,35 @@ LVal cast_to(Lowerer& L, LVal x, const DType& to, const syntax::Node* at, const 
   if (to.is("tfloat32")) {
     // tf32 has no Triton dtype: keep fp32 data, remember the tf32 request for tl.dot.
     LVal r = x;
-    if (!x.info.dtype.is("float32") && !x.info.dtype.is("tfloat32")) {
+    if (x.info.dtype.is("tfloat32")) return r;
+    if (!x.info.dtype.is("float32")) {
       r.expr = convert_expr(L, x, "tl.float32");
       if (x.info.kind == VKind::Constexpr) r.info.kind = VKind::Scalar;
     }
+    if (!rounding.empty() && rounding != "RN" && rounding != "RZ") {
+      L.unsupported(at, "astype rounding_mode=" + rounding,
+                    "astype to tfloat32 with rounding_mode=RoundingMode." + rounding + " is not supported");
+      return {};
+    }
+    r.expr = round_to_tf32(L, r, rounding == "RZ");
+    // Inside a larger expression (ct.mma(ct.astype(a, ct.tfloat32), ...)) the rounding gets its own line.
+    if (!L.is_assign_rhs(at)) r.expr = L.bind("x_tf32", r.expr);
     r.info.dtype = to;
     r.info.cval.reset();
+    return r;
+  }
+  if (to.kind == DType::Kind::Select && has_tf32(to)) {
+    // A compile-time dtype choice with a tfloat32 branch (`mma_dtype = ct.tfloat32
+    // if X.dtype == ct.float32 else X.dtype`): each branch converts its own way
+    // (Triton evaluates only the taken side of a constexpr conditional).
+    LVal a = cast_to(L, x, *to.then_, at, rounding);
+    if (!a.ok()) return {};
+    LVal b = cast_to(L, x, *to.else_, at, rounding);
+    if (!b.ok()) return {};
+    TExprPtr e = ifexp(raw(to.texpr), a.expr, b.expr);
+    if (!L.is_assign_rhs(at)) e = L.bind("x_" + (to.alias.empty() ? std::string("cast") : to.alias), e);
+    LVal r = make_value(e, shape_of(x), to);
+    if (x.info.kind == VKind::Constexpr) r.info.kind = VKind::Scalar;
     return r;
   }
   auto tdt = to.triton();
@@ -504,6 +594,12 @@ LVal cast_to(Lowerer& L, LVal x, const DType& to, const syntax::Node* at, const 
     r = make_value(binop("|", compare(">=", xn, lit("1")), compare("<=", xn, lit("-1"))), shape_of(x), to);
     r.info.is_bool = true;
     return r;
+  }
+  if (!(x.info.kind == VKind::Constexpr && x.info.cval) && fp8_cast_needs_fp32(x.info.dtype, to)) {
+    // Two exact steps through fp32 (see fp8_cast_needs_fp32).
+    x.expr = convert_expr(L, x, "tl.float32");
+    if (x.info.kind == VKind::Constexpr) x.info.kind = VKind::Scalar;
+    x.info.dtype = DType::concrete("float32");
   }
   TExprPtr e;
   if (x.info.kind == VKind::Constexpr && x.info.cval) {

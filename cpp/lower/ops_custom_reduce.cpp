@@ -240,7 +240,13 @@ LVal custom(OpCall& c, const std::string& what) {
     }
     operands.push_back(e);
   }
-  for (auto& v : comb->captured) operands.push_back(tl_call("broadcast_to", {v.expr, list(dims)}));
+  // A captured scalar may be a Python int on the GPU (an int argument equal
+  // to 1 is specialized as a constexpr, H9), which tl.broadcast_to rejects;
+  // tl.full takes both.
+  for (auto& v : comb->captured) {
+    TExprPtr dt = c.L.dtype_expr(v.info.dtype);
+    operands.push_back(dt ? tl_call("full", {list(dims), v.expr, dt}) : tl_call("broadcast_to", {v.expr, list(dims)}));
+  }
 
   // The combine function: a helper specialization over 0-d values (a then b).
   std::vector<LVal> args;

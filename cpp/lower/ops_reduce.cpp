@@ -23,6 +23,17 @@ namespace {
 
 // Whether Triton's result dtype for reduction `fn` over dtype `dt` can differ
 // from the input dtype (so a cast back is needed).
+// The cast back to the input dtype. A tile whose dtype is an array's is
+// known only when the kernel is specialized (`X_ptr.dtype.element_ty`) and
+// may be bool, which cuTile sums and scans as int32: for sums, products and
+// scans of such tiles the cast goes through _c2t_cast_back (bool -> int32).
+TExprPtr cast_back(OpCall& c, const std::string& kind, const LVal& x, TExprPtr e, TExprPtr dtype) {
+  bool counts = kind == "sum" || kind == "prod" || kind == "cumsum" || kind == "cumprod";
+  if (counts && !x.info.is_bool && x.info.dtype.kind == sema::DType::Kind::Symbolic)
+    return call(name(c.L.prelude("_c2t_cast_back")), {e, dtype});
+  return method(e, "to", {dtype});
+}
+
 bool may_promote(const sema::DType& dt) {
   if (!dt.known()) return true;
   return !(dt.is("float32") || dt.is("float64") || dt.is("int32") || dt.is("int64") || dt.is("uint32") ||
@@ -200,7 +211,7 @@ LVal reduce(OpCall& c, const std::string& kind) {
   }
   if (x.info.shape.unknown_rank) shape = axes->empty() && !*keep ? sema::Shape{} : sema::Shape::unknown();
   if (is_arg) return ops::make_value(e, shape, sema::DType::concrete("int32"), sema::Sign::NonNeg);
-  if (dtype_back) e = method(e, "to", {dtype_back});
+  if (dtype_back) e = cast_back(c, kind, x, e, dtype_back);
   return ops::make_value(e, shape, in_dt, kind == "sum" || kind == "max" ? x.info.sign : sema::Sign::Unknown);
 }
 
@@ -235,7 +246,7 @@ LVal scan(OpCall& c, const std::string& kind) {
   std::vector<std::pair<std::string, TExprPtr>> kw{{"axis", lit_int(ax)}};
   if (*rev) kw.push_back({"reverse", lit("True")});
   TExprPtr e = tl_call(kind, {src}, kw);
-  if (back) e = method(e, "to", {back});
+  if (back) e = cast_back(c, kind, x, e, back);
   return ops::make_value(e, x.info.shape, in_dt);
 }
 

@@ -17,11 +17,35 @@ def _c2t_floordiv(a, b):
         if res_ty == tl.float64:
             q = tl.floor(tl.cast(a, tl.float64) / tl.cast(b, tl.float64))
         else:
-            q = tl.floor(tl.div_rn(tl.cast(a, tl.float32), tl.cast(b, tl.float32))).to(res_ty)
+            # the quotient is rounded to the result dtype first (cuTile divides in fp16 /
+            # bf16), then floored; fp32 division then rounding is exact (24 >= 2 * 11 + 2)
+            q = tl.div_rn(tl.cast(a, tl.float32), tl.cast(b, tl.float32)).to(res_ty)
+            q = tl.floor(q.to(tl.float32)).to(res_ty)
     else:
         q = a // b
         q = q - ((q * b != a) & ((a < 0) != (b < 0))).to(q.dtype)
     return q
+)PY"},
+      {"_c2t_cast_back", {}, R"PY(@triton.jit
+def _c2t_cast_back(r, dtype: tl.constexpr):
+    # cuTile keeps a reduction's input dtype, except that bools count as int32
+    if dtype == tl.int1:
+        return r.to(tl.int32)
+    else:
+        return r.to(dtype)
+)PY"},
+      {"_c2t_neg", {}, R"PY(@triton.jit
+def _c2t_neg(x):
+    # cuTile negates floats by flipping the sign (also of zeros); Triton's -x is 0 - x
+    if x.dtype.is_floating():
+        return x * -1.0
+    else:
+        return -x
+)PY"},
+      {"_c2t_neg_zero", {}, R"PY(@triton.jit
+def _c2t_neg_zero(dtype: tl.constexpr = tl.float32):
+    # -0.0 as a value: Triton materializes every constant equal to zero as +0.0
+    return tl.full([], -1.0, dtype) * 0.0
 )PY"},
       {"_c2t_mod", {}, R"PY(@triton.jit
 def _c2t_mod(a, b):
