@@ -866,13 +866,8 @@ def k(X, PAD, SEL, TILE: ConstInt):
     ct.store(SEL, index=(bid,), tile=ct.where(x > 0.0, x, -0.0))
 """
 
-NEG_ZERO_REASON = ("a -0.0 constant reaches Triton as a bare `-0.0` (padding `other=-0.0`, cpp/lower/access_plan.cpp:38 "
-                   "padding_value; literals in expressions), and Triton 3.6 materializes every constant == 0 as "
-                   "get_null_value, i.e. +0.0 (triton/language/semantic.py scalar_constant). cuTile keeps the bits "
-                   "(_bytecode/float.py float_to_bits) and documents NEG_ZERO as 'negative zero'")
 
 
-@pytest.mark.xfail(strict=True, reason=NEG_ZERO_REASON)
 def test_neg_zero_padding_is_negative_zero(tmp_path):
     """PaddingMode.NEG_ZERO pads with -0.0: in a partial tile of positive values,
     min(1 / x) is 1 / -0.0 = -inf (with a +0.0 pad it would be the smallest 1/x)."""

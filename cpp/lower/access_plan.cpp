@@ -39,9 +39,11 @@ TExprPtr zero_padding(const sema::DType& elem) {
   return lit("0.0");
 }
 
-TExprPtr padding_value(const std::string& mode, const sema::DType& elem) {
+TExprPtr padding_value(Lowerer& L, const std::string& mode, const sema::DType& elem) {
   if (mode == "ZERO") return zero_padding(elem);
-  if (mode == "NEG_ZERO") return lit("-0.0");
+  // A literal -0.0 reaches the kernel as +0.0 (Triton materializes constants
+  // equal to zero as the null value); the prelude helper computes it.
+  if (mode == "NEG_ZERO") return call(name(L.prelude("_c2t_neg_zero")), {});
   if (mode == "NAN") return lit("float('nan')");
   if (mode == "POS_INF") return lit("float('inf')");
   if (mode == "NEG_INF") return lit("float('-inf')");

@@ -56,7 +56,7 @@ TilePointers emit_tile_pointers(Lowerer& L, const ArrayVal& array, const std::ve
 
 /// The Triton `other=` value of a padding mode (nullptr for UNDETERMINED).
 /// `elem` is the array's element dtype: ZERO pads with `zero_padding(elem)`.
-TExprPtr padding_value(const std::string& mode, const sema::DType& elem);
+TExprPtr padding_value(Lowerer& L, const std::string& mode, const sema::DType& elem);
 
 /// The `other=` of a masked tl.load that pads with zero: `0` for a known
 /// integer or bool array, `0.0` for any other (float, fp8, dtype only Triton

@@ -122,7 +122,7 @@ LVal load_advanced_indexing(OpCall& c) {
     mask = mask ? binop("&", mask, m) : m;
   }
   mask = c.L.bind(hint + "_mask", mask);
-  TExprPtr other = padding_value(padding, arr.dtype);
+  TExprPtr other = padding_value(c.L, padding, arr.dtype);
   auto e = tl_call("load", {ptrs}, {{"mask", mask}, {"other", other ? other : zero_padding(arr.dtype)}});
   return ops::make_value(e, shape, arr.dtype);
 }

@@ -158,7 +158,7 @@ LVal load(OpCall& c) {
   if (tp.mask) {
     kw.push_back({"mask", when_checked(*bc, tp.mask, nullptr)});
     // UNDETERMINED allows any value; zero keeps results reproducible.
-    TExprPtr other = padding_value(padding, arr.dtype);
+    TExprPtr other = padding_value(c.L, padding, arr.dtype);
     kw.push_back({"other", when_checked(*bc, other ? other : zero_padding(arr.dtype), nullptr)});
   }
   TExprPtr e = tl_call("load", {tp.ptrs}, kw);
