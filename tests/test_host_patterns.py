@@ -406,3 +406,27 @@ def run(a):
     m = load(user_code, tmp_path, "user")
     a = dev(torch.randn(70))
     assert_close(m.run(a), torch.clamp(a + 1.5, min=0.0))
+
+
+def test_error_in_a_sibling_tile_helper_names_its_file_and_line(tmp_path):
+    # The helper is compiled in the importing module (copied in, driver/splice.h);
+    # its error is reported at the import, naming the helper's own file:line:col.
+    import cutile2triton
+
+    (tmp_path / "__init__.py").write_text("")
+    (tmp_path / "helpers.py").write_text(
+        "import cuda.tile as ct\n\n\ndef deep(x):\n    return ct.exp(x)[0]\n")
+    main = ("import cuda.tile as ct\nfrom .helpers import deep\n\n\n@ct.kernel\ndef k(X, Z):\n"
+            "    x = ct.load(X, (0,), (16,))\n    ct.store(Z, index=(0,), tile=deep(x))\n")
+    (tmp_path / "main.py").write_text(main)
+    r = cutile2triton.convert_source(main, str(tmp_path / "main.py"))
+    assert not r.ok
+    err = [d for d in r.diagnostics if d.severity == "error"][0]
+    assert err.line == 2, r.rendered
+    assert f"in {tmp_path / 'helpers.py'}:5:" in err.message, r.rendered
+    # The nesting limit covers copied helpers as well.
+    (tmp_path / "helpers.py").write_text(
+        "import cuda.tile as ct\n\n\ndef deep(x):\n    return ct.exp(x) + " + " + ".join(["x"] * 400) + "\n")
+    r = cutile2triton.convert_source(main, str(tmp_path / "main.py"))
+    assert not r.ok and "nested more than 200 levels" in r.rendered, r.rendered
+    assert f"in {tmp_path / 'helpers.py'}:5:" in r.rendered

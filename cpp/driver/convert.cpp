@@ -1,5 +1,6 @@
 #include "driver/convert.h"
 
+#include <algorithm>
 #include <set>
 
 #include "driver/splice.h"
@@ -49,6 +50,25 @@ bool check_nesting(const syntax::Node* module, Diagnostics& diags) {
 }
 
 namespace {
+// A diagnostic inside a tile helper copied from a sibling module (splice.h)
+// is reported at the import statement, naming the helper's own file:line:col.
+void remap_spliced(Diagnostics& diags, const driver::Splice& splice, int base) {
+  for (auto& d : diags.items) {
+    if (d.line <= base) continue;
+    int rel = d.line - base;
+    for (auto& o : splice.origins) {
+      if (rel < o.first || rel >= o.first + o.count) continue;
+      d.message = "in " + o.file + ":" + std::to_string(o.origin_line + rel - o.first) + ":" + std::to_string(d.col + 1) +
+                  " (a tile helper imported here): " + d.message;
+      d.line = o.import_line;
+      d.col = o.import_col;
+      break;
+    }
+  }
+}
+}  // namespace
+
+namespace {
 // Names the generated module defines itself: cuTile code that binds them
 // would silently replace the converter's helpers (`_c2t_tan`), its launchers
 // (`launch_<kernel>`) or the Triton modules (`tl`, `triton`). Rejected, with
@@ -92,7 +112,10 @@ ConvertResult convert_source(std::string_view bytes, std::string_view filename, 
   ConvertResult r;
   syntax::ParseResult pr = syntax::parse(bytes, filename);
   r.source_text = pr.source ? std::string(pr.source->text()) : std::string(bytes);
+  driver::Splice splice;
+  int spliced_from = 0;  // lines of the module's own text, when helpers were appended
   auto finish = [&]() {
+    if (spliced_from > 0) remap_spliced(r.diags, splice, spliced_from);
     r.rendered = r.diags.render_all(filename, r.source_text);
     if (!r.ok) r.code.clear();
     return r;
@@ -108,7 +131,6 @@ ConvertResult convert_source(std::string_view bytes, std::string_view filename, 
   // only for plain UTF-8 files, whose decoded text is their bytes.
   Diagnostics sema_diags;
   sema::ModuleInfo mi = sema::analyze_module(pr.tree.root, sema_diags);
-  driver::Splice splice;
   if (pr.source->text() == bytes && !mi.ct_modules.empty())
     splice = driver::splice_imported_helpers(pr.tree.root, mi.ct_modules, std::string(filename));
   if (!splice.names.empty()) {
@@ -117,8 +139,10 @@ ConvertResult convert_source(std::string_view bytes, std::string_view filename, 
     spliced += splice.text;
     syntax::ParseResult again = syntax::parse(spliced, filename);
     if (again.ok()) {
+      spliced_from = (int)std::count(spliced.begin(), spliced.end() - (std::ptrdiff_t)splice.text.size(), '\n');
       pr = std::move(again);
       r.source_text = spliced;
+      if (!check_nesting(pr.tree.root, r.diags)) return finish();  // the copied helpers too
       sema_diags = {};
       mi = sema::analyze_module(pr.tree.root, sema_diags);
     } else {

@@ -1,5 +1,7 @@
 #include "driver/splice.h"
 
+#include <algorithm>
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -157,20 +159,25 @@ Splice splice_imported_helpers(const Node* module, const std::set<std::string>& 
       for (auto& n : bound_names(st))
         if (local.count(n) && !wanted.count(n) && !(st->is("Import") || st->is("ImportFrom"))) clash = true;
     if (clash) continue;
-    std::string text;
+    std::string text = "\n\n# cutile2triton: tile helpers copied from ." + mod +
+                       " (compiled at this module's call sites; see driver/splice.h)";
     const syntax::Source& src = *pr.source;
+    auto lines_in = [](const std::string& t) { return (int)std::count(t.begin(), t.end(), '\n'); };
     for (auto* st : nodes_of(pr.tree.root, "body")) {  // sibling order: constants before uses
       if (!stmts.count(st)) continue;
       int first = st->lineno;
       for (auto* d : nodes_of(st, "decorator_list")) first = std::min(first, d->lineno);
       size_t b = src.offset(first, 0);
       size_t e = st->end_lineno >= src.line_count() ? src.text().size() : src.offset(st->end_lineno + 1, 0);
-      text += "\n\n" + std::string(src.text().substr(b, e - b));
+      text += "\n\n";
+      // Line numbers within out.text count from 1 at its first character.
+      int at = lines_in(out.text) + lines_in(text) + 1;
+      text += std::string(src.text().substr(b, e - b));
       if (text.back() != '\n') text += '\n';
+      out.origins.push_back({at, st->end_lineno - first + 1, file.string(), first, imp->lineno, imp->col_offset});
       for (auto& n : bound_names(st)) added.insert(n);
     }
-    out.text += "\n\n# cutile2triton: tile helpers copied from ." + mod +
-                " (compiled at this module's call sites; see driver/splice.h)" + text;
+    out.text += text;
     out.names.insert(wanted.begin(), wanted.end());
   }
   return out;

@@ -18,6 +18,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "syntax/ast.h"
 
@@ -26,6 +27,16 @@ namespace c2t::driver {
 struct Splice {
   std::string text;                 // appended to the module text ("" when nothing is copied)
   std::set<std::string> names;      // imported names whose definitions were copied
+  /// Where each copied statement came from, for diagnostics: lines
+  /// [first, first + count) of `text` (1-based) are lines [origin_line, ...)
+  /// of `file`, copied for the import statement at `import_line`.
+  struct Origin {
+    int first = 0, count = 0;
+    std::string file;
+    int origin_line = 0;
+    int import_line = 0, import_col = 0;
+  };
+  std::vector<Origin> origins;
 };
 
 /// `module` is the parsed importing module, `ct_modules` the names it binds to
