@@ -556,3 +556,33 @@ def test_capture_from_another_function_is_diagnosed():
     src = LAMBDA_ARG.replace("lambda a, b: a + b", "lambda a, b: a + b * bm")
     with pytest.raises(ConversionFailed, match="captures 'bm' of the function that defines it"):
         convert(src)
+
+
+INSERT_CONST_INDEX = """
+import cuda.tile as ct
+ConstInt = ct.Constant[int]
+
+@ct.kernel
+def k(X, Y, TN: ConstInt):
+    x = ct.load(X, index=(0,), shape=(TN,), padding_mode=ct.PaddingMode.ZERO)
+    s = ct.full((8,), 99.0, dtype=ct.float32)
+    ct.store(Y, index=(0,), tile=ct.insert(x, (7,), s))
+"""
+
+
+def test_insert_constant_index_is_checked_per_specialization(tmp_path):
+    # Sub-tile 7 of 8-wide sub-tiles exists only when TN >= 64; cuTile rejects
+    # the other specializations when compiling them, and so does the conversion.
+    mod = convert_and_load(INSERT_CONST_INDEX, tmp_path, "insert_const")
+    seed = fresh_seed()
+    g = torch.Generator().manual_seed(seed)
+    x = dev(torch.randn(64, generator=g))
+    y = poison(dev(torch.empty(64)))
+    mod.launch_k((1,), x, y, 64)
+    exp = x.clone()
+    exp[56:64] = 99.0
+    assert_close(y, exp, msg=f"seed={seed}")
+    with pytest.raises(Exception, match="sub-tile index out of range"):
+        mod.launch_k((1,), x[:32], poison(dev(torch.empty(32))), 32)
+    with pytest.raises(ConversionFailed, match="index entries must be integers"):
+        convert(INSERT_CONST_INDEX.replace("(7,), s", "(0.5,), s"), "insert_float.py")

@@ -78,6 +78,10 @@ LVal insert(OpCall& c) {
       c.L.error(c.at("index"), "ct.insert: index entries must be integer scalars");
       return {};
     }
+    if (iv.info.cval && iv.info.cval->kind == sema::ConstValue::Kind::Float) {
+      c.L.error(c.at("index"), "ct.insert: index entries must be integers (got " + iv.info.cval->python() + ")");
+      return {};
+    }
     if (iv.info.cval && iv.info.cval->is_number()) {
       double k = iv.info.cval->as_double();
       if (k < 0 || (n.value && k >= *n.value)) {
@@ -85,6 +89,12 @@ LVal insert(OpCall& c) {
                                      std::to_string(d));
         return {};
       }
+      // An extent known only per specialization (a Constant tile size):
+      // cuTile rejects an out-of-range constant index when compiling it.
+      if (!n.value)
+        c.L.emit(TStmt::expr(tl_call("static_assert",
+                                     {compare("<", iv.expr, Lowerer::dim_to_expr(n)),
+                                      lit_str("ct.insert: sub-tile index out of range on axis " + std::to_string(d))})));
     }
     split.push_back(n);
     split.push_back(S);
