@@ -91,7 +91,7 @@ LVal insert(OpCall& c) {
       }
       // An extent known only per specialization (a Constant tile size):
       // cuTile rejects an out-of-range constant index when compiling it.
-      if (!n.value)
+      if (!n.value && k > 0)  // (index 0 always exists)
         c.L.emit(TStmt::expr(tl_call("static_assert",
                                      {compare("<", iv.expr, Lowerer::dim_to_expr(n)),
                                       lit_str("ct.insert: sub-tile index out of range on axis " + std::to_string(d))})));
