@@ -201,8 +201,8 @@ void Lowerer::prescan() {
   // Every identifier in the function and module-level names: generated names
   // must not collide with any of them.
   sema::walk(spec_.def, [&](const Node* n) {
-    if (n->is("Name")) used_names_.insert(std::string(n->str("id")));
-    else if (n->is("arg")) used_names_.insert(std::string(n->str("arg")));
+    std::string_view id = n->is("Name") ? n->str("id") : n->is("arg") ? n->str("arg") : std::string_view();
+    if (!id.empty() && used_names_.find(id) == used_names_.end()) used_names_.emplace(id);
     return true;
   });
   for (auto& [n, _] : module().functions) used_names_.insert(n);

@@ -198,7 +198,7 @@ class Lowerer {
   TFunction fn_;
   std::map<std::string, LVal> env_;
   std::vector<std::vector<TStmt>*> out_;
-  std::set<std::string> used_names_;
+  std::set<std::string, std::less<>> used_names_;  // (string_view lookups: no copy per Name node)
   std::map<std::string, int> fresh_counter_;
   std::map<std::string, int> assign_count_;   // how often each local is (re)bound
   std::set<std::string> positive_constexprs_;

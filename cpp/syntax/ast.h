@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <string>
@@ -74,23 +75,43 @@ struct Node {
     for (auto& f : fields) if (f.first == name) return &f.second;
     return nullptr;
   }
+  /// The same for a string literal, the usual case: its length is a constant,
+  /// so the comparison compiles to a few word compares instead of a memcmp
+  /// call (memcmp was the top symbol of a whole conversion's profile).
+  template <size_t N>
+  const Value* get(const char (&name)[N]) const {
+    for (auto& f : fields)
+      if (f.first.size() == N - 1 && std::memcmp(f.first.data(), name, N - 1) == 0) return &f.second;
+    return nullptr;
+  }
+  template <size_t N>
+  Value* get(const char (&name)[N]) {
+    return const_cast<Value*>(static_cast<const Node*>(this)->get(name));
+  }
   /// The node stored in field `name`, or nullptr (absent, None or not a node).
-  Node* child(std::string_view name) const {
+  template <class Name>
+  Node* child(const Name& name) const {
     auto* v = get(name);
     return v && v->kind == Value::Kind::Node ? v->node : nullptr;
   }
   /// The list stored in field `name` (empty if absent).
-  const std::vector<Value>& list(std::string_view name) const {
+  template <class Name>
+  const std::vector<Value>& list(const Name& name) const {
     static const std::vector<Value> empty;
     auto* v = get(name);
     return v && v->kind == Value::Kind::List ? v->items : empty;
   }
   /// The string stored in field `name` ("" if absent or not a str).
-  std::string_view str(std::string_view name) const {
+  template <class Name>
+  std::string_view str(const Name& name) const {
     auto* v = get(name);
     return v && v->kind == Value::Kind::Str ? std::string_view(v->text) : std::string_view();
   }
   bool is(std::string_view t) const { return type == t; }
+  template <size_t N>
+  bool is(const char (&t)[N]) const {
+    return type.size() == N - 1 && std::memcmp(type.data(), t, N - 1) == 0;
+  }
 };
 
 /// Owns every node of one parse. Nodes never move (stable pointers): a deque
