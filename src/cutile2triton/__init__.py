@@ -7,13 +7,15 @@ the functions below.
 
 from ._version import __version__
 from .api import ConversionError, ConversionResult, Diagnostic, analyze_source, convert_source, parse_dump
-from .convert import convert_path
+from .convert import FileReport, UsageError, convert_path
 
 __all__ = [
     "__version__",
     "ConversionError",
     "ConversionResult",
     "Diagnostic",
+    "FileReport",
+    "UsageError",
     "analyze_source",
     "convert_path",
     "convert_source",

@@ -91,12 +91,13 @@ def _cmd_convert(args: argparse.Namespace) -> int:
             if args.diff:
                 sys.stdout.write(r.diff)
             rc = EXIT_DIAGNOSTICS if args.check else rc
-    if args.stdout:
+    if args.stdout and not args.json:
         for r in reports:
             if r.status == CONVERTED:
                 sys.stdout.write(r.code)
-    if args.json:
-        print(json.dumps({"files": [r.as_dict() for r in reports]}, indent=2))
+    if args.json:  # with --stdout, the code goes into the JSON (stdout stays one JSON document)
+        files = [dict(r.as_dict(), **({"code": r.code} if args.stdout and r.status == CONVERTED else {})) for r in reports]
+        print(json.dumps({"files": files}, indent=2))
     elif not args.stdout and not args.diff:
         print_summary(reports, verbose=_many(args.paths))
     return rc

@@ -302,6 +302,8 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     config.addinivalue_line("markers", f"{C2T}: TileGym test case run on cutile2triton's converted ops")
     conv = config.getoption("--c2t-converted")
+    if config.getoption("help", False) or config.getoption("version", False):
+        return  # `pytest -p cutile2triton.pytest_tilegym --help` lists the options
     if not conv:
         raise pytest.UsageError("cutile2triton.pytest_tilegym: give --c2t-converted DIR (or C2T_TILEGYM_CONVERTED)")
     if not Path(conv).is_dir():

@@ -45,10 +45,10 @@ def print_summary(reports: List, verbose: bool) -> None:
     """One row per file (for folder runs) and the counts per outcome."""
     counts = Counter(r.status for r in reports)
     rows = [(r.source, r.status, r.output or "", _first_error(r)) for r in reports if verbose or r.status != "skipped"]
-    if Table is not None and verbose:
+    if Table is not None and verbose and sys.stdout.isatty():
         t = Table(title="cutile2triton convert")
         for col in ("file", "status", "output", "first diagnostic"):
-            t.add_column(col)
+            t.add_column(col, overflow="fold")
         for row in rows:
             t.add_row(*row)
         Console().print(t)
@@ -70,4 +70,6 @@ def print_analysis(results: List[dict]) -> None:
                 if k.get(key):
                     print(f"    {key}: {k[key]}")
         for d in res.get("diagnostics", []):
-            print(f"  {d.get('severity')}: {d.get('line')}:{d.get('col')}: {d.get('message')}")
+            print(f"  {res.get('file')}:{d.get('line')}:{d.get('col')}: {d.get('severity')}: {d.get('message')}")
+        if not res.get("kernels") and not res.get("diagnostics"):
+            print("  (no cuTile kernels)")
