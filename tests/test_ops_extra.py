@@ -586,3 +586,23 @@ def test_insert_constant_index_is_checked_per_specialization(tmp_path):
         mod.launch_k((1,), x[:32], poison(dev(torch.empty(32))), 32)
     with pytest.raises(ConversionFailed, match="index entries must be integers"):
         convert(INSERT_CONST_INDEX.replace("(7,), s", "(0.5,), s"), "insert_float.py")
+
+
+def test_combine_function_signature_diagnostics():
+    # cuTile calls the combine function with 2N positional values: a lambda
+    # with extra defaulted parameters is valid cuTile that we do not convert
+    # (said so); a wrong parameter count is an error of the program.
+    src = """
+import cuda.tile as ct
+ConstInt = ct.Constant[int]
+
+@ct.kernel
+def k(X, Z, TN: ConstInt):
+    x = ct.load(X, index=(0,), shape=(TN,), padding_mode=ct.PaddingMode.ZERO)
+    s = ct.reduce(x, 0, FUNC, 0)
+    ct.store(Z, index=(0,), tile=ct.reshape(s, (1,)))
+"""
+    with pytest.raises(ConversionFailed, match="exactly 2 plain positional parameters"):
+        convert(src.replace("FUNC", "lambda a, b, c=1: a + b * c"), "defaults.py")
+    with pytest.raises(ConversionFailed, match="must take 2 parameters .* it takes 3"):
+        convert(src.replace("FUNC", "lambda a, b, c: a + b + c"), "three.py")

@@ -102,9 +102,19 @@ struct Combine {
 bool check_arity(OpCall& c, const syntax::Node* def, size_t n, const std::string& what) {
   auto* a = def->child("args");
   size_t got = sema::nodes_of(a, "posonlyargs").size() + sema::nodes_of(a, "args").size();
-  if (got == 2 * n && !a->child("vararg") && sema::nodes_of(a, "kwonlyargs").empty()) return true;
-  c.L.error(c.at("func"), "the " + what + " combine function must take " + std::to_string(2 * n) +
-                              " parameters (two values of each of the " + std::to_string(n) + " tiles)");
+  bool extras = a->child("vararg") || a->child("kwarg") || !sema::nodes_of(a, "kwonlyargs").empty() ||
+                !sema::nodes_of(a, "defaults").empty();
+  if (got == 2 * n && !extras) return true;
+  size_t required = got - std::min(got, sema::nodes_of(a, "defaults").size());
+  bool callable = required <= 2 * n && (got >= 2 * n || a->child("vararg"));  // as cuTile would call it
+  if (!callable)
+    c.L.error(c.at("func"), "the " + what + " combine function must take " + std::to_string(2 * n) +
+                                " parameters (two values of each of the " + std::to_string(n) + " tiles), it takes " +
+                                std::to_string(got));
+  else
+    c.L.unsupported(c.at("func"), what + " combine signature",
+                    "cutile2triton converts " + what + " combine functions with exactly " + std::to_string(2 * n) +
+                        " plain positional parameters: no defaults, *args, keyword-only parameters or **kwargs");
   return false;
 }
 
