@@ -5,6 +5,8 @@
 // different arrays on the two paths of an `if` (TileGym ragged_bmm.py).
 #include <gtest/gtest.h>
 
+#include "lowered_fixture.h"
+
 #include "lower/module_lowering.h"
 #include "sema/module_scope.h"
 #include "sema/params.h"
@@ -13,44 +15,8 @@
 namespace c2t::lower {
 namespace {
 
-struct Lowered {
-  syntax::ParseResult pr;
-  Diagnostics diags;
-  sema::ModuleInfo mi;
-  LowerOptions opts;
-  std::unique_ptr<ModuleLowering> ml;
-  LoweredModule lm;
-  std::string text;  // every statement of every function, one per line
-};
-
-void collect(const std::vector<TStmt>& body, std::string& out) {
-  for (auto& s : body) {
-    if (s.target) out += source(s.target) + " = ";
-    if (s.value) out += source(s.value);
-    out += "\n";
-    collect(s.body, out);
-    collect(s.orelse, out);
-  }
-}
-
-std::unique_ptr<Lowered> lower_src(const std::string& src) {
-  auto l = std::make_unique<Lowered>();
-  l->pr = syntax::parse(src, "t.py");
-  EXPECT_TRUE(l->pr.ok());
-  if (!l->pr.ok()) return l;
-  l->mi = sema::analyze_module(l->pr.tree.root, l->diags);
-  l->ml = std::make_unique<ModuleLowering>(l->mi, l->opts, l->diags);
-  l->lm = l->ml->run();
-  for (auto& k : l->lm.kernels) {
-    for (auto& p : k.fn.params) l->text += "param " + p.name + (p.annotation.empty() ? "" : ": " + p.annotation) + "\n";
-    collect(k.fn.body, l->text);
-  }
-  for (auto* h : l->lm.helpers) {
-    for (auto& p : h->fn.params) l->text += "param " + p.name + "\n";
-    collect(h->fn.body, l->text);
-  }
-  return l;
-}
+using testing::Lowered;
+using testing::lower_src;
 
 std::string errors(const Lowered& l) {
   std::string out;

@@ -3,6 +3,8 @@
 // rules), the access planner and diagnostics for unsupported input.
 #include <gtest/gtest.h>
 
+#include "lowered_fixture.h"
+
 #include <fstream>
 #include <sstream>
 
@@ -21,38 +23,8 @@ std::string golden_dir() {
   return f.substr(0, f.rfind('/')) + "/../golden";
 }
 
-struct Lowered {
-  syntax::ParseResult pr;
-  Diagnostics diags;
-  sema::ModuleInfo mi;
-  LowerOptions opts;
-  std::unique_ptr<ModuleLowering> ml;
-  LoweredModule lm;
-  std::string all_source;  // every expression of every statement, one per line
-};
-
-void collect(const std::vector<TStmt>& body, std::string& out) {
-  for (auto& s : body) {
-    if (s.target) out += source(s.target) + " = ";
-    if (s.value) out += source(s.value);
-    out += "\n";
-    collect(s.body, out);
-    collect(s.orelse, out);
-  }
-}
-
-std::unique_ptr<Lowered> lower_src(const std::string& src) {
-  auto l = std::make_unique<Lowered>();
-  l->pr = syntax::parse(src, "t.py");
-  EXPECT_TRUE(l->pr.ok()) << l->pr.diags.render_all("t.py", src);
-  if (!l->pr.ok()) return l;
-  l->mi = sema::analyze_module(l->pr.tree.root, l->diags);
-  l->ml = std::make_unique<ModuleLowering>(l->mi, l->opts, l->diags);
-  l->lm = l->ml->run();
-  for (auto& k : l->lm.kernels) collect(k.fn.body, l->all_source);
-  for (auto* h : l->lm.helpers) collect(h->fn.body, l->all_source);
-  return l;
-}
+using testing::Lowered;
+using testing::lower_src;
 
 const char* kHead = "import cuda.tile as ct\nConstInt = ct.Constant[int]\n";
 
