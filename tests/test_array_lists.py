@@ -328,6 +328,22 @@ def test_array_used_only_under_a_constant_branch_may_be_a_dummy(tmp_path, have_p
         mod.launch_scale((1,), x, y, dev(torch.zeros(1, 1, 1)), TILE, 0)
 
 
+@pytest.mark.parametrize("cond", ["HAVE_PART", "have", "X.dtype == ct.float32"])
+def test_dummy_array_under_other_compile_time_conditions(tmp_path, cond):
+    # The branch may test a Constant, a local bound once to Constants, or a dtype.
+    src = OPTIONAL_2D.replace("    if HAVE_PART:", "    have = HAVE_PART > 0\n    if " + cond + ":")
+    code = convert(src, "optional_cond.py")
+    assert "tl.static_assert(PART_NDIM == 2" in code, code
+    mod = load(code, tmp_path, "optional_cond")
+    n, TILE = 70, 32
+    # float64 data makes the dtype test false; HAVE_PART=0 the other two
+    dt = torch.float64 if cond.startswith("X.dtype") else torch.float32
+    x = dev(torch.randn(n, dtype=dt))
+    y = poison(dev(torch.empty(n, dtype=dt)))
+    mod.launch_scale((-(-n // TILE),), x, y, dev(torch.zeros(1)), TILE, 0)  # the dummy: branch not taken
+    assert_close(y, x * 3.0)
+
+
 # --------------------------------------------------------------------------
 # The real corpus kernels (opt-in)
 

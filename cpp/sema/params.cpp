@@ -138,16 +138,55 @@ std::vector<Facts> collect(const ModuleInfo& mi, const Node* def) {
         if (!kernel || (c && c->kind == ConstValue::Kind::ConstantAnnotation)) const_params.insert(std::string(a->str("arg")));
       }
   }
+  // Locals bound once to an expression of compile-time parameters only
+  // (`have = MODE > 1`) are compile-time as well.
+  {
+    std::map<std::string, int> bound;
+    std::vector<std::pair<std::string, const Node*>> single;
+    for (auto* st : nodes_of(def, "body"))
+      walk(st, [&](const Node* n) {
+        if (n->is("FunctionDef") || n->is("Lambda")) return false;
+        if (n->is("Name") && n->child("ctx") && !n->child("ctx")->is("Load")) ++bound[std::string(n->str("id"))];
+        if (n->is("Assign") && nodes_of(n, "targets").size() == 1 && nodes_of(n, "targets")[0]->is("Name"))
+          single.push_back({std::string(nodes_of(n, "targets")[0]->str("id")), n->child("value")});
+        return true;
+      });
+    for (auto& [name, value] : single) {
+      if (bound[name] != 1 || const_params.count(name)) continue;
+      bool all_const = true;
+      walk(value, [&](const Node* x) {
+        if (x->is("Call")) all_const = false;  // (a call may read runtime values)
+        if (x->is("Name") && !const_params.count(std::string(x->str("id")))) all_const = false;
+        return all_const;
+      });
+      if (all_const) const_params.insert(name);
+    }
+  }
   std::set<const Node*> conditional;
   for (auto* st : nodes_of(def, "body"))
     walk(st, [&](const Node* n) {
       if (n->is("FunctionDef") || n->is("Lambda")) return false;
       if (!n->is("If")) return true;
-      bool on_const = false;
-      walk(n->child("test"), [&](const Node* x) {
-        on_const = on_const || (x->is("Name") && const_params.count(std::string(x->str("id"))));
-        return true;
-      });
+      // The whole test must be compile-time: Constants, locals bound to them,
+      // dtypes, cuda.tile and module constants (a runtime `if` is compiled
+      // for every specialization, as in cuTile).
+      std::function<bool(const Node*)> compile_time = [&](const Node* x) -> bool {
+        if (x->is("Attribute") && x->str("attr") == "dtype") return true;
+        if (x->is("Name")) {
+          std::string id(x->str("id"));
+          return const_params.count(id) || mi.ct_modules.count(id) || mi.constants.count(id);
+        }
+        if (x->is("Call") || x->is("NamedExpr")) return false;
+        bool all = true;
+        for (auto& f : x->fields) {
+          if (f.second.kind == syntax::Value::Kind::Node) all = all && compile_time(f.second.node);
+          else if (f.second.kind == syntax::Value::Kind::List)
+            for (auto& item : f.second.items)
+              if (item.kind == syntax::Value::Kind::Node) all = all && compile_time(item.node);
+        }
+        return all;
+      };
+      bool on_const = n->child("test") && compile_time(n->child("test"));
       if (on_const)
         for (auto* field : {"body", "orelse"})
           for (auto* b : nodes_of(n, field))
