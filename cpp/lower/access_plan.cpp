@@ -1,5 +1,7 @@
 #include "lower/access_plan.h"
 
+#include "lower/op_registry.h"
+
 namespace c2t::lower {
 
 AccessPlan plan_tile_access(const ArrayVal& array, const sema::Shape& tile_shape, std::vector<int> order,
@@ -47,7 +49,23 @@ TExprPtr padding_value(Lowerer& L, const std::string& mode, const sema::DType& e
   if (mode == "NAN") return lit("float('nan')");
   if (mode == "POS_INF") return lit("float('inf')");
   if (mode == "NEG_INF") return lit("float('-inf')");
-  return nullptr;
+  return zero_padding(elem);  // UNDETERMINED
+}
+
+TExprPtr index_in_bounds(TExprPtr idx, TExprPtr extent, bool known_nonneg) {
+  TExprPtr hi = compare("<", idx, std::move(extent));
+  return known_nonneg ? hi : binop("&", compare(">=", std::move(idx), lit_int(0)), hi);
+}
+
+std::optional<std::string> padding_mode_arg(OpCall& c) {
+  if (!c.has("padding_mode")) return std::string("UNDETERMINED");
+  LVal& pm = c.arg("padding_mode");
+  if (pm.info.kind == sema::VKind::None) return std::string("UNDETERMINED");
+  if (!pm.info.cval || pm.info.cval->s.rfind("PaddingMode.", 0) != 0) {
+    if (pm.ok()) c.L.error(c.at("padding_mode"), "padding_mode must be a ct.PaddingMode member known at compile time");
+    return std::nullopt;
+  }
+  return pm.info.cval->s.substr(12);
 }
 
 TilePointers emit_tile_pointers(Lowerer& L, const ArrayVal& array, const std::vector<LVal>& index,

@@ -25,6 +25,8 @@
 
 namespace c2t::lower {
 
+class OpCall;
+
 struct AccessPlan {
   enum class Strategy {
     PointerMask,       // ptr + broadcast offsets, mask = per-axis bounds (partial tiles)
@@ -54,9 +56,21 @@ struct TilePointers {
 TilePointers emit_tile_pointers(Lowerer& L, const ArrayVal& array, const std::vector<LVal>& index,
                                 const AccessPlan& plan, const std::string& hint);
 
-/// The Triton `other=` value of a padding mode (nullptr for UNDETERMINED).
-/// `elem` is the array's element dtype: ZERO pads with `zero_padding(elem)`.
+/// The Triton `other=` value of a padding mode. `elem` is the array's
+/// element dtype: ZERO pads with `zero_padding(elem)`, and so does
+/// UNDETERMINED (any value is allowed; zero keeps results reproducible).
 TExprPtr padding_value(Lowerer& L, const std::string& mode, const sema::DType& elem);
+
+/// The bounds test of one axis of an element index: `0 <= idx < extent`
+/// (cuTile converts indices to unsigned, so negatives are out of bounds;
+/// reference/cutile_api.md §3.3); just `idx < extent` when `idx` is known
+/// non-negative.
+TExprPtr index_in_bounds(TExprPtr idx, TExprPtr extent, bool known_nonneg = false);
+
+/// The `padding_mode=` argument of ct.load / ct.load_advanced_indexing: the
+/// PaddingMode member's name ("UNDETERMINED" when absent or None); nullopt
+/// after a diagnostic when it is not a member known at compile time.
+std::optional<std::string> padding_mode_arg(OpCall& c);
 
 /// The `other=` of a masked tl.load that pads with zero: `0` for a known
 /// integer or bool array, `0.0` for any other (float, fp8, dtype only Triton

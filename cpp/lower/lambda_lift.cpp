@@ -12,6 +12,21 @@ namespace c2t::lower {
 
 namespace {
 
+// Rebuilds `def` in place as `def _c2t_lambda(<args>): <ret>` at the
+// lambda's position (CPython's FunctionDef fields, 3.12).
+void build_def(syntax::Node& def, const syntax::Node* lambda, syntax::Node* args, syntax::Node* ret) {
+  def = syntax::Node{};
+  def.type = "FunctionDef";
+  def.set_pos(*lambda);
+  def.fields.push_back({"name", syntax::Value::str("_c2t_lambda")});
+  def.fields.push_back({"args", syntax::Value::of(args)});
+  def.fields.push_back({"body", syntax::Value::list({syntax::Value::of(ret)})});
+  def.fields.push_back({"decorator_list", syntax::Value::list()});
+  def.fields.push_back({"returns", syntax::Value::null()});
+  def.fields.push_back({"type_comment", syntax::Value::null()});
+  def.fields.push_back({"type_params", syntax::Value::list()});
+}
+
 // The synthesized nodes of one lambda. Rebuilt in place on every request, so
 // an entry left by a freed tree whose address is reused is never stale.
 struct LiftedLambda {
@@ -30,28 +45,10 @@ const syntax::Node* lambda_as_def(const syntax::Node* lambda) {
   syntax::Node& ret = slot->ret;
   ret = syntax::Node{};
   ret.type = "Return";
-  ret.has_pos = true;
-  ret.lineno = body->lineno;
-  ret.col_offset = body->col_offset;
-  ret.end_lineno = body->end_lineno;
-  ret.end_col_offset = body->end_col_offset;
+  ret.set_pos(*body);
   ret.fields.push_back({"value", syntax::Value::of(body)});
-  syntax::Node& def = slot->def;
-  def = syntax::Node{};
-  def.type = "FunctionDef";
-  def.has_pos = true;
-  def.lineno = lambda->lineno;
-  def.col_offset = lambda->col_offset;
-  def.end_lineno = lambda->end_lineno;
-  def.end_col_offset = lambda->end_col_offset;
-  def.fields.push_back({"name", syntax::Value::str("_c2t_lambda")});
-  def.fields.push_back({"args", syntax::Value::of(lambda->child("args"))});
-  def.fields.push_back({"body", syntax::Value::list({syntax::Value::of(&ret)})});
-  def.fields.push_back({"decorator_list", syntax::Value::list()});
-  def.fields.push_back({"returns", syntax::Value::null()});
-  def.fields.push_back({"type_comment", syntax::Value::null()});
-  def.fields.push_back({"type_params", syntax::Value::list()});
-  return &def;
+  build_def(slot->def, lambda, lambda->child("args"), &ret);
+  return &slot->def;
 }
 
 namespace {
@@ -64,13 +61,7 @@ struct LiftedCombine {
   syntax::Node* make(std::string_view type, const syntax::Node* pos) {
     syntax::Node& n = parts.emplace_back();
     n.type = type;
-    if (pos) {
-      n.has_pos = true;
-      n.lineno = pos->lineno;
-      n.col_offset = pos->col_offset;
-      n.end_lineno = pos->end_lineno;
-      n.end_col_offset = pos->end_col_offset;
-    }
+    if (pos) n.set_pos(*pos);
     return &n;
   }
 };
@@ -134,22 +125,8 @@ const syntax::Node* lambda_as_combine_def(const syntax::Node* lambda, size_t n_v
   tup->fields.push_back({"ctx", syntax::Value::of(load)});
   auto* ret = L.make("Return", body);
   ret->fields.push_back({"value", syntax::Value::of(tup)});
-  syntax::Node& def = L.def;
-  def = syntax::Node{};
-  def.type = "FunctionDef";
-  def.has_pos = true;
-  def.lineno = lambda->lineno;
-  def.col_offset = lambda->col_offset;
-  def.end_lineno = lambda->end_lineno;
-  def.end_col_offset = lambda->end_col_offset;
-  def.fields.push_back({"name", syntax::Value::str("_c2t_lambda")});
-  def.fields.push_back({"args", syntax::Value::of(args)});
-  def.fields.push_back({"body", syntax::Value::list({syntax::Value::of(ret)})});
-  def.fields.push_back({"decorator_list", syntax::Value::list()});
-  def.fields.push_back({"returns", syntax::Value::null()});
-  def.fields.push_back({"type_comment", syntax::Value::null()});
-  def.fields.push_back({"type_params", syntax::Value::list()});
-  return &def;
+  build_def(L.def, lambda, args, ret);
+  return &L.def;
 }
 
 std::vector<const syntax::Node*> free_name_loads(const syntax::Node* def) {

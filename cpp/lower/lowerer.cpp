@@ -722,11 +722,7 @@ void Lowerer::lower_aug_assign(const Node* s) {
   // x op= y rebinds x to x op y (tiles are immutable).
   syntax::Node bin;
   bin.type = "BinOp";
-  bin.has_pos = true;
-  bin.lineno = s->lineno;
-  bin.col_offset = s->col_offset;
-  bin.end_lineno = s->end_lineno;
-  bin.end_col_offset = s->end_col_offset;
+  bin.set_pos(*s);
   syntax::Node load_target = *target;
   bin.fields.push_back({"left", syntax::Value::of(&load_target)});
   bin.fields.push_back({"op", syntax::Value::of(s->child("op"))});

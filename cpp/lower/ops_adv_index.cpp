@@ -65,17 +65,9 @@ LVal load_advanced_indexing(OpCall& c) {
                                    std::to_string(arr.rank) + ", at least 2), got " + std::to_string(ix.size()));
     return {};
   }
-  std::string padding = "UNDETERMINED";
-  if (c.has("padding_mode")) {
-    LVal& pm = c.arg("padding_mode");
-    if (pm.info.kind != sema::VKind::None) {
-      if (!pm.info.cval || pm.info.cval->s.rfind("PaddingMode.", 0) != 0) {
-        if (pm.ok()) c.L.error(c.at("padding_mode"), "padding_mode must be a ct.PaddingMode member known at compile time");
-        return {};
-      }
-      padding = pm.info.cval->s.substr(12);
-    }
-  }
+  auto padding_mode = padding_mode_arg(c);
+  if (!padding_mode) return {};
+  const std::string& padding = *padding_mode;
   std::string hint = c.L.name_hint("gathered");
   size_t r = ix.size();
   int sparse = -1;
@@ -117,13 +109,12 @@ LVal load_advanced_indexing(OpCall& c) {
     for (size_t j = 0; j < r; ++j) sub.push_back(j == d ? full_slice() : lit("None"));
     TExprPtr b = subscript(axis_idx[d], sub);
     ptrs = binop("+", ptrs, binop("*", b, arr.strides[d]));
-    // Indices are unsigned in cuTile: negatives are out of bounds.
-    TExprPtr m = binop("&", compare(">=", b, lit_int(0)), compare("<", b, arr.shape[d]));
+    TExprPtr m = index_in_bounds(b, arr.shape[d]);
     mask = mask ? binop("&", mask, m) : m;
   }
   mask = c.L.bind(hint + "_mask", mask);
   TExprPtr other = padding_value(c.L, padding, arr.dtype);
-  auto e = tl_call("load", {ptrs}, {{"mask", mask}, {"other", other ? other : zero_padding(arr.dtype)}});
+  auto e = tl_call("load", {ptrs}, {{"mask", mask}, {"other", other}});
   return ops::make_value(e, shape, arr.dtype);
 }
 

@@ -27,6 +27,8 @@ LVal make_none(TExprPtr stmt_expr);
 
 /// Shape of a value as a tile (empty for scalars and constants).
 sema::Shape shape_of(const LVal& v);
+/// A tile shape as Triton's list of extents (`[TM, 64]`).
+TExprPtr shape_list(const sema::Shape& s);
 bool is_number_like(const LVal& v);   // Scalar / Tile / Constexpr number
 bool is_loose(const LVal& v);         // compile-time number (cuTile "loosely typed constant")
 

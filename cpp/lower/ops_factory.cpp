@@ -6,12 +6,6 @@ namespace c2t::lower {
 
 namespace {
 
-TExprPtr shape_list(const sema::Shape& s) {
-  std::vector<TExprPtr> dims;
-  for (auto& d : s) dims.push_back(Lowerer::dim_to_expr(d));
-  return list(dims);
-}
-
 std::optional<sema::DType> dtype_param(OpCall& c, const std::string& p) {
   LVal& d = c.arg(p);
   if (!d.ok()) return std::nullopt;
@@ -49,10 +43,10 @@ LVal full_like_op(OpCall& c, const char* what, std::optional<TExprPtr> fill) {
     if (ops::proven_nonneg(v)) sign = sema::Sign::NonNeg;
   }
   if (is_const(value, "0") && !shape->empty()) {
-    return ops::make_value(tl_call("zeros", {shape_list(*shape), raw(tdt)}), *shape, *dt, sema::Sign::NonNeg);
+    return ops::make_value(tl_call("zeros", {ops::shape_list(*shape), raw(tdt)}), *shape, *dt, sema::Sign::NonNeg);
   }
   if (is_const(value)) sign = value->text[0] == '-' ? sema::Sign::Unknown : sema::Sign::NonNeg;
-  return ops::make_value(tl_call("full", {shape_list(*shape), value, raw(tdt)}), *shape, *dt, sign);
+  return ops::make_value(tl_call("full", {ops::shape_list(*shape), value, raw(tdt)}), *shape, *dt, sign);
 }
 
 }  // namespace

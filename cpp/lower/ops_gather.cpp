@@ -54,9 +54,7 @@ std::optional<ElementAccess> element_access(OpCall& c, const std::string& indice
     }
     if (check_bounds) {
       // Bind tile indices used twice (offset and mask) only when they are not names already.
-      TExprPtr lo = ops::proven_nonneg(v) ? nullptr : compare(">=", v.expr, lit_int(0));
-      TExprPtr hi = compare("<", v.expr, arr.shape[d]);
-      TExprPtr m = lo ? binop("&", lo, hi) : hi;
+      TExprPtr m = index_in_bounds(v.expr, arr.shape[d], ops::proven_nonneg(v));
       mask = mask ? binop("&", mask, m) : m;
     }
   }

@@ -18,12 +18,6 @@ namespace c2t::lower {
 
 namespace {
 
-TExprPtr dims_list(const sema::Shape& s) {
-  std::vector<TExprPtr> out;
-  for (auto& d : s) out.push_back(Lowerer::dim_to_expr(d));
-  return list(out);
-}
-
 LVal insert(OpCall& c) {
   LVal& x = c.arg("x");
   LVal& v = c.arg("value");
@@ -123,12 +117,12 @@ LVal insert(OpCall& c) {
       vs.push_back(sema::Dim::known(1));
       vs.push_back(sub[d]);
     }
-    val = tl_call("reshape", {val, dims_list(vs)});
+    val = tl_call("reshape", {val, ops::shape_list(vs)});
   }
   TExprPtr e;
-  if (sel) e = tl_call("where", {sel, val, tl_call("reshape", {x.expr, dims_list(split)})});
-  else e = tl_call("broadcast_to", {val, dims_list(split)});  // the sub-tile is the whole tile
-  e = tl_call("reshape", {e, dims_list(x.info.shape)});
+  if (sel) e = tl_call("where", {sel, val, tl_call("reshape", {x.expr, ops::shape_list(split)})});
+  else e = tl_call("broadcast_to", {val, ops::shape_list(split)});  // the sub-tile is the whole tile
+  e = tl_call("reshape", {e, ops::shape_list(x.info.shape)});
   return ops::make_value(e, x.info.shape, x.info.dtype, sema::sign_join(x.info.sign, v.info.sign));
 }
 
@@ -204,7 +198,7 @@ LVal astile(OpCall& c) {
     acc = k == 0 ? tl_call("broadcast_to", {ex, list({lit_int(n)})})
                  : tl_call("where", {compare("==", pos, lit_int(k)), ex, acc});
   }
-  if (shape.size() > 1) acc = tl_call("reshape", {acc, dims_list(shape)});
+  if (shape.size() > 1) acc = tl_call("reshape", {acc, ops::shape_list(shape)});
   LVal r = ops::make_value(acc, shape, dt.info.dtype);
   r.info.is_bool = dt.info.dtype.is("bool_");
   return r;

@@ -139,17 +139,9 @@ LVal load(OpCall& c) {
   auto bc = bounds_check_arg(c);
   auto tma = allow_tma_arg(c);
   if (!ord || !bc || !tma || !check_memory_order(c, "loads support WEAK only")) return {};
-  std::string padding = "UNDETERMINED";
-  if (c.has("padding_mode")) {
-    LVal& pm = c.arg("padding_mode");
-    if (pm.info.kind != sema::VKind::None) {
-      if (!pm.info.cval || pm.info.cval->s.rfind("PaddingMode.", 0) != 0) {
-        if (pm.ok()) c.L.error(c.at("padding_mode"), "padding_mode must be a ct.PaddingMode member known at compile time");
-        return {};
-      }
-      padding = pm.info.cval->s.substr(12);
-    }
-  }
+  auto padding_mode = padding_mode_arg(c);
+  if (!padding_mode) return {};
+  const std::string& padding = *padding_mode;
   AccessPlan plan = plan_tile_access(arr, *shape, *ord, padding, bc->on, *tma, false);
   TExprPtr desc = tma_for(c, arr, plan, padding);
   record(c, arr, plan, (int)shape->size(), false);
@@ -157,9 +149,7 @@ LVal load(OpCall& c) {
   std::vector<std::pair<std::string, TExprPtr>> kw;
   if (tp.mask) {
     kw.push_back({"mask", when_checked(*bc, tp.mask, nullptr)});
-    // UNDETERMINED allows any value; zero keeps results reproducible.
-    TExprPtr other = padding_value(c.L, padding, arr.dtype);
-    kw.push_back({"other", when_checked(*bc, other ? other : zero_padding(arr.dtype), nullptr)});
+    kw.push_back({"other", when_checked(*bc, padding_value(c.L, padding, arr.dtype), nullptr)});
   }
   TExprPtr e = tl_call("load", {tp.ptrs}, kw);
   // Both paths pad with zero (UNDETERMINED/ZERO) or NaN (NAN): see tma.cpp.

@@ -82,12 +82,6 @@ LVal newaxis_subscript(Lowerer& L, LVal base, const syntax::Node* slice, const s
 
 namespace {
 
-TExprPtr shape_list(const sema::Shape& s) {
-  std::vector<TExprPtr> dims;
-  for (auto& d : s) dims.push_back(Lowerer::dim_to_expr(d));
-  return list(dims);
-}
-
 LVal tile_arg(OpCall& c, const std::string& p) {
   LVal& x = c.arg(p);
   if (!x.ok()) return {};
@@ -195,13 +189,13 @@ LVal reshape(OpCall& c) {
     return ops::make_value(call(name(c.L.prelude("_c2t_item")), {x.expr}), {}, x.info.dtype, x.info.sign);
   }
   if (x.info.kind == sema::VKind::Scalar)
-    return ops::make_value(tl_call("full", {shape_list(out), x.expr, c.L.dtype_expr(x.info.dtype, &x)}), out,
+    return ops::make_value(tl_call("full", {ops::shape_list(out), x.expr, c.L.dtype_expr(x.info.dtype, &x)}), out,
                            x.info.dtype, x.info.sign);
   bool same = out.size() == x.info.shape.size();
   for (size_t k = 0; same && k < out.size(); ++k) same = out[k].same(x.info.shape[k]);
   if (same) return x;
   // Row-major reshape, as cuTile's (can_reorder stays False).
-  return keep_bool(ops::make_value(tl_call("reshape", {x.expr, shape_list(out)}), out, x.info.dtype, x.info.sign), x);
+  return keep_bool(ops::make_value(tl_call("reshape", {x.expr, ops::shape_list(out)}), out, x.info.dtype, x.info.sign), x);
 }
 
 LVal transpose(OpCall& c) {
@@ -258,7 +252,7 @@ LVal cat(OpCall& c) {
   d = d.value ? sema::Dim::known(2 * *d.value) : sema::Dim::sym("2 * " + (d.expr.find(' ') == std::string::npos ? d.expr : "(" + d.expr + ")"));
   for (size_t k = 0; k < out.size(); ++k)
     if (!out[k].value && out[k].expr.empty()) out[k].expr = source(c.L.dim_expr(a, k));
-  return ops::make_value(tl_call("reshape", {e, shape_list(out)}), out, a.info.dtype);
+  return ops::make_value(tl_call("reshape", {e, ops::shape_list(out)}), out, a.info.dtype);
 }
 
 LVal extract(OpCall& c) {
@@ -297,7 +291,7 @@ LVal extract(OpCall& c) {
   }
   if (!any) return x;
   auto xn = c.L.as_name(x, "x");
-  TExprPtr e = tl_call("reshape", {xn, shape_list(split)});
+  TExprPtr e = tl_call("reshape", {xn, ops::shape_list(split)});
   TExprPtr sel;
   for (int d = 0; d < rank; ++d) {
     if (split[2 * d].is_one()) continue;
@@ -327,7 +321,7 @@ void register_shape_ops(Registry& r) {
     sema::Shape s = x.info.shape;
     s.insert(s.begin() + a, sema::Dim::known(1));
     if (x.info.kind == sema::VKind::Scalar)
-      return ops::make_value(tl_call("full", {shape_list(s), x.expr, c.L.dtype_expr(x.info.dtype, &x)}), s, x.info.dtype, x.info.sign);
+      return ops::make_value(tl_call("full", {ops::shape_list(s), x.expr, c.L.dtype_expr(x.info.dtype, &x)}), s, x.info.dtype, x.info.sign);
     return keep_bool(ops::make_value(tl_call("expand_dims", {x.expr, lit_int(a)}), s, x.info.dtype, x.info.sign), x);
   }, "tl.expand_dims(x, axis)");
   r.add("broadcast_to", "shape", "x, /, shape", [](OpCall& c) {
@@ -335,7 +329,7 @@ void register_shape_ops(Registry& r) {
     auto s = c.L.shape_arg(c.arg("shape"), c.at("shape"), "the shape");
     if (!x.ok() || !s) return LVal{};
     if (x.info.kind == sema::VKind::Scalar)
-      return ops::make_value(tl_call("full", {shape_list(*s), x.expr, c.L.dtype_expr(x.info.dtype, &x)}), *s, x.info.dtype, x.info.sign);
+      return ops::make_value(tl_call("full", {ops::shape_list(*s), x.expr, c.L.dtype_expr(x.info.dtype, &x)}), *s, x.info.dtype, x.info.sign);
     // NumPy rank extension, as cuTile's broadcast_to allows (cutile-python
     // _ir/arithmetic_ops.py: is_shape_broadcastable_to, then a reshape with
     // leading 1s); tl.broadcast_to needs equal ranks.
@@ -347,9 +341,9 @@ void register_shape_ops(Registry& r) {
     if (x.info.shape.size() < s->size()) {
       sema::Shape padded(s->size() - x.info.shape.size(), sema::Dim::known(1));
       padded.insert(padded.end(), x.info.shape.begin(), x.info.shape.end());
-      src = tl_call("reshape", {src, shape_list(padded)});
+      src = tl_call("reshape", {src, ops::shape_list(padded)});
     }
-    return keep_bool(ops::make_value(tl_call("broadcast_to", {src, shape_list(*s)}), *s, x.info.dtype, x.info.sign), x);
+    return keep_bool(ops::make_value(tl_call("broadcast_to", {src, ops::shape_list(*s)}), *s, x.info.dtype, x.info.sign), x);
   }, "tl.broadcast_to(x, shape) (leading size-1 axes added first for a lower-rank tile)");
   r.add("reshape", "shape", "x, /, shape", reshape, "tl.reshape(x, shape) (row-major)");
   r.add("Tile.reshape", "shape", "x, shape", reshape, "tl.reshape(x, shape)");
@@ -381,3 +375,13 @@ void register_shape_ops(Registry& r) {
 }
 
 }  // namespace c2t::lower
+
+namespace c2t::lower::ops {
+
+TExprPtr shape_list(const sema::Shape& s) {
+  std::vector<TExprPtr> dims;
+  for (auto& d : s) dims.push_back(Lowerer::dim_to_expr(d));
+  return list(dims);
+}
+
+}  // namespace c2t::lower::ops

@@ -108,6 +108,14 @@ struct Node {
     return v && v->kind == Value::Kind::Str ? std::string_view(v->text) : std::string_view();
   }
   bool is(std::string_view t) const { return type == t; }
+  /// Gives this node `from`'s source span (for nodes later stages synthesize).
+  void set_pos(const Node& from) {
+    has_pos = true;
+    lineno = from.lineno;
+    col_offset = from.col_offset;
+    end_lineno = from.end_lineno;
+    end_col_offset = from.end_col_offset;
+  }
   template <size_t N>
   bool is(const char (&t)[N]) const {
     return type.size() == N - 1 && std::memcmp(type.data(), t, N - 1) == 0;
