@@ -73,12 +73,15 @@ TilePointers emit_tile_pointers(Lowerer& L, const ArrayVal& array, const std::ve
   TilePointers out;
   size_t r = plan.tile_shape.size();
   if (plan.strategy == AccessPlan::Strategy::PointerScalar) {
-    // One element: tile index == element index along every axis.
+    // One element: tile index == element index along every axis (times the
+    // traversal step of a tiled view of single elements).
     TExprPtr off;
     for (size_t k = 0; k < index.size(); ++k) {
       int ax = plan.order.empty() ? (int)k : plan.order[k];
       TExprPtr idx = index[k].expr;
       if (array.int64_index) idx = tl_call("cast", {idx, tl_attr("int64")});
+      if (!plan.steps.empty() && !plan.steps[k].is_one() && !is_const(idx, "0"))
+        idx = binop("*", idx, Lowerer::dim_to_expr(plan.steps[k]));
       TExprPtr term = is_const(index[k].expr, "0") ? nullptr : binop("*", idx, array.strides[ax]);
       if (!term) continue;
       off = off ? binop("+", off, term) : term;
@@ -94,10 +97,12 @@ TilePointers emit_tile_pointers(Lowerer& L, const ArrayVal& array, const std::ve
   for (auto& d : plan.tile_shape) all_unit = all_unit && d.is_one();
   for (size_t k = 0; k < r; ++k) {
     const sema::Dim& d = plan.tile_shape[k];
+    const sema::Dim& step = plan.steps.empty() ? d : plan.steps[k];
     int ax = plan.order[k];
     TExprPtr idx = index[k].expr;
     bool unit = d.is_one() && !all_unit;
-    // Element offsets along tile axis k: index * tile_extent + arange(tile_extent).
+    // Element offsets along tile axis k: index * step + arange(tile_extent),
+    // where the step is the tile extent except in tiled views with traversal_steps.
     TExprPtr start;
     if (is_const(idx, "0")) {
       start = nullptr;
@@ -106,7 +111,8 @@ TilePointers emit_tile_pointers(Lowerer& L, const ArrayVal& array, const std::ve
       // the tile extent, as cuTile does (_ir/ops.py _tile_load_impl_inner);
       // widening the product would keep its int32 overflow.
       if (array.int64_index) idx = tl_call("cast", {idx, tl_attr("int64")});
-      start = unit ? idx : binop("*", idx, Lowerer::dim_to_expr(d));
+      bool plain = plan.steps.empty() ? unit : step.is_one();
+      start = plain ? idx : binop("*", idx, Lowerer::dim_to_expr(step));
     }
     TExprPtr offs;
     if (unit) {

@@ -36,6 +36,9 @@ struct AccessPlan {
   Strategy strategy = Strategy::PointerMask;
   std::vector<int> order;          // tile axis k reads array axis order[k]
   sema::Shape tile_shape;          // in tile-axis order
+  /// Elements between consecutive tile origins per tile axis (a tiled view's
+  /// traversal_steps); empty = the tile shape (ct.load's partition).
+  sema::Shape steps;
   std::string padding = "UNDETERMINED";  // PaddingMode member for loads
   bool tma_candidate = false;
   std::string tma_note;

@@ -7,10 +7,7 @@
 
 namespace c2t::lower {
 
-namespace {
-
-// sem= / scope= keywords for non-default memory order / scope.
-bool memory_kwargs(OpCall& c, std::vector<std::pair<std::string, TExprPtr>>& kw) {
+bool atomic_memory_kwargs(OpCall& c, std::vector<std::pair<std::string, TExprPtr>>& kw) {
   if (c.has("memory_order")) {
     LVal& v = c.arg("memory_order");
     if (!v.info.cval || v.info.cval->s.rfind("MemoryOrder.", 0) != 0) {
@@ -43,6 +40,8 @@ bool memory_kwargs(OpCall& c, std::vector<std::pair<std::string, TExprPtr>>& kw)
   return true;
 }
 
+namespace {
+
 LVal atomic_rmw(OpCall& c, const std::string& tl_fn) {
   auto bc = bounds_check_arg(c);
   if (!bc) return {};
@@ -63,7 +62,7 @@ LVal atomic_rmw(OpCall& c, const std::string& tl_fn) {
   }
   std::vector<std::pair<std::string, TExprPtr>> kw;
   if (ea->mask) kw.push_back({"mask", ea->mask});
-  if (!memory_kwargs(c, kw)) return {};
+  if (!atomic_memory_kwargs(c, kw)) return {};
   // Returns the previous values (for out-of-bounds lanes: unspecified, as in cuTile).
   return ops::make_value(tl_call(tl_fn, {ea->ptrs, upd.expr}, kw), *shape, ea->array->dtype);
 }
@@ -82,7 +81,7 @@ LVal atomic_cas(OpCall& c) {
   LVal& val = c.arg("desired");
   if (!cmp.ok() || !val.ok()) return {};
   std::vector<std::pair<std::string, TExprPtr>> kw;
-  if (!memory_kwargs(c, kw)) return {};
+  if (!atomic_memory_kwargs(c, kw)) return {};
   auto s1 = sema::broadcast_shapes(ea->shape, ops::shape_of(cmp));
   auto shape = s1 ? sema::broadcast_shapes(*s1, ops::shape_of(val)) : std::nullopt;
   if (!shape) {

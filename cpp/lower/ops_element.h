@@ -4,6 +4,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "lower/op_registry.h"
 #include "lower/value.h"
@@ -35,6 +37,13 @@ struct BoundsCheck {
 std::optional<BoundsCheck> bounds_check_arg(OpCall& c);
 /// `value if bc.cond else alt` (just `value` for an unconditional check).
 TExprPtr when_checked(const BoundsCheck& bc, TExprPtr value, TExprPtr alt);
+/// `memory_order=` / `memory_scope=` of an atomic as Triton's sem= / scope=
+/// (nothing for cuTile's defaults ACQ_REL / DEVICE, which are Triton's);
+/// false after a diagnostic.
+bool atomic_memory_kwargs(OpCall& c, std::vector<std::pair<std::string, TExprPtr>>& kw);
+/// `padding_value=` of a masked load as Triton's `other=` (zero padding when
+/// absent); nullopt after a diagnostic.
+std::optional<TExprPtr> padding_value_arg(OpCall& c, const sema::DType& elem);
 /// bounds-mask & user `mask=` (broadcasting `shape`).
 TExprPtr combine_user_mask(OpCall& c, TExprPtr mask, sema::Shape& shape);
 

@@ -114,6 +114,25 @@ std::optional<bool> check_bounds_arg(OpCall& c) {
   return std::nullopt;
 }
 
+std::optional<TExprPtr> padding_value_arg(OpCall& c, const sema::DType& elem) {
+  if (!c.has("padding_value")) return zero_padding(elem);
+  LVal& p = c.arg("padding_value");
+  if (!ops::is_number_like(p)) {
+    if (p.ok()) c.L.error(c.at("padding_value"), "padding_value must be a number, scalar or tile");
+    return std::nullopt;
+  }
+  // An integer constant padding a float array (fp8 included): tl.load casts
+  // `other` to the element type and Triton cannot cast int -> fp8; the same
+  // value as a float literal is exact up to 2^24 (fp32).
+  const sema::DTypeDesc* d = elem.desc();
+  bool int_array = d && (sema::is_int(d) || d->category == sema::DTypeCategory::Bool);
+  if (!int_array && p.info.kind == sema::VKind::Constexpr && p.info.cval &&
+      p.info.cval->kind == sema::ConstValue::Kind::Int && p.info.cval->i >= -(1LL << 24) &&
+      p.info.cval->i <= (1LL << 24))
+    return lit(std::to_string(p.info.cval->i) + ".0");
+  return p.expr;
+}
+
 TExprPtr combine_user_mask(OpCall& c, TExprPtr mask, sema::Shape& shape) {
   if (!c.has("mask")) return mask;
   LVal& m = c.arg("mask");
@@ -142,25 +161,9 @@ LVal gather(OpCall& c) {
   std::vector<std::pair<std::string, TExprPtr>> kw;
   if (mask) {
     kw.push_back({"mask", mask});
-    TExprPtr other = zero_padding(ea->array->dtype);
-    if (c.has("padding_value")) {
-      LVal& p = c.arg("padding_value");
-      if (!ops::is_number_like(p)) {
-        if (p.ok()) c.L.error(c.at("padding_value"), "padding_value must be a number, scalar or tile");
-        return {};
-      }
-      other = p.expr;
-      // An integer constant padding a float array (fp8 included): tl.load casts
-      // `other` to the element type and Triton cannot cast int -> fp8; the same
-      // value as a float literal is exact up to 2^24 (fp32).
-      const sema::DTypeDesc* d = ea->array->dtype.desc();
-      bool int_array = d && (sema::is_int(d) || d->category == sema::DTypeCategory::Bool);
-      if (!int_array && p.info.kind == sema::VKind::Constexpr && p.info.cval &&
-          p.info.cval->kind == sema::ConstValue::Kind::Int && p.info.cval->i >= -(1LL << 24) &&
-          p.info.cval->i <= (1LL << 24))
-        other = lit(std::to_string(p.info.cval->i) + ".0");
-    }
-    kw.push_back({"other", user ? other : when_checked(*bc, other, nullptr)});
+    auto other = padding_value_arg(c, ea->array->dtype);
+    if (!other) return {};
+    kw.push_back({"other", user ? *other : when_checked(*bc, *other, nullptr)});
   }
   // A tile padding_value or user mask can be larger than the index shape; tl.load broadcasts to the pointers.
   TExprPtr ptrs = ea->ptrs;

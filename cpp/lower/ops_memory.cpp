@@ -1,15 +1,12 @@
 // Tile-space memory access: ct.load and ct.store (cuTile §3.2).
+#include "lower/ops_memory.h"
+
 #include "lower/access_plan.h"
-#include "lower/op_registry.h"
 #include "lower/ops_common.h"
-#include "lower/ops_element.h"
 
 namespace c2t::lower {
 
-namespace {
-
-// The index argument as one scalar per axis (a bare scalar for 1-D arrays).
-std::optional<std::vector<LVal>> index_arg(OpCall& c, const std::string& p, int rank) {
+std::optional<std::vector<LVal>> tile_index_arg(OpCall& c, const std::string& p, int rank) {
   LVal& idx = c.arg(p);
   if (!idx.ok()) return std::nullopt;
   std::vector<LVal> out;
@@ -46,6 +43,8 @@ std::optional<std::optional<bool>> allow_tma_arg(OpCall& c) {
   return std::nullopt;
 }
 
+namespace {
+
 bool check_memory_order(OpCall& c, const char* allowed_non_weak) {
   for (const char* p : {"memory_order", "memory_scope"}) {
     if (!c.has(p)) continue;
@@ -80,11 +79,12 @@ TExprPtr tma_for(OpCall& c, const ArrayVal& a, AccessPlan& plan, const std::stri
   return desc;
 }
 
-// Element offsets of the tile's origin, one per tile axis: index * extent.
+// Element offsets of the tile's origin, one per tile axis: index * step
+// (the tile extent unless a tiled view sets traversal steps).
 TExprPtr tma_offsets(const std::vector<LVal>& index, const AccessPlan& plan) {
   std::vector<TExprPtr> offs;
   for (size_t k = 0; k < index.size(); ++k) {
-    const sema::Dim& d = plan.tile_shape[k];
+    const sema::Dim& d = plan.steps.empty() ? plan.tile_shape[k] : plan.steps[k];
     TExprPtr idx = index[k].expr;
     if (is_const(idx, "0")) offs.push_back(lit_int(0));
     else if (d.is_one()) offs.push_back(idx);
@@ -117,6 +117,32 @@ void record(OpCall& c, const ArrayVal& a, const AccessPlan& p, int tile_rank, bo
   c.L.report().accesses.push_back(s);
 }
 
+}  // namespace
+
+LVal lower_tile_load(OpCall& c, const TileAccess& t) {
+  const ArrayVal& arr = *t.array;
+  AccessPlan plan = plan_tile_access(arr, t.shape, t.order, t.padding, t.bounds.on, t.allow_tma, false);
+  plan.steps = t.steps;
+  TExprPtr desc = tma_for(c, arr, plan, t.padding);
+  record(c, arr, plan, (int)t.shape.size(), false);
+  auto tp = emit_tile_pointers(c.L, arr, t.index, plan, c.L.name_hint("tile"));
+  std::vector<std::pair<std::string, TExprPtr>> kw;
+  if (tp.mask) {
+    kw.push_back({"mask", when_checked(t.bounds, tp.mask, nullptr)});
+    kw.push_back({"other", when_checked(t.bounds, padding_value(c.L, t.padding, arr.dtype), nullptr)});
+  }
+  TExprPtr e = tl_call("load", {tp.ptrs}, kw);
+  // Both paths pad with zero (UNDETERMINED/ZERO) or NaN (NAN): see tma.cpp.
+  if (desc) {
+    e = ifexp(c.L.tma_flag(), method(desc, "load", {tma_offsets(t.index, plan)}), e);
+    // Inside a larger expression the two-path load gets its own line.
+    if (!c.L.is_assign_rhs(c.node)) e = c.L.bind(c.L.name_hint("tile"), e);
+  }
+  return ops::make_value(e, t.shape, arr.dtype);
+}
+
+namespace {
+
 LVal load(OpCall& c) {
   LVal& a = c.arg("array");
   if (!a.ok()) return {};
@@ -124,10 +150,12 @@ LVal load(OpCall& c) {
     c.L.error(c.at("array"), "ct.load expects an array as its first argument");
     return {};
   }
+  TileAccess t;
+  t.array = a.array.get();
   const ArrayVal& arr = *a.array;
   auto shape = c.L.shape_arg(c.arg("shape"), c.at("shape"), "the tile shape");
   if (!shape) return {};
-  auto index = index_arg(c, "index", arr.rank);
+  auto index = tile_index_arg(c, "index", arr.rank);
   if (!index) return {};
   bool scalar = shape->empty();
   if (!scalar && (int)shape->size() != arr.rank) {
@@ -141,24 +169,13 @@ LVal load(OpCall& c) {
   if (!ord || !bc || !tma || !check_memory_order(c, "loads support WEAK only")) return {};
   auto padding_mode = padding_mode_arg(c);
   if (!padding_mode) return {};
-  const std::string& padding = *padding_mode;
-  AccessPlan plan = plan_tile_access(arr, *shape, *ord, padding, bc->on, *tma, false);
-  TExprPtr desc = tma_for(c, arr, plan, padding);
-  record(c, arr, plan, (int)shape->size(), false);
-  auto tp = emit_tile_pointers(c.L, arr, *index, plan, c.L.name_hint("tile"));
-  std::vector<std::pair<std::string, TExprPtr>> kw;
-  if (tp.mask) {
-    kw.push_back({"mask", when_checked(*bc, tp.mask, nullptr)});
-    kw.push_back({"other", when_checked(*bc, padding_value(c.L, padding, arr.dtype), nullptr)});
-  }
-  TExprPtr e = tl_call("load", {tp.ptrs}, kw);
-  // Both paths pad with zero (UNDETERMINED/ZERO) or NaN (NAN): see tma.cpp.
-  if (desc) {
-    e = ifexp(c.L.tma_flag(), method(desc, "load", {tma_offsets(*index, plan)}), e);
-    // Inside a larger expression the two-path load gets its own line.
-    if (!c.L.is_assign_rhs(c.node)) e = c.L.bind(c.L.name_hint("tile"), e);
-  }
-  return ops::make_value(e, *shape, arr.dtype);
+  t.index = std::move(*index);
+  t.shape = std::move(*shape);
+  t.order = std::move(*ord);
+  t.bounds = *bc;
+  t.allow_tma = *tma;
+  t.padding = *padding_mode;
+  return lower_tile_load(c, t);
 }
 
 LVal store(OpCall& c) {
@@ -169,7 +186,7 @@ LVal store(OpCall& c) {
     return {};
   }
   const ArrayVal& arr = *a.array;
-  auto index = index_arg(c, "index", arr.rank);
+  auto index = tile_index_arg(c, "index", arr.rank);
   LVal& tile = c.arg("tile");
   if (!index || !tile.ok()) return {};
   if (!ops::is_number_like(tile)) {
@@ -190,21 +207,36 @@ LVal store(OpCall& c) {
   // Symbolic extents only Triton knows become `tile.shape[k]`.
   for (size_t k = 0; k < shape.size(); ++k)
     if (!shape[k].value && shape[k].expr.empty()) shape[k] = sema::Dim::sym(source(c.L.dim_expr(tile, k)));
-  AccessPlan plan = plan_tile_access(arr, shape, *ord, "", bc->on, *tma, true);
+  TileAccess t;
+  t.array = &arr;
+  t.index = std::move(*index);
+  t.shape = std::move(shape);
+  t.order = std::move(*ord);
+  t.bounds = *bc;
+  t.allow_tma = *tma;
+  return lower_tile_store(c, t, tile);
+}
+
+}  // namespace
+
+LVal lower_tile_store(OpCall& c, const TileAccess& t, const LVal& tile) {
+  const ArrayVal& arr = *t.array;
+  AccessPlan plan = plan_tile_access(arr, t.shape, t.order, "", t.bounds.on, t.allow_tma, true);
+  plan.steps = t.steps;
   TExprPtr desc = tma_for(c, arr, plan, "ZERO");
-  record(c, arr, plan, (int)shape.size(), true);
+  record(c, arr, plan, (int)t.shape.size(), true);
   // With a descriptor: `if USE_TMA: desc.store(...) else: <pointer store>`
   // (the descriptor store also converts to the element type and drops
   // out-of-bounds elements, triton_target.md §1.1/§1.3).
   TStmt branch{TStmt::Kind::If};
   if (desc) {
     branch.value = c.L.tma_flag();
-    branch.body.push_back(TStmt::expr(method(desc, "store", {tma_offsets(*index, plan), tile.expr})));
+    branch.body.push_back(TStmt::expr(method(desc, "store", {tma_offsets(t.index, plan), tile.expr})));
     c.L.push_block(&branch.orelse);
   }
-  auto tp = emit_tile_pointers(c.L, arr, *index, plan, arr.display);
+  auto tp = emit_tile_pointers(c.L, arr, t.index, plan, arr.display);
   std::vector<std::pair<std::string, TExprPtr>> kw;
-  if (tp.mask) kw.push_back({"mask", when_checked(*bc, tp.mask, nullptr)});
+  if (tp.mask) kw.push_back({"mask", when_checked(t.bounds, tp.mask, nullptr)});
   // tl.store converts to the array's element type (cuTile allows only widening; valid input never narrows).
   TExprPtr st = tl_call("store", {tp.ptrs, tile.expr}, kw);
   if (!desc) return ops::make_none(st);
@@ -213,6 +245,8 @@ LVal store(OpCall& c) {
   c.L.emit(std::move(branch));
   return ops::make_none(nullptr);
 }
+
+namespace {
 
 // Array.slice(axis, start, stop): a view whose base moves by start elements
 // along `axis` and whose extent there is stop - start (cuTile §3.2; start and
