@@ -239,7 +239,36 @@ LVal Lowerer::attribute_of(LVal base, const std::string& a, const Node* at) {
       }
       if (a == "ndim") return constant(sema::ConstValue::integer(arr.rank), at);
       if (a == "slice") return method("Array.slice");
+      if (a == "get_raw_memory") return method("Array.get_raw_memory");
+      if (a == "tiled_view") return method("Array.tiled_view");
       unsupported(at, "Array." + a, "Array." + a + " is not supported yet");
+      return {};
+    }
+    case VKind::RawMemory:
+    case VKind::TiledView: {
+      bool raw = base.info.kind == VKind::RawMemory;
+      const char* cls = raw ? "RawArrayMemory." : "TiledView.";
+      if (a == "dtype") {
+        v.info.kind = VKind::DTypeV;
+        v.info.dtype = base.array->dtype;
+        v.expr = dtype_expr(base.array->dtype);
+        return v;
+      }
+      if (!raw && (a == "tile_shape" || a == "traversal_steps")) {
+        std::vector<LVal> elems;
+        for (auto& d : a == "tile_shape" ? base.tiled->tile_shape : base.tiled->steps) {
+          LVal el;
+          el.node = at;
+          el.info.kind = VKind::Constexpr;
+          el.info.sign = sema::Sign::Pos;
+          if (d.value) el.info.cval = sema::ConstValue::integer(*d.value);
+          el.expr = dim_to_expr(d);
+          elems.push_back(el);
+        }
+        return make_tuple(std::move(elems));
+      }
+      if (registry().find(cls + a)) return method(cls + a);
+      unsupported(at, cls + a, std::string(cls) + a + " is not supported");
       return {};
     }
     case VKind::Tile:

@@ -1,6 +1,9 @@
 // Lowerer: setup, services and statements. Expressions: lower_expr.cpp.
 #include "lower/lowerer.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include <optional>
 
 #include "lower/module_lowering.h"
@@ -345,12 +348,15 @@ void Lowerer::setup_helper_params() {
   for (auto* a : nodes_of(args, "posonlyargs")) arg_nodes.push_back(a);
   for (auto* a : nodes_of(args, "args")) arg_nodes.push_back(a);
   for (auto* a : nodes_of(args, "kwonlyargs")) arg_nodes.push_back(a);
+  std::map<std::string, std::string> tiling_params;  // a tiled view's constexpr extent -> its parameter
   for (size_t i = 0; i < arg_nodes.size() && i < spec_.helper_args.size(); ++i) {
     std::string pname(arg_nodes[i]->str("arg"));
     LVal v = spec_.helper_args[i];
     v.node = arg_nodes[i];
     switch (v.info.kind) {
-      case VKind::Array: {
+      case VKind::Array:
+      case VKind::RawMemory:
+      case VKind::TiledView: {  // a view travels as its array (the tiling is in the specialization key)
         auto a = std::make_shared<ArrayVal>(*v.array);
         a->kernel_param.clear();  // helpers cannot see the kernel's TMA flag
         std::string ptr = fresh(pname + "_ptr");
@@ -374,6 +380,24 @@ void Lowerer::setup_helper_params() {
         a->display = pname;
         v.array = a;
         v.info.dtype = a->dtype;
+        if (v.tiled) {
+          // A tiled view's extents that only Triton knows arrive as constexprs
+          // (one per distinct expression, in TiledSpec::symbolic_exprs order).
+          auto spec = std::make_shared<TiledSpec>(*v.tiled);
+          for (auto& e : spec->symbolic_exprs()) {
+            if (tiling_params.count(e)) continue;  // passed once per call (module_lowering.cpp)
+            bool ident = !e.empty() && std::all_of(e.begin(), e.end(), [](char ch) { return std::isalnum((unsigned char)ch) || ch == '_'; }) &&
+                         !std::isdigit((unsigned char)e[0]);
+            std::string s = fresh(ident ? e : pname + "_tiling_" + std::to_string(tiling_params.size()));
+            fn_.params.push_back({s, "tl.constexpr", nullptr});
+            constexpr_params_.insert(s);
+            tiling_params[e] = s;
+          }
+          for (sema::Shape* sh : {&spec->tile_shape, &spec->steps})
+            for (auto& d : *sh)
+              if (!d.value) d = sema::Dim::sym(tiling_params[d.expr]);
+          v.tiled = spec;
+        }
         break;
       }
       case VKind::ArrayList: {  // passed as its table, length and first array
@@ -773,7 +797,9 @@ void Lowerer::unify_branch_arrays(std::map<std::string, LVal>& a, std::map<std::
     auto it = b.find(k);
     if (it == b.end()) continue;
     LVal& vb = it->second;
-    if (va.info.kind != VKind::Array || vb.info.kind != VKind::Array || same_array(*va.array, *vb.array)) continue;
+    // Arrays, and views of the same kind and tiling, of different arrays.
+    if (!va.has_array_group() || va.info.kind != vb.info.kind || same_array(*va.array, *vb.array)) continue;
+    if (va.tiled && !va.tiled->same(*vb.tiled)) continue;  // merge_envs reports it
     const ArrayVal &x = *va.array, &y = *vb.array;
     if (x.rank != y.rank || !x.ranks.empty() || !y.ranks.empty()) continue;  // merge_envs reports it
     auto u = std::make_shared<ArrayVal>(x);
@@ -808,7 +834,22 @@ void Lowerer::merge_envs(const std::map<std::string, LVal>& a, const std::map<st
     if (it == b.end()) { out[k] = va; continue; }
     LVal m = va;
     const LVal& vb = it->second;
-    if (va.info.kind == VKind::Array && vb.info.kind == VKind::Array && !same_array(*va.array, *vb.array)) {
+    if (va.info.kind == VKind::TiledView && vb.info.kind == VKind::TiledView && !va.tiled->same(*vb.tiled)) {
+      // cuTile: "depends on path taken" -- a view's tiling is part of its type.
+      unsupported(vb.node ? vb.node : va.node, "tiled view chosen at run time",
+                  "'" + k + "' names tiled views with different tile shapes, steps or padding depending on "
+                  "control flow; a tiled view's tiling must be the same on every path (as in cuTile)");
+      out[k] = va;
+      continue;
+    }
+    auto is_view = [](const LVal& v) { return v.info.kind == VKind::RawMemory || v.info.kind == VKind::TiledView; };
+    if (va.info.kind != vb.info.kind && (is_view(va) || is_view(vb))) {
+      unsupported(vb.node ? vb.node : va.node, "array view chosen at run time",
+                  "'" + k + "' names an array view on one path and a different kind of value on another");
+      out[k] = va;
+      continue;
+    }
+    if (va.has_array_group() && vb.has_array_group() && !same_array(*va.array, *vb.array)) {
       // An array name bound to different arrays on two paths (`if c: X = As[0]
       // else: X = As[1]`, or rebound in a loop): its pointer/shape/stride
       // names differ per path, so no one set of names is right afterwards.
@@ -1168,8 +1209,8 @@ void Lowerer::lower_return(const Node* s) {
   }
   LVal r = eval(v);
   if (!r.ok()) return;
-  if (r.info.kind == VKind::Array) {
-    unsupported(v, "array return", "helpers returning arrays are not supported");
+  if (r.has_array_group()) {
+    unsupported(v, "array return", "helpers returning arrays or array views are not supported");
     return;
   }
   if (!r.expr) {

@@ -1,5 +1,7 @@
 #include "lower/module_lowering.h"
 
+#include <set>
+
 #include <functional>
 
 #include "lower/prelude.h"
@@ -160,6 +162,14 @@ std::string key_of(const LVal& v) {
   auto& i = v.info;
   switch (i.kind) {
     case VKind::Array: return "A" + std::to_string(v.array->rank) + (v.array->int64_index ? "L" : "");
+    case VKind::RawMemory: return "R" + std::to_string(v.array->rank) + (v.array->int64_index ? "L" : "");
+    case VKind::TiledView: {  // the tiling is compile-time: one specialization per tiling
+      std::string k = "V" + std::to_string(v.array->rank) + (v.array->int64_index ? "L" : "") + ":" + v.tiled->padding;
+      for (auto& d : v.tiled->tile_shape) k += "," + d.expr;
+      k += "/";
+      for (auto& d : v.tiled->steps) k += "," + d.expr;
+      return k;
+    }
     case VKind::ArrayList: return "L" + std::to_string(v.list->rank) + (v.list->int64_index ? "L" : "");
     case VKind::Scalar:
     case VKind::Tile: {
@@ -187,6 +197,8 @@ std::string key_of(const LVal& v) {
 bool is_passed(const LVal& v) {
   switch (v.info.kind) {
     case VKind::Array:
+    case VKind::RawMemory:
+    case VKind::TiledView:
     case VKind::ArrayList:
     case VKind::Scalar:
     case VKind::Tile: return true;
@@ -281,13 +293,17 @@ LVal Lowerer::call_helper(const Node* call_node, const Node* def) {
   }
   // Call arguments: arrays expand to pointer, shapes, strides.
   std::vector<TExprPtr> cargs;
+  std::set<std::string> tiling_passed;
   for (size_t j = 0; j < vals.size(); ++j) {
     if (!passed[j]) continue;
     auto& v = vals[j];
-    if (v.info.kind == VKind::Array) {
+    if (v.has_array_group()) {
       cargs.push_back(v.array->ptr);
       for (auto& s : v.array->shape) cargs.push_back(s);
       for (auto& s : v.array->strides) cargs.push_back(s);
+      if (v.tiled)  // the view's constexpr extents, each once per call (setup_helper_params)
+        for (auto& e : v.tiled->symbolic_exprs())
+          if (tiling_passed.insert(e).second) cargs.push_back(lit(e));
     } else if (v.info.kind == VKind::ArrayList) {
       cargs.push_back(v.list->table);
       cargs.push_back(v.list->length);

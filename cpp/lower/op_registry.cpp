@@ -78,6 +78,8 @@ const Registry& registry() {
     register_shape_ops(reg);
     register_mma_ops(reg);
     register_debug_ops(reg);
+    register_view_ops(reg);
+    register_view_atomic_ops(reg);
     return reg;
   }();
   return r;

@@ -104,5 +104,7 @@ void register_insert_ops(Registry& r);          // ct.insert / Tile.insert / ct.
 void register_shape_ops(Registry& r);
 void register_mma_ops(Registry& r);
 void register_debug_ops(Registry& r);
+void register_view_atomic_ops(Registry& r);    // their atomics
+void register_view_ops(Registry& r);           // Array.get_raw_memory / Array.tiled_view and their methods
 
 }  // namespace c2t::lower

@@ -5,6 +5,7 @@
 // reference/cutile_api.md §2.1).
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
@@ -52,10 +53,47 @@ struct ArrayListVal {
   int words() const { return 1 + 2 * rank; }
 };
 
+/// What Array.tiled_view fixes at compile time (cuTile TiledViewTy): the
+/// tile shape (empty = single elements), the element distance between
+/// consecutive tile origins per axis (the tile shape unless traversal_steps
+/// is given; 1s for single elements) and the PaddingMode member of loads.
+/// Extents may be constexprs only Triton knows (Dim::sym).
+struct TiledSpec {
+  sema::Shape tile_shape;
+  sema::Shape steps;
+  std::string padding = "UNDETERMINED";
+  bool same(const TiledSpec& o) const {
+    if (padding != o.padding || steps.size() != o.steps.size() || tile_shape.size() != o.tile_shape.size())
+      return false;
+    for (size_t k = 0; k < tile_shape.size(); ++k)
+      if (!tile_shape[k].same(o.tile_shape[k])) return false;
+    for (size_t k = 0; k < steps.size(); ++k)
+      if (!steps[k].same(o.steps[k])) return false;
+    return true;
+  }
+  /// The distinct extents only Triton knows (constexpr expressions), tile
+  /// shape first: what a helper receiving the view takes as constexprs.
+  std::vector<std::string> symbolic_exprs() const {
+    std::vector<std::string> out;
+    for (const sema::Shape* s : {&tile_shape, &steps})
+      for (auto& d : *s)
+        if (!d.value && std::find(out.begin(), out.end(), d.expr) == out.end()) out.push_back(d.expr);
+    return out;
+  }
+  /// traversal_steps equal to the tile shape: a partition (ct.load's tiling).
+  bool partition() const {
+    if (tile_shape.empty()) return false;
+    for (size_t k = 0; k < steps.size(); ++k)
+      if (!steps[k].same(tile_shape[k])) return false;
+    return true;
+  }
+};
+
 struct LVal {
   TExprPtr expr;                     // Triton expression (null for pure compile-time entities)
   sema::ValueInfo info;
-  std::shared_ptr<ArrayVal> array;   // info.kind == Array
+  std::shared_ptr<ArrayVal> array;   // info.kind == Array, RawMemory, TiledView (the viewed array)
+  std::shared_ptr<const TiledSpec> tiled;  // info.kind == TiledView
   std::shared_ptr<ArrayListVal> list;  // info.kind == ArrayList
   std::vector<LVal> elems;           // info.kind == Tuple
   std::shared_ptr<LVal> self;        // info.kind == Method: the receiver
@@ -63,6 +101,12 @@ struct LVal {
   const syntax::Node* node = nullptr;  // source expression, for diagnostics
 
   bool ok() const { return info.kind != sema::VKind::Unknown; }
+  /// Arrays and the views of one (raw memory, tiled views) travel as the
+  /// array's pointer, shapes and strides.
+  bool has_array_group() const {
+    return info.kind == sema::VKind::Array || info.kind == sema::VKind::RawMemory ||
+           info.kind == sema::VKind::TiledView;
+  }
 };
 
 /// Builds the ValueInfo of a Tuple from its elements.

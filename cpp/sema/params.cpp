@@ -21,6 +21,11 @@ struct ArrayFacts {
   // in every specialization, so two of them conflict.
   std::set<int> unconditional_ranks;
   bool via_helper = false;      // also used inside a helper it is passed to
+  // get_raw_memory() addresses elements from the base pointer, whatever the
+  // rank; other rank-agnostic uses (.ndim, .slice, a tiled view of unknown
+  // rank) still need the actual rank.
+  bool raw_use = false;
+  bool rank_needed = false;
 
   void merge(const ArrayFacts& g) {
     use = use || g.use;
@@ -29,6 +34,8 @@ struct ArrayFacts {
     // (a helper's unconditional uses may sit under a constexpr `if` at the
     // call: not merged; the lowering's static_assert still checks them)
     min_rank = std::max(min_rank, g.min_rank);
+    raw_use = raw_use || g.raw_use;
+    rank_needed = rank_needed || g.rank_needed;
     if (!first_use) first_use = g.first_use;
   }
 };
@@ -212,7 +219,9 @@ std::vector<Facts> collect(const ModuleInfo& mi, const Node* def) {
         auto* v = n->child("value");
         if (targets.size() == 1 && targets[0]->is("Name") && v) {
           const Node* src = v;
-          if (v->is("Call") && v->child("func")->is("Attribute") && v->child("func")->str("attr") == "slice")
+          // (a tiled view's uses show the array's rank too: tv.load(index) has one index per axis)
+          if (v->is("Call") && v->child("func")->is("Attribute") &&
+              (v->child("func")->str("attr") == "slice" || v->child("func")->str("attr") == "tiled_view"))
             src = v->child("func")->child("value");
           if (src->is("Name")) {
             auto it = alias.find(std::string(src->str("id")));
@@ -250,12 +259,48 @@ std::vector<Facts> collect(const ModuleInfo& mi, const Node* def) {
             if (base->is("Name")) f->use_rank[base] = -2;
           }
         } else if (attr == "ndim" || attr == "slice" || attr == "tiled_view" || attr == "get_raw_memory") {
-          if (auto* f = array_of(base)) { f->use = true; if (!f->first_use) f->first_use = n; }
+          if (auto* f = array_of(base)) {
+            f->use = true;
+            if (!f->first_use) f->first_use = n;
+            if (attr == "get_raw_memory") f->raw_use = true;
+            else if (attr != "tiled_view") f->rank_needed = true;  // (tiled_view: noted at its call)
+          }
         }
         return true;
       }
       if (!n->is("Call")) return true;
       auto* fn = n->child("func");
+      if (fn->is("Attribute") && fn->str("attr") == "tiled_view" && array_of(fn->child("value"))) {
+        // A.tiled_view(tile_shape, traversal_steps=...): the tile shape has the
+        // array's rank unless it is () (single elements) or a name we cannot see into.
+        auto len_of = [&](const Node* e) {
+          if (!e) return -1;
+          if (int r = tuple_len(e); r >= 0) return r;
+          auto c = mi.fold(e);
+          if (c && c->kind == ConstValue::Kind::Int) return 1;
+          if (c && c->kind == ConstValue::Kind::Tuple) return (int)c->items.size();
+          // A Constant parameter is an int tile extent (the 1-D form); were it
+          // a tuple, lowering the view reports the rank mismatch.
+          if (e->is("Name") && const_params.count(std::string(e->str("id")))) return 1;
+          return index_rank(e);
+        };
+        int r = len_of(arg_or_kw(n, 0, "tile_shape"));
+        if (r <= 0) r = len_of(call_kwarg(n, "traversal_steps"));
+        note(fn->child("value"), n, r > 0 ? r : -1);
+        if (r <= 0) array_of(fn->child("value"))->rank_needed = true;
+        return true;
+      }
+      if (fn->is("Attribute")) {
+        // TiledView.load / store / atomic_store_*(index, ...): one index per axis of the array.
+        auto attr = fn->str("attr");
+        const Node* view = fn->child("value");
+        if (view->is("Call") && view->child("func")->is("Attribute") && view->child("func")->str("attr") == "tiled_view")
+          view = view->child("func")->child("value");
+        if ((attr == "load" || attr == "store" || attr.rfind("atomic_store_", 0) == 0) && array_of(view)) {
+          note(view, n, index_rank(arg_or_kw(n, 0, "index")));
+          return true;
+        }
+      }
       auto q = mi.cutile_name(fn);
       if (q) {
         const std::string& op = *q;
@@ -412,6 +457,8 @@ std::vector<ParamKind> classify_kernel_params(const ModuleInfo& mi, const Kernel
                           std::to_string(af.min_rank - 1));
         return r;
       }
+      // Only raw-memory uses: the kernel takes just the pointer (rank 0 here).
+      if (af.ranks.empty() && af.raw_use && !af.rank_needed && af.min_rank == 0) return 0;
       if (af.ranks.empty())
         diags.error(a->lineno, a->col_offset,
                     "cannot determine the rank of " + what + " of kernel '" + k.name +

@@ -66,4 +66,16 @@ std::optional<Shape> broadcast_shapes(const Shape& a, const Shape& b) {
   return out;
 }
 
+bool broadcasts_to(const Shape& from, const Shape& to) {
+  if (from.unknown_rank || to.unknown_rank) return !to.unknown_rank || from.unknown_rank;
+  if (from.size() > to.size()) return false;
+  for (size_t k = 0; k < from.size(); ++k) {
+    const Dim& f = from[from.size() - 1 - k];
+    const Dim& t = to[to.size() - 1 - k];
+    if (f.is_one() || !f.value || !t.value) continue;
+    if (*f.value != *t.value) return false;
+  }
+  return true;
+}
+
 }  // namespace c2t::sema

@@ -104,6 +104,8 @@ enum class VKind {
   Function,    // a plain helper function (ref = name)
   Builtin,     // ref = "range", "min", ...
   Slice,       // ct.Slice(start, length)
+  RawMemory,   // Array.get_raw_memory(): the array's base pointer, addressed by element offsets
+  TiledView,   // Array.tiled_view(...): the array plus a constant tile shape, steps and padding
 };
 
 struct ValueInfo {
@@ -125,6 +127,11 @@ struct ValueInfo {
 
 /// NumPy broadcasting of two static shapes (cuTile broadcasts like NumPy).
 /// Returns nullopt when the shapes are known to be incompatible.
+/// True when `from` broadcasts to exactly `to` (cuTile
+/// is_shape_broadcastable_to): rank at most `to`'s and, right-aligned, each
+/// extent 1 or equal. Symbolic extents are taken as compatible (a valid
+/// program has them equal; Triton checks them when it compiles).
+bool broadcasts_to(const Shape& from, const Shape& to);
 std::optional<Shape> broadcast_shapes(const Shape& a, const Shape& b);
 
 }  // namespace c2t::sema
