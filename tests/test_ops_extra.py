@@ -248,6 +248,9 @@ def test_propagate_nan_int_is_plain():
 # (cutile-python test_reduction.py test_custom_reduction_*, test_scan.py).
 
 CUSTOM = HEADER + """
+import operator
+
+
 def add(a, b):
     return a + b
 
@@ -314,6 +317,13 @@ CUSTOM_CASES = [
      -math.inf, F32, (M3,), "(bm,)", None),
     ("scan_capture_tuple", "ct.scan((x, ct.arange(TN, dtype=ct.int32)), 1, lambda av, ai, bv, bi: (av + bv * lim, "
      "ct.maximum(ai, bi)), (0, 0))[0]", "ZERO", 0.0, F32, (M3, N3), "(bm, 0)", None),
+    ("reduce_operator_add", "ct.reduce(x, 1, operator.add, 0)", "ZERO", 0.0, F32, (M3,), "(bm,)", lambda xp: xp.sum(1)),
+    ("reduce_ct_maximum", "ct.reduce(x, 1, ct.maximum, -1e30)", "NEG_INF", -math.inf, F32, (M3,), "(bm,)",
+     lambda xp: xp.amax(1)),
+    ("scan_ct_add", "ct.scan(x, axis=1, func=ct.add, identity=0)", "ZERO", 0.0, F32, (M3, N3), "(bm, 0)",
+     lambda xp: xp.cumsum(1)[:, :N3]),
+    ("scan_operator_mul", "ct.scan(x, 1, operator.mul, 1)", "ZERO", 0.0, F32, (M3, N3), "(bm, 0)",
+     lambda xp: xp.cumprod(1)[:, :N3]),
     ("lambda_called", "(lambda a, b: a * 2.0 + b)(x, 1.0)", "ZERO", 0.0, F32, (M3, N3), "(bm, 0)", lambda xp: (xp * 2 + 1)[:, :N3]),
 ]
 
@@ -322,7 +332,7 @@ CUSTOM_CASES = [
 def test_custom_reduce_scan(case, tmp_path):
     name, expr, pad, fill, in_dt, out_shape, zindex, ref = case
     seed, g = _gen()
-    if "prod" in name:
+    if "prod" in name or "mul" in name:
         x = 1 + 0.05 * torch.randn(M3, N3, generator=g, dtype=torch.float64)
     elif name == "reduce_int":
         x = torch.randint(-50, 50, (M3, N3), generator=g).double()
@@ -406,6 +416,59 @@ def run(x, w, y):
     assert_close(y.cpu(), torch.tensor([mean, m2]).float(), relaxed=True, msg=f"welford seed={seed}")
 
 
+NESTED_DEFS = HEADER + """
+@ct.kernel
+def k(X, W, Y, Z, T: ConstInt):
+    def combine(mean_a, m2_a, weight_a, mean_b, m2_b, weight_b):
+        delta = mean_b - mean_a
+        new_weight = weight_a + weight_b
+        wb_normalized = ct.where(new_weight == 0, 0, weight_b / new_weight)
+        new_mean = mean_a + delta * wb_normalized
+        new_m2 = m2_a + m2_b + delta * delta * weight_a * wb_normalized
+        return new_mean, new_m2, new_weight
+
+    def scaled(t, s):
+        return t * s
+
+    tx = ct.load(X, (0,), (T,), padding_mode=ct.PaddingMode.ZERO)
+    tw = ct.load(W, (0,), (T,), padding_mode=ct.PaddingMode.ZERO)
+    tm2 = ct.zeros((T,), dtype=ct.float32)
+    mean, m2, _ = ct.reduce((tx, tm2, tw), 0, combine, (0, 0, 0))
+    ct.scatter(Y, 0, mean)
+    ct.scatter(Y, 1, m2)
+    ct.store(Z, (0,), scaled(tx, 3.0))
+
+def run(x, w, y, z):
+    ct.launch(None, (1,), k, (x, w, y, z, 1024))
+"""
+
+
+def test_nested_def_combine_and_call(tmp_path):
+    """cuTile test_custom_reduction_welford with the combine function nested in the
+    kernel, plus a nested def called as a helper."""
+    mod = convert_and_load(NESTED_DEFS, tmp_path, "nested_defs")
+    seed, g = _gen()
+    x = dev(torch.randn(1000, generator=g) * 3.0 + 1.5)
+    w = dev(torch.randint(0, 100, (1000,), generator=g).float())
+    y = poison(dev(torch.empty(2)))
+    z = poison(dev(torch.empty(1000)))
+    mod.run(x, w, y, z)
+    xd, wd = x.cpu().double(), w.cpu().double()
+    mean = (xd * wd).sum() / wd.sum()
+    m2 = (wd * (xd - mean) ** 2).sum()
+    assert_close(y.cpu(), torch.tensor([mean, m2]).float(), relaxed=True, msg=f"nested welford seed={seed}")
+    assert_close(z, x * 3.0, msg=f"nested helper seed={seed}")
+
+
+def test_nested_def_closure_is_diagnosed():
+    src = NESTED_DEFS.replace("        return t * s\n", "        return t * s * T\n")
+    with pytest.raises(ConversionFailed, match="nested function 'scaled' uses 'T' of the enclosing function"):
+        convert(src)
+    src = NESTED_DEFS.replace("        new_weight = weight_a + weight_b\n", "        new_weight = weight_a + weight_b + T\n")
+    with pytest.raises(ConversionFailed, match="the nested reduce combine function 'combine' reads 'T'"):
+        convert(src)
+
+
 DIAG_CASES = [
     ("capture_tile", "ct.reduce(x, 1, lambda a, b: a + b + x, 0)", "captures 'x' of the enclosing function, which is "
      "not a runtime scalar"),
@@ -416,7 +479,9 @@ DIAG_CASES = [
     ("axis_none", "ct.scan(x, axis=None, func=add, identity=0)", "needs an integer constant axis"),
     ("wrong_arity", "ct.reduce((x, x), 1, add, (0, 0))[0]", "must take 4 parameters"),
     ("wrong_result_count", "ct.reduce(x, 1, lambda a, b: (a, b), 0)", "must return one 0-d value"),
-    ("ct_func", "ct.reduce(x, 1, ct.add, 0)", "ct.add as a reduce combine function is not supported"),
+    ("ct_func", "ct.reduce(x, 1, ct.exp, 0)", "ct.exp as a reduce combine function is not supported"),
+    ("operator_unary", "ct.reduce(x, 1, operator.neg, 0)", "operator.neg as a reduce combine function is not supported"),
+    ("operator_tuple", "ct.reduce((x, x), 1, operator.add, (0, 0))[0]", "not supported for tuples of tiles"),
     ("dtype_change", "ct.reduce(x.astype(ct.int32), 1, lambda a, b: a / b, 1)",
      "returns float32 for a int32 tile"),
 ]
@@ -606,3 +671,84 @@ def k(X, Z, TN: ConstInt):
         convert(src.replace("FUNC", "lambda a, b, c=1: a + b * c"), "defaults.py")
     with pytest.raises(ConversionFailed, match="must take 2 parameters .* it takes 3"):
         convert(src.replace("FUNC", "lambda a, b, c: a + b + c"), "three.py")
+
+
+# ---------------------------------------------------------------------------
+# ct.divmod, ct.store_advanced_indexing, ct.grid_dependency_control_*
+
+DIVMOD = HEADER + """
+@ct.kernel
+def k(X, Y, Q, R, TILE: ConstInt):
+    bid = ct.bid(0)
+    ct.grid_dependency_control_wait()
+    x = ct.load(X, index=(bid,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
+    y = ct.load(Y, index=(bid,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
+    q, r = ct.divmod(x, ct.where(y == 0, 1, y))
+    ct.store(Q, index=(bid,), tile=q)
+    ct.store(R, index=(bid,), tile=r)
+    ct.grid_dependency_control_launch_dependents()
+
+def run(x, y, q, r, tile):
+    ct.launch(None, (ct.cdiv(x.shape[0], tile),), k, (x, y, q, r, tile))
+"""
+
+
+def test_divmod_floor_semantics_and_pdl_no_ops(tmp_path):
+    mod = convert_and_load(DIVMOD, tmp_path, "divmod")
+    seed, g = _gen()
+    x = dev(torch.randint(-100, 100, (N,), generator=g, dtype=I32))
+    y = dev(torch.randint(-9, 10, (N,), generator=g, dtype=I32))
+    q, r = poison(dev(torch.empty(N, dtype=I32))), poison(dev(torch.empty(N, dtype=I32)))
+    mod.run(x, y, q, r, TILE)
+    yy = torch.where(y == 0, torch.ones_like(y), y)
+    assert q.tolist() == [a // b for a, b in zip(x.tolist(), yy.tolist())], f"seed={seed}"
+    assert r.tolist() == [a % b for a, b in zip(x.tolist(), yy.tolist())], f"seed={seed}"
+
+
+def test_divmod_of_floats_is_diagnosed():
+    with pytest.raises(ConversionFailed, match="ct.divmod takes integer operands"):
+        convert(DIVMOD.replace("ct.divmod(x, ct.where(y == 0, 1, y))", "ct.divmod(x.astype(ct.float32), y)"))
+
+
+STORE_ADV = HEADER + """
+@ct.kernel
+def k(Src, Rows, Out, col0, TR: ConstInt, TC: ConstInt):
+    bid = ct.bid(0)
+    rows = ct.gather(Rows, (ct.arange(TR, dtype=ct.int32) + bid * TR,), padding_value=-1)
+    t = ct.load(Src, index=(bid, 0), shape=(TR, TC), padding_mode=ct.PaddingMode.ZERO)
+    ct.store_advanced_indexing(Out, (rows, ct.Slice(col0, TC)), t * 2)
+
+def run(src, rows, out, col0, tr, tc):
+    ct.launch(None, (ct.cdiv(src.shape[0], tr),), k, (src, rows, out, col0, tr, tc))
+"""
+
+
+def test_store_advanced_indexing_scatters_rows(tmp_path):
+    """Row i of Src (times 2) goes to row rows[i], columns col0.. of Out; rows -1 or
+    past the end and columns past the end are dropped (bounds mask)."""
+    mod = convert_and_load(STORE_ADV, tmp_path, "store_adv")
+    seed, g = _gen()
+    src = dev(torch.randn(11, 16, generator=g))
+    perm = torch.randperm(20, generator=g)[:11].to(I32)
+    perm[3], perm[7] = -1, 25  # out of bounds: not written
+    rows = dev(perm)
+    out0 = torch.randn(20, 12, generator=g)
+    out = dev(out0.clone())
+    col0 = 3
+    mod.run(src, rows, out, col0, 4, 16)
+    exp = out0.clone()
+    for i, r in enumerate(perm.tolist()):
+        if 0 <= r < 20:
+            exp[r, col0:] = src.cpu()[i, :12 - col0] * 2
+    assert_close(out, exp, msg=f"seed={seed}")
+
+
+def test_store_advanced_indexing_shape_must_match():
+    src = HEADER + """
+@ct.kernel
+def k(Out, col0):
+    rows = ct.arange(4, dtype=ct.int32)
+    ct.store_advanced_indexing(Out, (rows, ct.Slice(col0, 16)), ct.zeros((4, 8), dtype=ct.float32))
+"""
+    with pytest.raises(ConversionFailed, match="must match the shape the indices imply exactly"):
+        convert(src)

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "sema/ast_util.h"
+#include "syntax/parser.h"
 
 namespace c2t::lower {
 
@@ -170,11 +171,23 @@ std::vector<const syntax::Node*> captured_names(const sema::ModuleInfo& mi, cons
     std::string id(n->str("id"));
     if (mi.constants.count(id) || mi.functions.count(id) || mi.ct_modules.count(id) || mi.math_modules.count(id) ||
         mi.numpy_modules.count(id) || mi.torch_modules.count(id) || mi.ct_submodules.count(id) || builtins.count(id) ||
+        mi.operator_modules.count(id) || mi.operator_names.count(id) ||
         mi.cutile_name(n))
       continue;
     out.push_back(n);
   }
   return out;
+}
+
+const syntax::Node* binary_combine_def(const std::string& name, const std::string& expr) {
+  // Parsed once per thread and kept: the node must outlive every conversion
+  // that specializes it (like the lifted lambdas above).
+  thread_local std::map<std::string, syntax::ParseResult> table;
+  std::string text = "def " + name + "(a, b):\n    return " + expr + "\n";
+  auto it = table.find(text);
+  if (it == table.end()) it = table.emplace(text, syntax::parse(text, "<" + name + ">")).first;
+  if (!it->second.ok()) return nullptr;
+  return sema::nodes_of(it->second.tree.root, "body").front();
 }
 
 }  // namespace c2t::lower

@@ -6,6 +6,7 @@
 // tl.associative_scan need a module-level jit function).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "sema/module_scope.h"
@@ -42,5 +43,10 @@ std::vector<const syntax::Node*> free_name_loads(const syntax::Node* def);
 const syntax::Node* first_capture(const sema::ModuleInfo& mi, const syntax::Node* def);
 /// Every such name (its first read), in source order.
 std::vector<const syntax::Node*> captured_names(const sema::ModuleInfo& mi, const syntax::Node* def);
+
+/// The FunctionDef of `def <name>(a, b): return <expr>`, for combine
+/// functions named by reference (`operator.add`, `ct.maximum`), lifted like a
+/// lambda. Synthesized once per thread and kept; nullptr if `expr` does not parse.
+const syntax::Node* binary_combine_def(const std::string& name, const std::string& expr);
 
 }  // namespace c2t::lower

@@ -155,6 +155,12 @@ LVal Lowerer::eval_name(const Node* e) {
   if (mi.math_modules.count(id)) { v.info.kind = VKind::Module; v.info.ref = "math"; return v; }
   if (mi.numpy_modules.count(id)) { v.info.kind = VKind::Module; v.info.ref = "numpy"; return v; }
   if (mi.torch_modules.count(id)) { v.info.kind = VKind::Module; v.info.ref = "torch"; return v; }
+  if (mi.operator_modules.count(id)) { v.info.kind = VKind::Module; v.info.ref = "operator"; return v; }
+  if (auto op = mi.operator_names.find(id); op != mi.operator_names.end()) {
+    v.info.kind = VKind::CtFunc;  // a Python function named by reference (ct.reduce combine functions)
+    v.info.ref = "operator." + op->second;
+    return v;
+  }
   auto f = mi.functions.find(id);
   if (f != mi.functions.end()) {
     v.info.kind = VKind::Function;
@@ -205,6 +211,11 @@ LVal Lowerer::attribute_of(LVal base, const std::string& a, const Node* at) {
   };
   switch (base.info.kind) {
     case VKind::Module: {
+      if (base.info.ref == "operator") {
+        v.info.kind = VKind::CtFunc;
+        v.info.ref = "operator." + a;
+        return v;
+      }
       if (base.info.ref == "math" || base.info.ref == "numpy" || base.info.ref == "torch") {
         auto cv = module().fold(at);
         if (cv) return constant(*cv, at);
@@ -383,6 +394,19 @@ LVal Lowerer::eval_call(const Node* e) {
       unsupported(cap, "lambda capture",
                   "this lambda uses '" + std::string(cap->str("id")) + "' of the enclosing function; lambdas that "
                   "capture variables are not supported (Triton jit functions have no closures)");
+      return {};
+    }
+    return call_helper(e, def);
+  }
+  if (fn.info.kind == VKind::Function && fn.info.ref.rfind("<def", 0) == 0) {
+    // A def nested in tile code (bound by Lowerer::lower_stmt): a helper like
+    // a module-level one, unless it reads variables of the enclosing function.
+    const Node* def = fn.self->node;
+    if (auto* cap = first_capture(module(), def)) {
+      unsupported(cap, "closure",
+                  "nested function '" + std::string(def->str("name")) + "' uses '" + std::string(cap->str("id")) +
+                      "' of the enclosing function; closures are not supported (Triton jit functions have none): "
+                      "pass it as an argument");
       return {};
     }
     return call_helper(e, def);

@@ -586,8 +586,20 @@ void Lowerer::lower_stmt(const Node* s, const std::vector<const Node*>& rest, bo
     return;
   }
   std::string t(s->type);
+  if (t == "FunctionDef" && sema::nodes_of(s, "decorator_list").empty()) {
+    // A nested def is a function value, like a lambda (cuTile allows both,
+    // e.g. as ct.reduce combine functions): lowered where it is called.
+    LVal v;
+    v.info.kind = VKind::Function;
+    v.info.ref = "<def:" + std::to_string(s->lineno) + ":" + std::to_string(s->col_offset) + ">";
+    v.self = std::make_shared<LVal>();
+    v.self->node = s;
+    v.self->info.ref = function_name();
+    bind_name(std::string(s->str("name")), std::move(v), s);
+    return;
+  }
   if (t == "FunctionDef" || t == "Lambda") {
-    unsupported(s, "nested function", "nested functions (closures) in tile code are not supported; move the "
+    unsupported(s, "nested function", "decorated nested functions in tile code are not supported; move the "
                                       "function to module level");
     return;
   }

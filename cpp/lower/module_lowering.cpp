@@ -123,6 +123,17 @@ HelperInstance* ModuleLowering::instantiate_helper(const Node* def, const std::v
   inst->passed = passed;
   inst->param_args = args;
   std::string base(def->str("name"));
+  auto mf = mi_.functions.find(base);
+  if ((mf == mi_.functions.end() || mf->second != def) && base.rfind("_c2t_", 0) != 0) {
+    // A def nested in a kernel or helper: named after it (`k_combine`), so it
+    // never takes the name of a module-level function.
+    for (auto& [fname, fdef] : mi_.functions) {
+      bool inside = false;
+      for (auto* st : sema::nodes_of(fdef, "body"))
+        sema::walk(st, [&](const Node* n) { inside = inside || n == def; return !inside; });
+      if (inside) { base = fname + "_" + base; break; }
+    }
+  }
   if (host_used_.count(base)) base += "_jit";
   int n = ++helper_name_count_[base];
   inst->emitted_name = n == 1 ? base : base + "_" + std::to_string(n);

@@ -49,29 +49,34 @@ LVal slice_entry(OpCall& c) {
   return out;
 }
 
-LVal load_advanced_indexing(OpCall& c) {
+// Pointers, bounds mask and tile shape of advanced indexing (shared by the
+// load and the store): one 1-D integer tile on the sparse axis, a
+// ct.Slice(start, length) on every other axis.
+struct AdvancedAccess {
+  TExprPtr ptrs, mask;
+  sema::Shape shape;
+};
+
+std::optional<AdvancedAccess> advanced_access(OpCall& c, const std::string& what) {
   LVal& a = c.arg("array");
-  if (!a.ok()) return {};
+  if (!a.ok()) return std::nullopt;
   if (a.info.kind != sema::VKind::Array) {
-    c.L.error(c.at("array"), "ct.load_advanced_indexing expects an array as its first argument");
-    return {};
+    c.L.error(c.at("array"), what + " expects an array as its first argument");
+    return std::nullopt;
   }
   const ArrayVal& arr = *a.array;
   LVal& idx = c.arg("indices");
-  if (!idx.ok()) return {};
+  if (!idx.ok()) return std::nullopt;
   std::vector<LVal> ix = idx.info.kind == sema::VKind::Tuple ? idx.elems : std::vector<LVal>{idx};
   if ((int)ix.size() != arr.rank || arr.rank < 2) {
-    c.L.error(c.at("indices"), "ct.load_advanced_indexing needs one index entry per array axis (rank " +
+    c.L.error(c.at("indices"), what + " needs one index entry per array axis (rank " +
                                    std::to_string(arr.rank) + ", at least 2), got " + std::to_string(ix.size()));
-    return {};
+    return std::nullopt;
   }
-  auto padding_mode = padding_mode_arg(c);
-  if (!padding_mode) return {};
-  const std::string& padding = *padding_mode;
-  std::string hint = c.L.name_hint("gathered");
+  std::string hint = c.L.name_hint(what == "ct.load_advanced_indexing" ? "gathered" : "scattered");
   size_t r = ix.size();
   int sparse = -1;
-  sema::Shape shape;
+  AdvancedAccess out;
   std::vector<TExprPtr> axis_idx;
   for (size_t d = 0; d < r; ++d) {
     LVal& v = ix[d];
@@ -82,40 +87,72 @@ LVal load_advanced_indexing(OpCall& c) {
       TExprPtr e = is_const(start.expr, "0") ? ar : binop("+", start.expr, ar);
       if (arr.int64_index) e = tl_call("cast", {e, tl_attr("int64")});
       axis_idx.push_back(c.L.bind(hint + "_idx_" + std::to_string(d), e));
-      shape.push_back(len);
+      out.shape.push_back(len);
       continue;
     }
     sema::Shape s = ops::shape_of(v);
     bool int_tile = v.info.kind == sema::VKind::Tile && s.size() == 1 &&
                     !(v.info.dtype.is_float() && *v.info.dtype.is_float());
     if (!int_tile || sparse >= 0) {
-      c.L.error(c.at("indices"), "ct.load_advanced_indexing takes exactly one 1-D integer tile (the sparse axis) "
+      c.L.error(c.at("indices"), what + " takes exactly one 1-D integer tile (the sparse axis) "
                                  "and ct.Slice(start, length) on every other axis");
-      return {};
+      return std::nullopt;
     }
     sparse = (int)d;
     TExprPtr e = v.expr;
     if (arr.int64_index) e = tl_call("cast", {e, tl_attr("int64")});
     axis_idx.push_back(is_name(e) ? e : c.L.bind(hint + "_idx_" + std::to_string(d), e));
-    shape.push_back(s[0]);
+    out.shape.push_back(s[0]);
   }
   if (sparse < 0) {
-    c.L.error(c.at("indices"), "ct.load_advanced_indexing needs one 1-D integer tile index (the sparse axis)");
-    return {};
+    c.L.error(c.at("indices"), what + " needs one 1-D integer tile index (the sparse axis)");
+    return std::nullopt;
   }
-  TExprPtr ptrs = arr.ptr, mask;
+  out.ptrs = arr.ptr;
   for (size_t d = 0; d < r; ++d) {
     std::vector<TExprPtr> sub;
     for (size_t j = 0; j < r; ++j) sub.push_back(j == d ? full_slice() : lit("None"));
     TExprPtr b = subscript(axis_idx[d], sub);
-    ptrs = binop("+", ptrs, binop("*", b, arr.strides[d]));
+    out.ptrs = binop("+", out.ptrs, binop("*", b, arr.strides[d]));
     TExprPtr m = index_in_bounds(b, arr.shape[d]);
-    mask = mask ? binop("&", mask, m) : m;
+    out.mask = out.mask ? binop("&", out.mask, m) : m;
   }
-  mask = c.L.bind(hint + "_mask", mask);
-  TExprPtr other = padding_value(c.L, padding, arr.dtype);
-  auto e = tl_call("load", {ptrs}, {{"mask", mask}, {"other", other}});
-  return ops::make_value(e, shape, arr.dtype);
+  out.mask = c.L.bind(hint + "_mask", out.mask);
+  return out;
+}
+
+LVal load_advanced_indexing(OpCall& c) {
+  auto acc = advanced_access(c, "ct.load_advanced_indexing");
+  if (!acc) return {};
+  auto padding_mode = padding_mode_arg(c);
+  if (!padding_mode) return {};
+  const ArrayVal& arr = *c.arg("array").array;
+  TExprPtr other = padding_value(c.L, *padding_mode, arr.dtype);
+  auto e = tl_call("load", {acc->ptrs}, {{"mask", acc->mask}, {"other", other}});
+  return ops::make_value(e, acc->shape, arr.dtype);
+}
+
+// cuTile: "The tile's shape must exactly match the shape implied by the
+// indices" (a scalar is stored into every element); tl.store converts to the
+// element type (cuTile allows only widening casts).
+LVal store_advanced_indexing(OpCall& c) {
+  auto acc = advanced_access(c, "ct.store_advanced_indexing");
+  if (!acc) return {};
+  LVal& tile = c.arg("tile");
+  if (!tile.ok()) return {};
+  if (!ops::is_number_like(tile)) {
+    c.L.error(c.at("tile"), "ct.store_advanced_indexing stores a tile or a scalar");
+    return {};
+  }
+  sema::Shape ts = ops::shape_of(tile);
+  bool exact = ts.empty() || (!ts.unknown_rank && ts.size() == acc->shape.size());
+  for (size_t k = 0; exact && !ts.empty() && k < ts.size(); ++k)
+    exact = !(ts[k].value && acc->shape[k].value && *ts[k].value != *acc->shape[k].value);
+  if (!exact) {
+    c.L.error(c.at("tile"), "the tile's shape must match the shape the indices imply exactly");
+    return {};
+  }
+  return ops::make_none(tl_call("store", {acc->ptrs, tile.expr}, {{"mask", acc->mask}}));
 }
 
 }  // namespace
@@ -125,6 +162,8 @@ void register_adv_index_ops(Registry& r) {
   r.add("load_advanced_indexing", "gather", "array, indices, /, *, padding_mode=, latency=, allow_tma=",
         load_advanced_indexing,
         "tl.load(ptr + sum(idx_d[axis d] * stride_d), mask=per-axis 0 <= idx_d < shape_d, other=padding)");
+  r.add("store_advanced_indexing", "gather", "array, indices, tile, /, *, latency=, allow_tma=",
+        store_advanced_indexing, "tl.store(ptr + sum(idx_d[axis d] * stride_d), tile, mask=per-axis bounds)");
 }
 
 }  // namespace c2t::lower

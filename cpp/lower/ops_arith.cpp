@@ -674,6 +674,25 @@ void register_arith_ops(Registry& r) {
       return ops::minmax(c.L, op, c.arg("x"), c.arg("y"), prop, c.node);
     }, std::string("tl.") + n + "(x, y) (NaN-ignoring by default, like cuTile), cast back to the input dtype");
   }
+  // cuTile _stub.py divmod: (x // y, x % y) for integers; "For
+  // floating-point inputs, not yet implemented" (a compile error there too).
+  r.add("divmod", "arith", "x, y, /", [](OpCall& c) {
+    LVal& x = c.arg("x");
+    LVal& y = c.arg("y");
+    if (!x.ok() || !y.ok()) return LVal{};
+    for (LVal* v : {&x, &y}) {
+      bool is_float = (v->info.dtype.is_float() && *v->info.dtype.is_float()) ||
+                      (v->info.cval && v->info.cval->kind == sema::ConstValue::Kind::Float);
+      if (is_float) {
+        c.L.error(c.node, "ct.divmod takes integer operands (cuTile does not implement it for floating point)");
+        return LVal{};
+      }
+    }
+    LVal q = binary(c.L, "floordiv", x, y, c.node);
+    LVal rem = binary(c.L, "mod", x, y, c.node);
+    if (!q.ok() || !rem.ok()) return LVal{};
+    return make_tuple({q, rem});
+  }, "(x // y, x % y) with Python floor semantics (integers)");
   r.add("negative", "arith", "x", [](OpCall& c) { return ops::unary_arith(c.L, "negative", c.arg("x"), c.node); }, "-x");
   r.add("abs", "arith", "x", [](OpCall& c) { return ops::unary_arith(c.L, "abs", c.arg("x"), c.node); }, "tl.abs(x)");
   r.add("bitwise_not", "arith", "x", [](OpCall& c) { return ops::unary_arith(c.L, "bitwise_not", c.arg("x"), c.node); }, "~x");

@@ -26,6 +26,8 @@
 // captures that are not runtime scalars (tiles, compile-time values), nested
 // `def`s, ct.* functions as `func`, combine results that are not 0-d or whose
 // dtype differs from the input's.
+#include <algorithm>
+#include <map>
 #include <set>
 
 #include "lower/lambda_lift.h"
@@ -150,6 +152,18 @@ std::optional<Combine> combine_def(OpCall& c, const std::string& what, size_t n)
     out.def = lambda_as_combine_def(lambda, n, names);
     return out;
   }
+  if (f.info.kind == sema::VKind::Function && f.info.ref.rfind("<def", 0) == 0) {
+    const syntax::Node* def = f.self->node;
+    if (!check_arity(c, def, n, what) || !check_body(c, def, what)) return std::nullopt;
+    if (auto* cap = first_capture(c.L.module(), def)) {
+      c.L.unsupported(cap, what + " capture",
+                      "the nested " + what + " combine function '" + std::string(def->str("name")) + "' reads '" +
+                          std::string(cap->str("id")) + "' of the enclosing function; write it as a lambda (lambdas "
+                          "may capture runtime scalars) or pass the value in the tiles");
+      return std::nullopt;
+    }
+    return Combine{def, {}};
+  }
   if (f.info.kind == sema::VKind::Function) {
     auto it = c.L.module().functions.find(f.info.ref);
     if (it != c.L.module().functions.end() && !c.L.module().kernel_by_def(it->second)) {
@@ -158,10 +172,40 @@ std::optional<Combine> combine_def(OpCall& c, const std::string& what, size_t n)
     }
   }
   if (f.info.kind == sema::VKind::CtFunc) {
-    c.L.unsupported(c.at("func"), what + " ct function",
-                    "ct." + f.info.ref + " as a " + what + " combine function is not supported; write "
-                    "`lambda a, b: ...` instead");
-    return std::nullopt;
+    // Binary functions named by reference: operator.add (Python's operator
+    // module) and cuTile's elementwise ct.add / ct.maximum ... become
+    // `def _c2t_<name>(a, b): return <a op b>`.
+    static const std::map<std::string, std::string> binops = {
+        {"add", "a + b"}, {"sub", "a - b"}, {"mul", "a * b"}, {"truediv", "a / b"}, {"floordiv", "a // b"},
+        {"mod", "a % b"}, {"pow", "a ** b"}, {"and_", "a & b"}, {"or_", "a | b"}, {"xor", "a ^ b"},
+        {"lshift", "a << b"}, {"rshift", "a >> b"}};
+    static const std::map<std::string, std::string> ct_binops = {
+        {"add", "a + b"}, {"sub", "a - b"}, {"mul", "a * b"}, {"truediv", "a / b"}, {"floordiv", "a // b"},
+        {"mod", "a % b"}, {"pow", "a ** b"}, {"bitwise_and", "a & b"}, {"bitwise_or", "a | b"},
+        {"bitwise_xor", "a ^ b"}, {"bitwise_lshift", "a << b"}, {"bitwise_rshift", "a >> b"},
+        {"maximum", "max"}, {"minimum", "min"}};
+    const std::string& ref = f.info.ref;
+    std::string expr, fname;
+    if (ref.rfind("operator.", 0) == 0) {
+      auto it = binops.find(ref.substr(9));
+      if (it != binops.end()) expr = it->second, fname = "_c2t_operator_" + ref.substr(9);
+    } else if (auto it = ct_binops.find(ref); it != ct_binops.end()) {
+      expr = it->second, fname = "_c2t_ct_" + ref;
+      if (expr == "max" || expr == "min") {  // ct.maximum / ct.minimum need the module's cuda.tile name
+        const auto& mods = c.L.module().ct_modules;
+        auto m = std::find_if(mods.begin(), mods.end(), [](const std::string& s) { return s.find('.') == std::string::npos; });
+        expr = m == mods.end() ? "" : *m + "." + ref + "(a, b)";
+      }
+    }
+    const syntax::Node* def = expr.empty() || n != 1 ? nullptr : binary_combine_def(fname, expr);
+    if (!def) {
+      c.L.unsupported(c.at("func"), what + " function reference",
+                      (ref.rfind("operator.", 0) == 0 ? ref : "ct." + ref) + " as a " + what +
+                          " combine function is not supported" + (n != 1 ? " for tuples of tiles" : "") +
+                          "; write `lambda a, b: ...` instead");
+      return std::nullopt;
+    }
+    return Combine{def, {}};
   }
   c.L.error(c.at("func"), "the combine function of ct." + what + " must be a lambda or a module-level function");
   return std::nullopt;

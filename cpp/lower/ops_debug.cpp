@@ -60,6 +60,13 @@ void register_debug_ops(Registry& r) {
       out.expr = tl_call("multiple_of", {x.expr, lit_int(*d)});
     return out;
   }, "tl.multiple_of(x, divisor)");
+  // Programmatic dependent launch (PDL): the generated launchers never
+  // enable it, so each kernel starts after the previous one on the stream has
+  // finished and these are no-ops (cuTile _stub.py: the wait only matters
+  // when the launch overlaps the previous grid).
+  for (const char* n : {"grid_dependency_control_wait", "grid_dependency_control_launch_dependents"})
+    r.add(n, "hint", "", [](OpCall&) { return ops::make_none(nullptr); },
+          "no-op: launches without programmatic dependent launch are already stream-ordered");
   r.add("assert_", "debug", "cond, /, message=", [](OpCall& c) {
     LVal& cond = c.arg("cond");
     auto msg = message(c, "message");

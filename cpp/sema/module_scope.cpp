@@ -141,6 +141,8 @@ ModuleInfo analyze_module(const Node* module, Diagnostics& diags) {
           mi.numpy_modules.insert(bound);
         } else if (name == "torch") {
           mi.torch_modules.insert(bound);
+        } else if (name == "operator") {
+          mi.operator_modules.insert(bound);
         } else if (name == "triton" || name == "triton.language") {
           mi.triton_names.insert(as.empty() ? name : as);
         }
@@ -166,6 +168,8 @@ ModuleInfo analyze_module(const Node* module, Diagnostics& diags) {
             mi.ct_submodules.insert(bound);
         } else if (mod == "triton" && name == "language") {
           mi.triton_names.insert(bound);
+        } else if (mod == "operator") {
+          mi.operator_names[bound] = name;
         }
       }
       if (touches) mi.cutile_imports.push_back(st);

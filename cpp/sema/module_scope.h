@@ -40,6 +40,8 @@ struct ModuleInfo {
   std::set<std::string> math_modules;             // "math"
   std::set<std::string> numpy_modules;            // "np"
   std::set<std::string> torch_modules;            // "torch"
+  std::set<std::string> operator_modules;         // "operator" (operator.add as a ct.reduce combine function)
+  std::map<std::string, std::string> operator_names;  // `from operator import add as plus`: "plus" -> "add"
   std::set<std::string> triton_names;             // names the module already binds to triton / triton.language
   std::map<std::string, ConstValue> constants;    // folded module constants
   std::map<std::string, const Node*> constant_stmts;  // the Assign defining each constant
