@@ -45,21 +45,46 @@ std::optional<std::optional<bool>> allow_tma_arg(OpCall& c) {
 
 namespace {
 
-bool check_memory_order(OpCall& c, const char* allowed_non_weak) {
+// memory_order= / memory_scope= of ct.load / ct.store (cuTile
+// _memory_model.py, _ir/ops_utils.py validate_memory_order_and_scope): WEAK
+// takes no scope; RELAXED and ACQUIRE (loads) or RELEASE (stores) need an
+// explicit BLOCK, DEVICE or SYS scope. Sets `t.sem`/`t.scope` to Triton's
+// sem/scope strings for a non-weak access; false after a diagnostic.
+bool memory_order_arg(OpCall& c, bool is_store, TileAccess& t) {
+  std::string order = "WEAK", scope = "NONE";
   for (const char* p : {"memory_order", "memory_scope"}) {
     if (!c.has(p)) continue;
     LVal& v = c.arg(p);
-    if (!v.info.cval || v.info.cval->kind != sema::ConstValue::Kind::Enum) {
-      if (v.ok()) c.L.error(c.at(p), std::string(p) + " must be a ct.MemoryOrder / ct.MemoryScope member");
+    std::string prefix = p == std::string("memory_order") ? "MemoryOrder." : "MemoryScope.";
+    if (!v.info.cval || v.info.cval->kind != sema::ConstValue::Kind::Enum || v.info.cval->s.rfind(prefix, 0) != 0) {
+      if (v.ok()) c.L.error(c.at(p), std::string(p) + " must be a ct." + prefix.substr(0, prefix.size() - 1) + " member");
       return false;
     }
-    const auto& s = v.info.cval->s;
-    if (s != "MemoryOrder.WEAK" && s != "MemoryScope.NONE") {
-      c.L.unsupported(c.at(p), "ct." + c.op + " " + s,
-                      "ct." + c.op + " with " + s + " is not supported yet (" + allowed_non_weak + ")");
-      return false;
-    }
+    (p == std::string("memory_order") ? order : scope) = v.info.cval->s.substr(prefix.size());
   }
+  const char* other = is_store ? "RELEASE" : "ACQUIRE";
+  if (order != "WEAK" && order != "RELAXED" && order != other) {
+    c.L.error(c.at("memory_order"), "ct." + c.op + " takes memory_order WEAK, RELAXED or " + other + ", not " + order);
+    return false;
+  }
+  if (order == "WEAK") {
+    if (scope != "NONE") {
+      c.L.error(c.at("memory_scope"), "a WEAK ct." + c.op + " takes no memory_scope (cuTile: WEAK uses MemoryScope.NONE)");
+      return false;
+    }
+    return true;
+  }
+  if (scope == "NONE") {
+    c.L.error(c.at("memory_order"), "memory_order " + order + " needs an explicit memory_scope (BLOCK, DEVICE or SYS)");
+    return false;
+  }
+  if (scope == "CLUSTER") {
+    c.L.unsupported(c.at("memory_scope"), "ct." + c.op + " MemoryScope.CLUSTER",
+                    "MemoryScope.CLUSTER is not supported (cuTile allows it in cuda.lang code only)");
+    return false;
+  }
+  t.sem = order == "RELAXED" ? "relaxed" : is_store ? "release" : "acquire";
+  t.scope = scope == "BLOCK" ? "cta" : scope == "DEVICE" ? "gpu" : "sys";
   return true;
 }
 
@@ -121,11 +146,21 @@ void record(OpCall& c, const ArrayVal& a, const AccessPlan& p, int tile_rank, bo
 
 LVal lower_tile_load(OpCall& c, const TileAccess& t) {
   const ArrayVal& arr = *t.array;
-  AccessPlan plan = plan_tile_access(arr, t.shape, t.order, t.padding, t.bounds.on, t.allow_tma, false);
+  // Ordered accesses are per-element atomics: pointer path only.
+  std::optional<bool> allow_tma = t.sem.empty() ? t.allow_tma : std::optional<bool>(false);
+  AccessPlan plan = plan_tile_access(arr, t.shape, t.order, t.padding, t.bounds.on, allow_tma, false);
   plan.steps = t.steps;
   TExprPtr desc = tma_for(c, arr, plan, t.padding);
   record(c, arr, plan, (int)t.shape.size(), false);
   auto tp = emit_tile_pointers(c.L, arr, t.index, plan, c.L.name_hint("tile"));
+  if (!t.sem.empty()) {
+    TExprPtr none = lit("None");
+    TExprPtr mask = tp.mask ? when_checked(t.bounds, tp.mask, none) : none;
+    TExprPtr other = tp.mask ? when_checked(t.bounds, padding_value(c.L, t.padding, arr.dtype), none) : none;
+    TExprPtr e = call(name(c.L.prelude("_c2t_load_ordered")),
+                      {tp.ptrs, mask, other, lit_str(t.sem), lit_str(t.scope)});
+    return ops::make_value(e, t.shape, arr.dtype);
+  }
   std::vector<std::pair<std::string, TExprPtr>> kw;
   if (tp.mask) {
     kw.push_back({"mask", when_checked(t.bounds, tp.mask, nullptr)});
@@ -166,7 +201,7 @@ LVal load(OpCall& c) {
   auto ord = order_arg(c, arr.rank);
   auto bc = bounds_check_arg(c);
   auto tma = allow_tma_arg(c);
-  if (!ord || !bc || !tma || !check_memory_order(c, "loads support WEAK only")) return {};
+  if (!ord || !bc || !tma || !memory_order_arg(c, false, t)) return {};
   auto padding_mode = padding_mode_arg(c);
   if (!padding_mode) return {};
   t.index = std::move(*index);
@@ -196,7 +231,8 @@ LVal store(OpCall& c) {
   auto ord = order_arg(c, arr.rank);
   auto bc = bounds_check_arg(c);
   auto tma = allow_tma_arg(c);
-  if (!ord || !bc || !tma || !check_memory_order(c, "stores support WEAK only")) return {};
+  TileAccess t;
+  if (!ord || !bc || !tma || !memory_order_arg(c, true, t)) return {};
   sema::Shape shape = ops::shape_of(tile);
   if (shape.unknown_rank) shape = sema::Shape(arr.rank, sema::Dim{});  // cuTile: tile rank == array rank
   if (!shape.empty() && (int)shape.size() != arr.rank) {
@@ -207,7 +243,6 @@ LVal store(OpCall& c) {
   // Symbolic extents only Triton knows become `tile.shape[k]`.
   for (size_t k = 0; k < shape.size(); ++k)
     if (!shape[k].value && shape[k].expr.empty()) shape[k] = sema::Dim::sym(source(c.L.dim_expr(tile, k)));
-  TileAccess t;
   t.array = &arr;
   t.index = std::move(*index);
   t.shape = std::move(shape);
@@ -221,7 +256,8 @@ LVal store(OpCall& c) {
 
 LVal lower_tile_store(OpCall& c, const TileAccess& t, const LVal& tile) {
   const ArrayVal& arr = *t.array;
-  AccessPlan plan = plan_tile_access(arr, t.shape, t.order, "", t.bounds.on, t.allow_tma, true);
+  std::optional<bool> allow_tma = t.sem.empty() ? t.allow_tma : std::optional<bool>(false);
+  AccessPlan plan = plan_tile_access(arr, t.shape, t.order, "", t.bounds.on, allow_tma, true);
   plan.steps = t.steps;
   TExprPtr desc = tma_for(c, arr, plan, "ZERO");
   record(c, arr, plan, (int)t.shape.size(), true);
@@ -235,6 +271,12 @@ LVal lower_tile_store(OpCall& c, const TileAccess& t, const LVal& tile) {
     c.L.push_block(&branch.orelse);
   }
   auto tp = emit_tile_pointers(c.L, arr, t.index, plan, arr.display);
+  if (!t.sem.empty()) {
+    TExprPtr none = lit("None");
+    TExprPtr mask = tp.mask ? when_checked(t.bounds, tp.mask, none) : none;
+    return ops::make_none(call(name(c.L.prelude("_c2t_store_ordered")),
+                               {tp.ptrs, tile.expr, mask, lit_str(t.sem), lit_str(t.scope)}));
+  }
   std::vector<std::pair<std::string, TExprPtr>> kw;
   if (tp.mask) kw.push_back({"mask", when_checked(t.bounds, tp.mask, nullptr)});
   // tl.store converts to the array's element type (cuTile allows only widening; valid input never narrows).

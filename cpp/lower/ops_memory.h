@@ -33,6 +33,9 @@ struct TileAccess {
   BoundsCheck bounds;
   std::optional<bool> allow_tma;
   std::string padding = "UNDETERMINED";  // loads: PaddingMode member
+  /// memory_order other than WEAK: Triton's sem ("relaxed", "acquire",
+  /// "release") and scope ("cta", "gpu", "sys"); empty for weak accesses.
+  std::string sem, scope;
 };
 
 /// The loaded tile (pointer path, plus the descriptor path when legal).

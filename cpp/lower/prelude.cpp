@@ -47,6 +47,33 @@ def _c2t_neg_zero(dtype: tl.constexpr = tl.float32):
     # -0.0 as a value: Triton materializes every constant equal to zero as +0.0
     return tl.full([], -1.0, dtype) * 0.0
 )PY"},
+      {"_c2t_bits_ptr", {}, R"PY(@triton.jit
+def _c2t_bits_ptr(ptrs):
+    # the same addresses as integers of the element width: Triton's atomics take 32/64-bit integers
+    bits: tl.constexpr = ptrs.dtype.element_ty.primitive_bitwidth
+    tl.static_assert(bits == 32 or bits == 64, "a load or store with a memory order needs 32- or 64-bit elements")
+    if bits == 32:
+        return ptrs.to(tl.pointer_type(tl.int32))
+    else:
+        return ptrs.to(tl.pointer_type(tl.int64))
+)PY"},
+      {"_c2t_load_ordered", {"_c2t_bits_ptr"}, R"PY(@triton.jit
+def _c2t_load_ordered(ptrs, mask, other, SEM: tl.constexpr, SCOPE: tl.constexpr):
+    # cuTile ct.load(memory_order=RELAXED/ACQUIRE): tl.load has no memory order, so each element is
+    # read by an atomic OR with 0 on its bits (never changes memory, not even -0.0 or a NaN payload)
+    v = tl.atomic_or(_c2t_bits_ptr(ptrs), 0, mask=mask, sem=SEM, scope=SCOPE).to(ptrs.dtype.element_ty, bitcast=True)
+    if mask is not None:
+        v = tl.where(mask, v, other)
+    return v
+)PY"},
+      {"_c2t_store_ordered", {"_c2t_bits_ptr"}, R"PY(@triton.jit
+def _c2t_store_ordered(ptrs, value, mask, SEM: tl.constexpr, SCOPE: tl.constexpr):
+    # cuTile ct.store(memory_order=RELAXED/RELEASE): tl.store has no memory order, so each element is
+    # written by an atomic exchange of its bits with that order
+    bits = _c2t_bits_ptr(ptrs)
+    v = tl.cast(value, ptrs.dtype.element_ty).to(bits.dtype.element_ty, bitcast=True)
+    tl.atomic_xchg(bits, v, mask=mask, sem=SEM, scope=SCOPE)
+)PY"},
       {"_c2t_mod", {}, R"PY(@triton.jit
 def _c2t_mod(a, b):
     # cuTile `%` takes the sign of the divisor (Python); Triton's `%` takes the sign of the dividend.

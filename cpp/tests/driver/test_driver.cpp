@@ -95,10 +95,10 @@ TEST(Analyze, ReportsKernelsAccessesAndUnsupported) {
       "    a = ct.load(A, index=(0, 0), shape=(T, T), padding_mode=ct.PaddingMode.ZERO)\n"
       "    b = ct.gather(B, ct.arange(T, dtype=ct.int32))\n"
       "    ct.store(out, index=(0,), tile=ct.sum(a, axis=1) + b)\n"
-      "    c = ct.load(B, index=(0,), shape=(T,), memory_order=ct.MemoryOrder.ACQUIRE, memory_scope=ct.MemoryScope.DEVICE)\n";
+      "    c = ct.load(B, index=(0,), shape=(T,), memory_order=ct.MemoryOrder.ACQUIRE, memory_scope=ct.MemoryScope.CLUSTER)\n";
   std::string j = analyze_source(src, "a.py");
   for (const char* want : {"\"name\":\"k\"", "\"loads_nd\":1", "\"stores_1d\":1", "\"gathers\":1",
-                           "\"tma_candidates\":1", "\"what\":\"ct.load MemoryOrder.ACQUIRE\"", "\"line\":7",
+                           "\"tma_candidates\":1", "\"what\":\"ct.load MemoryScope.CLUSTER\"", "\"line\":7",
                            "\"kind\":\"constexpr\"", "\"rank\":2", "\"ok\":false", "\"launch_sites\":0"})
     EXPECT_NE(j.find(want), std::string::npos) << want << " in " << j;
 }
