@@ -754,6 +754,7 @@ def test_every_registry_operation_has_an_interpreter_test():
              if line and not line.startswith("#")]
     text = pathlib.Path(__file__).read_text()
     text += (pathlib.Path(__file__).parent / "test_ops_extra.py").read_text()  # issue-3 operations
+    text += (pathlib.Path(__file__).parent / "test_mma_scaled.py").read_text()  # ct.mma_scaled
     missing = []
     for n in names:
         if "." in n:  # Tile.astype / Array.slice: method calls

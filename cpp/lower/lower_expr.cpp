@@ -237,7 +237,7 @@ LVal Lowerer::attribute_of(LVal base, const std::string& a, const Node* at) {
         }
         return make_tuple(std::move(elems));
       }
-      if (a == "ndim") return constant(sema::ConstValue::integer(arr.rank), at);
+      if (a == "ndim") return array_rank_value(arr, at);
       if (a == "slice") return method("Array.slice");
       unsupported(at, "Array." + a, "Array." + a + " is not supported yet");
       return {};
@@ -388,6 +388,14 @@ LVal Lowerer::eval_builtin_call(const std::string& fn, const Node* call) {
   if (!nodes_of(call, "keywords").empty()) {
     error(call, fn + "() with keyword arguments is not supported in tile code");
     return {};
+  }
+  // len(A.shape) / len(A.strides): the array's rank, part of its type in
+  // cuTile; for an array used with several ranks, the rank constexpr.
+  if (fn == "len" && args.size() == 1 && args[0]->is("Attribute") &&
+      (args[0]->str("attr") == "shape" || args[0]->str("attr") == "strides")) {
+    LVal base = eval(args[0]->child("value"));
+    if (!base.ok()) return {};
+    if (base.info.kind == VKind::Array) return array_rank_value(*base.array, call);
   }
   std::vector<LVal> vals;
   for (auto* a : args) {

@@ -150,6 +150,9 @@ class Lowerer {
   /// `index` is an integer scalar (runtime or constant >= 0). Out-of-range
   /// runtime indices are undefined behaviour, as in cuTile.
   LVal array_list_item(const LVal& list, const syntax::Node* index, const syntax::Node* at);
+  /// The rank of an array (`len(A.shape)`, `A.ndim`): a constant, or the rank
+  /// constexpr of an array used with several ranks.
+  LVal array_rank_value(const ArrayVal& a, const syntax::Node* at);
   /// `len(list)`: the list's runtime length (int32 scalar).
   LVal array_list_len(const LVal& list, const syntax::Node* at);
 

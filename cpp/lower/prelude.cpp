@@ -53,6 +53,40 @@ def _c2t_mod(a, b):
     r = a % b
     return tl.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)
 )PY"},
+      {"_c2t_e8m0_to_f32", {}, R"PY(@triton.jit
+def _c2t_e8m0_to_f32(s):
+    # float8_e8m0fnu (OCP MX scale: 8 exponent bits, bias 127, no sign, no mantissa), passed to
+    # Triton as its uint8 bits s: 2^(s - 127), and NaN for 0xFF. Built from the fp32 bit pattern
+    # (exact, also 2^-127, the one subnormal), not with exp2 (approximate on the GPU).
+    b = s.to(tl.int32)
+    bits = tl.where(b == 0, 0x00400000, b << 23)
+    bits = tl.where(b == 255, 0x7FC00000, bits)
+    return bits.to(tl.float32, bitcast=True)
+)PY"},
+      {"_c2t_mma_scaled", {"_c2t_e8m0_to_f32"}, R"PY(@triton.jit
+def _c2t_mma_scaled(x, x_scale, y, y_scale, acc):
+    # ct.mma_scaled: acc[i, j] + sum_k x[i, k] * x_scale[i, k // 32] * y[k, j] * y_scale[k // 32, j]
+    # for fp8 operands with float8_e8m0fnu scales (block size 32; cuTile _datatype.py). Each scale
+    # is expanded over its block and multiplied into its operand in fp32, which is exact (fp8 times
+    # a power of two; only results beyond fp32's range round); the products are summed by an IEEE
+    # fp32 tl.dot. Blackwell's block-scaled MMA sums in its own order and precision, so results
+    # agree to fp32 accumulation rounding, not bit for bit.
+    tl.static_assert(x.dtype == y.dtype, "ct.mma_scaled: x and y must have the same dtype")
+    tl.static_assert(x.dtype == tl.float8e4nv or x.dtype == tl.float8e5,
+                     "ct.mma_scaled: operands must be float8_e4m3fn or float8_e5m2 (fp4 is not supported)")
+    tl.static_assert(x_scale.dtype == tl.uint8 and y_scale.dtype == tl.uint8,
+                     "ct.mma_scaled: scales must be float8_e8m0fnu (passed to Triton as uint8)")
+    tl.static_assert(acc.dtype == tl.float32, "ct.mma_scaled: the accumulator must be float32")
+    tl.static_assert(x.shape[1] == 32 * x_scale.shape[1] and x.shape[0] == x_scale.shape[0],
+                     "ct.mma_scaled: x_scale must be [M, K // 32]")
+    tl.static_assert(y.shape[0] == 32 * y_scale.shape[0] and y.shape[1] == y_scale.shape[1],
+                     "ct.mma_scaled: y_scale must be [K // 32, N]")
+    xs = tl.broadcast_to(_c2t_e8m0_to_f32(x_scale)[:, :, None], (x_scale.shape[0], x_scale.shape[1], 32))
+    xs = tl.reshape(xs, (x.shape[0], x.shape[1]))
+    ys = tl.broadcast_to(_c2t_e8m0_to_f32(y_scale)[:, None, :], (y_scale.shape[0], 32, y_scale.shape[1]))
+    ys = tl.reshape(ys, (y.shape[0], y.shape[1]))
+    return tl.dot(x.to(tl.float32) * xs, y.to(tl.float32) * ys, acc, input_precision="ieee")
+)PY"},
       {"_c2t_cdiv", {"_c2t_floordiv"}, R"PY(@triton.jit
 def _c2t_cdiv(a, b):
     # ct.cdiv is a true ceiling division, also for negative operands; tl.cdiv is (a + b - 1) // b.
