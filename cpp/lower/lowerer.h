@@ -211,6 +211,11 @@ class Lowerer {
   // Names whose assignment failed with a reported error: their uses are not
   // diagnosed again (lower_assign, eval_name).
   std::set<std::string> undiagnosed_names_;
+  // Expressions that evaluated to a float4_e2m1fn tile (kept as 4-bit codes in
+  // uint8, ops_convert.cpp): only shape operations, ct.astype to fp4 and
+  // ct.pack_to_bytes may consume them (check_fp4_use).
+  std::set<const syntax::Node*> fp4_nodes_;
+  bool check_fp4_use(const syntax::Node* e);
   std::vector<std::string> break_flags_;  // per enclosing loop: its break flag ("" = no break)
   std::string hint_;
   const syntax::Node* rhs_ = nullptr;

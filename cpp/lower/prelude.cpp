@@ -87,6 +87,34 @@ def _c2t_mma_scaled(x, x_scale, y, y_scale, acc):
     ys = tl.reshape(ys, (y.shape[0], y.shape[1]))
     return tl.dot(x.to(tl.float32) * xs, y.to(tl.float32) * ys, acc, input_precision="ieee")
 )PY"},
+      {"_c2t_to_e2m1", {}, R"PY(@triton.jit
+def _c2t_to_e2m1(x):
+    # ct.astype(x, float4_e2m1fn): Triton has no fp4 dtype, so the result is a uint8 tile of
+    # e2m1 codes (bit 3 sign, bits 2-1 exponent with bias 1, bit 0 mantissa; magnitudes
+    # 0, 0.5, 1, 1.5, 2, 3, 4, 6). Round to nearest, ties to even; beyond 6 (also inf)
+    # saturates to 6 (e2m1 has no inf; PTX's only conversion is cvt.rn.satfinite); signed zeros
+    # keep their sign; NaN (which e2m1 cannot represent) becomes code 0x7.
+    if x.dtype == tl.float64:
+        a = x
+        neg = (x.to(tl.uint64, bitcast=True) >> 63) != 0
+    else:
+        a = x.to(tl.float32)
+        neg = (a.to(tl.uint32, bitcast=True) >> 31) != 0
+    m = tl.abs(a)
+    code = tl.where(m <= 0.25, 0, tl.where(m < 0.75, 1, tl.where(m <= 1.25, 2, tl.where(m < 1.75, 3, 7))))
+    code = tl.where(m < 1.75, code, tl.where(m <= 2.5, 4, tl.where(m < 3.5, 5, tl.where(m <= 5.0, 6, 7))))
+    code = tl.where(neg & (m == m), code | 8, code)
+    return code.to(tl.uint8)
+)PY"},
+      {"_c2t_pack_e2m1", {}, R"PY(@triton.jit
+def _c2t_pack_e2m1(codes):
+    # ct.pack_to_bytes of a float4_e2m1fn tile (uint8 e2m1 codes, see _c2t_to_e2m1): flattened
+    # in row-major order, element 2i in the low nibble of byte i and element 2i + 1 in the high
+    # nibble (little-endian within the byte, as 8-bit elements pack in byte order).
+    pairs = tl.reshape(codes, (codes.numel // 2, 2))
+    lo, hi = tl.split(pairs)
+    return lo | (hi << 4)
+)PY"},
       {"_c2t_cdiv", {"_c2t_floordiv"}, R"PY(@triton.jit
 def _c2t_cdiv(a, b):
     # ct.cdiv is a true ceiling division, also for negative operands; tl.cdiv is (a + b - 1) // b.
