@@ -429,8 +429,20 @@ bool Rewriter::host_ct_rewrite(const Node* n) {
         {"ByTarget", {"_C2TByTarget", &RuntimeNeeds::by_target}},
         // host `ct.kernel(k._pyfunc, occupancy=...)`: a re-hinted kernel object
         {"kernel", {"_c2t_kernel", &RuntimeNeeds::kernel}},
+        // cuTile's private host helpers (cutile-python samples' capability / tileiras gates)
+        {"_cext.get_compute_capability", {"_c2t_get_compute_capability", &RuntimeNeeds::private_apis}},
+        {"_cext.dev_features_enabled", {"_c2t_dev_features_enabled", &RuntimeNeeds::private_apis}},
+        {"_bytecode.version.BytecodeVersion", {"_C2TBytecodeVersion", &RuntimeNeeds::private_apis}},
+        {"_compile._get_max_supported_bytecode_version",
+         {"_c2t_max_supported_bytecode_version", &RuntimeNeeds::private_apis}},
     };
     auto it = names.find(*q);
+    // `BytecodeVersion.V_13_3`: the shim class carries the members.
+    if (it == names.end() && n->is("Attribute")) {
+      auto* base = n->child("value");
+      auto qb = host_ct_name(base);
+      if (qb && *qb == "_bytecode.version.BytecodeVersion") return host_ct_rewrite(base);
+    }
     if (it == names.end()) return false;
     edits_.add(begin_of(n), end_of(n), it->second.first);
     needs_.*(it->second.second) = true;

@@ -98,6 +98,13 @@ std::string launcher_source(const lower::LoweredKernel& k) {
         break;
       }
       case sema::ParamKind::Kind::Array: {
+        if (k.e8m0_as_uint8) {
+          // Triton 3.6 has no float8_e8m0fnu (triton/_utils.py type_canonicalisation_dict):
+          // ct.mma_scaled's scales travel as their bits, which _c2t_mma_scaled decodes.
+          prep += "    if str(" + p.name + ".dtype) == \"torch.float8_e8m0fnu\":\n        " + p.name + " = " + p.name +
+                  ".view(torch.uint8)  # e8m0 scales: no Triton dtype, passed as their bits\n";
+          needs_torch = true;
+        }
         if (!p.ranks.empty()) {
           prep += multi_rank_check(p);
           lines.push_back(multi_rank_args(p));

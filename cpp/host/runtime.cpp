@@ -145,6 +145,41 @@ class _C2TByTarget:
         return self.by_target.get(f"sm_{major}{minor}", self.default)
 )PY";
 
+// Host helpers from cuTile's private modules that cutile-python's samples use
+// to gate themselves (BlockScaledMatMul.py: compute capability >= 10 and a
+// tileiras that accepts Tile IR bytecode 13.3). Triton compiles the converted
+// kernels, so no tileiras is involved: every bytecode version counts as
+// supported; the capability is the device's, as in cuTile.
+const char* kPrivateApis = R"PY(
+def _c2t_get_compute_capability(device_id=0):
+    """cuTile's _cext.get_compute_capability: (major, minor) of the CUDA device; (0, 0) without one."""
+    import torch
+
+    if not torch.cuda.is_available():
+        return (0, 0)
+    return tuple(torch.cuda.get_device_capability(device_id))
+
+
+def _c2t_dev_features_enabled():
+    """cuTile's _cext.dev_features_enabled: cuTile's developer-only features; none on Triton."""
+    return False
+
+
+class _C2TBytecodeVersion(int):
+    """cuTile's _bytecode.version.BytecodeVersion: Tile IR bytecode versions (major*10000 + minor*100)."""
+
+    V_13_1 = 130100
+    V_13_2 = 130200
+    V_13_3 = 130300
+    V_13_4 = 130400  # dev only
+
+
+def _c2t_max_supported_bytecode_version(temp_dir=None, allow_dev=False):
+    """cuTile's _compile._get_max_supported_bytecode_version probes tileiras, cuTile's compiler, for
+    the newest bytecode it accepts. Triton compiles the converted kernels, so all versions are."""
+    return _C2TBytecodeVersion.V_13_4 if allow_dev else _C2TBytecodeVersion.V_13_3
+)PY";
+
 }  // namespace
 
 std::string runtime_source(const RuntimeNeeds& n) {
@@ -159,6 +194,7 @@ std::string runtime_source(const RuntimeNeeds& n) {
   if (n.tune) body += std::string(kTune) + "\n";
   if (n.timeout) body += std::string(kTimeout) + "\n";
   if (n.by_target) body += std::string(kByTarget) + "\n";
+  if (n.private_apis) body += std::string(kPrivateApis) + "\n";
   // Blocks are separated by two blank lines (each block starts and ends with '\n').
   body = body.substr(1);
   while (body.size() >= 2 && body.compare(body.size() - 2, 2, "\n\n") == 0) body.pop_back();

@@ -10,6 +10,9 @@
 //   _c2t_exhaustive_search(...)           cuda.tile.tune.exhaustive_search on Triton
 //   _c2t_compiler_timeout(seconds)        ct.compiler_timeout (no Triton equivalent: no-op)
 //   _C2TByTarget(**values)                ct.ByTarget, resolved from the device capability
+//   _c2t_get_compute_capability(...)      cuda.tile._cext.get_compute_capability,
+//   _c2t_dev_features_enabled()           ... .dev_features_enabled, and the Tile IR
+//   _C2TBytecodeVersion, _c2t_max_...     bytecode gate of cutile-python's samples
 //
 // Why a host-side search rather than @triton.autotune: cuTile's
 // exhaustive_search is an ordinary host call whose result feeds arbitrary host
@@ -33,7 +36,8 @@ struct RuntimeNeeds {
   bool tune = false;         // _c2t_exhaustive_search (+ _C2TKernel)
   bool timeout = false;      // _c2t_compiler_timeout
   bool by_target = false;    // _C2TByTarget
-  bool any() const { return launch || on_stream || kernel || tune || timeout || by_target; }
+  bool private_apis = false; // cuda.tile._cext / _compile / _bytecode host helpers
+  bool any() const { return launch || on_stream || kernel || tune || timeout || by_target || private_apis; }
 };
 
 /// Python source of the runtime block for `needs` ('\n'-terminated, starts

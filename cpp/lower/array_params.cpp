@@ -45,6 +45,19 @@ LVal Lowerer::array_use_view(LVal v, const Node* use) {
   return v;
 }
 
+LVal Lowerer::array_rank_value(const ArrayVal& a, const Node* at) {
+  if (a.ndim_param.empty()) return constant(sema::ConstValue::integer(a.rank), at);
+  // Several ranks: the rank constexpr the launcher passes (tensor.dim()), so
+  // `if len(A.shape) == 2:` is a branch Triton folds per specialization.
+  LVal v;
+  v.node = at;
+  v.info.kind = VKind::Constexpr;
+  v.info.dtype = sema::DType::concrete("int32");
+  v.info.sign = sema::Sign::NonNeg;
+  v.expr = name(a.ndim_param);
+  return v;
+}
+
 LVal Lowerer::array_list_len(const LVal& list, const Node* at) {
   LVal v;
   v.node = at;

@@ -127,7 +127,50 @@ LVal Lowerer::eval(const Node* e) {
     return {};
   }
   if (v.ok() && !v.node) v.node = e;
+  if (v.ok() && !fp4_nodes_.empty() && !check_fp4_use(e)) return {};
+  if (v.ok() && v.info.kind == VKind::Tile && v.info.dtype.is("float4_e2m1fn")) fp4_nodes_.insert(e);
   return v;
+}
+
+// cuTile's float4_e2m1fn is a restricted float: no arithmetic, no
+// comparisons (cutile_api.md §1 item 10). Triton has no fp4 dtype, so fp4
+// tiles are uint8 tiles of 4-bit codes here, and any use that would read
+// them as numbers (arithmetic, stores, casts from fp4, bitcasts) is refused
+// rather than computed on the codes.
+bool Lowerer::check_fp4_use(const Node* e) {
+  const Node* bad = nullptr;
+  auto child_is_fp4 = [&](const Node* c) { return c && fp4_nodes_.count(c); };
+  bool allowed = false;
+  if (e->is("Tuple") || e->is("List")) {
+    allowed = true;
+  } else if (e->is("Attribute")) {
+    std::string a(e->str("attr"));
+    allowed = a == "reshape" || a == "permute" || a == "transpose" || a == "astype" || a == "shape" ||
+              a == "dtype" || a == "ndim";
+  } else if (e->is("Call")) {
+    auto* fn = e->child("func");
+    if (auto q = module().cutile_name(fn))
+      allowed = *q == "reshape" || *q == "permute" || *q == "transpose" || *q == "astype" || *q == "pack_to_bytes";
+    else if (fn->is("Name") && module().functions.count(std::string(fn->str("id"))))
+      allowed = true;  // a helper: its own operations are checked when it is lowered
+  }
+  if (allowed) return true;
+  for (auto& f : e->fields) {
+    if (f.second.kind == syntax::Value::Kind::Node && child_is_fp4(f.second.node)) bad = f.second.node;
+    else if (f.second.kind == syntax::Value::Kind::List)
+      for (auto& it : f.second.items)
+        if (it.kind == syntax::Value::Kind::Node) {
+          if (child_is_fp4(it.node)) bad = it.node;
+          // keyword arguments: keyword(value=...)
+          if (it.node->is("keyword") && child_is_fp4(it.node->child("value"))) bad = it.node->child("value");
+        }
+    if (bad) break;
+  }
+  if (!bad) return true;
+  unsupported(bad, "float4_e2m1fn use",
+              "this use of a float4_e2m1fn tile is not supported: Triton has no fp4 dtype, so cutile2triton keeps "
+              "fp4 tiles as 4-bit codes and only reshapes, permutes, transposes or packs them (ct.pack_to_bytes)");
+  return false;
 }
 
 LVal Lowerer::eval_name(const Node* e) {
@@ -248,7 +291,7 @@ LVal Lowerer::attribute_of(LVal base, const std::string& a, const Node* at) {
         }
         return make_tuple(std::move(elems));
       }
-      if (a == "ndim") return constant(sema::ConstValue::integer(arr.rank), at);
+      if (a == "ndim") return array_rank_value(arr, at);
       if (a == "slice") return method("Array.slice");
       if (a == "get_raw_memory") return method("Array.get_raw_memory");
       if (a == "tiled_view") return method("Array.tiled_view");
@@ -441,6 +484,14 @@ LVal Lowerer::eval_builtin_call(const std::string& fn, const Node* call) {
   if (!nodes_of(call, "keywords").empty()) {
     error(call, fn + "() with keyword arguments is not supported in tile code");
     return {};
+  }
+  // len(A.shape) / len(A.strides): the array's rank, part of its type in
+  // cuTile; for an array used with several ranks, the rank constexpr.
+  if (fn == "len" && args.size() == 1 && args[0]->is("Attribute") &&
+      (args[0]->str("attr") == "shape" || args[0]->str("attr") == "strides")) {
+    LVal base = eval(args[0]->child("value"));
+    if (!base.ok()) return {};
+    if (base.info.kind == VKind::Array) return array_rank_value(*base.array, call);
   }
   std::vector<LVal> vals;
   for (auto* a : args) {

@@ -150,6 +150,9 @@ class Lowerer {
   /// `index` is an integer scalar (runtime or constant >= 0). Out-of-range
   /// runtime indices are undefined behaviour, as in cuTile.
   LVal array_list_item(const LVal& list, const syntax::Node* index, const syntax::Node* at);
+  /// The rank of an array (`len(A.shape)`, `A.ndim`): a constant, or the rank
+  /// constexpr of an array used with several ranks.
+  LVal array_rank_value(const ArrayVal& a, const syntax::Node* at);
   /// `len(list)`: the list's runtime length (int32 scalar).
   LVal array_list_len(const LVal& list, const syntax::Node* at);
 
@@ -208,6 +211,11 @@ class Lowerer {
   // Names whose assignment failed with a reported error: their uses are not
   // diagnosed again (lower_assign, eval_name).
   std::set<std::string> undiagnosed_names_;
+  // Expressions that evaluated to a float4_e2m1fn tile (kept as 4-bit codes in
+  // uint8, ops_convert.cpp): only shape operations, ct.astype to fp4 and
+  // ct.pack_to_bytes may consume them (check_fp4_use).
+  std::set<const syntax::Node*> fp4_nodes_;
+  bool check_fp4_use(const syntax::Node* e);
   std::vector<std::string> break_flags_;  // per enclosing loop: its break flag ("" = no break)
   std::string hint_;
   const syntax::Node* rhs_ = nullptr;

@@ -101,6 +101,8 @@ LoweredModule ModuleLowering::run() {
   for (auto& h : helpers_)
     if (h->ok) out.helpers.push_back(h.get());
   for (auto& p : prelude_) out.prelude.push_back(p);
+  if (prelude_.count("_c2t_mma_scaled"))
+    for (auto& k : out.kernels) k.e8m0_as_uint8 = true;
   return out;
 }
 

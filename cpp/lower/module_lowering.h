@@ -24,6 +24,9 @@ struct LoweredKernel {
   TFunction fn;                          // the @triton.jit kernel
   std::vector<TmaRequirement> tma;       // descriptors behind `tma_flag` (host checks them)
   std::string tma_flag;                  // constexpr TMA flag parameter ("" = pointer path only)
+  // The module uses ct.mma_scaled: its float8_e8m0fnu scale arrays, which have
+  // no Triton dtype, are passed as their uint8 bits (host/launcher.cpp).
+  bool e8m0_as_uint8 = false;
   bool ok = false;
 };
 

@@ -534,6 +534,33 @@ LVal cast_to(Lowerer& L, LVal x, const DType& to, const syntax::Node* at, const 
     L.error(at, "only numbers, scalars and tiles can be converted to another dtype");
     return {};
   }
+  if (x.info.dtype.is("float4_e2m1fn") || to.is("float4_e2m1fn")) {
+    // fp4 has no Triton dtype: fp4 tiles are uint8 tiles of e2m1 codes
+    // (ops_convert.cpp, pack_to_bytes); only conversions *to* fp4 are lowered.
+    if (x.info.dtype.is("float4_e2m1fn") && to.is("float4_e2m1fn")) return x;
+    if (x.info.dtype.is("float4_e2m1fn")) {
+      L.unsupported(at, "astype from float4_e2m1fn",
+                    "conversion from float4_e2m1fn is not supported (Triton has no fp4 dtype)");
+      return {};
+    }
+    if (x.info.kind != VKind::Tile) {
+      L.unsupported(at, "astype float4_e2m1fn scalar", "only tiles can be converted to float4_e2m1fn here");
+      return {};
+    }
+    if (x.info.is_bool || (x.info.dtype.known() && !(x.info.dtype.is("float32") || x.info.dtype.is("float16") ||
+                                                     x.info.dtype.is("bfloat16") || x.info.dtype.is("float64")))) {
+      L.unsupported(at, "astype float4_e2m1fn", "conversion to float4_e2m1fn is supported from float16, bfloat16, "
+                                                "float32 and float64 tiles only");
+      return {};
+    }
+    if (!rounding.empty() && rounding != "RN") {
+      L.unsupported(at, "astype rounding_mode=" + rounding,
+                    "astype to float4_e2m1fn with rounding_mode=RoundingMode." + rounding + " is not supported");
+      return {};
+    }
+    LVal r = make_value(call(name(L.prelude("_c2t_to_e2m1")), {x.expr}), shape_of(x), to);
+    return r;
+  }
   if (to.is("tfloat32")) {
     // tf32 has no Triton dtype: keep fp32 data, remember the tf32 request for tl.dot.
     LVal r = x;

@@ -136,6 +136,108 @@ LVal dot(Lowerer& L, LVal x, LVal y, LVal* acc, const sema::DType& acc_dt, const
   return ops::make_value(d, out, acc_dt);
 }
 
+// ct.mma_scaled(x, x_scale, y, y_scale, acc) (cuTile _stub.py, _ir/ops.py
+// mma_scaled_impl, _datatype.py _mma_scaled_supported_dtypes):
+//   acc[i, j] + sum_k x[i, k] * x_scale[i, k // B] * y[k, j] * y_scale[k // B, j],
+// B = K // K_s. Lowered by the prelude helper _c2t_mma_scaled: the e8m0 scales
+// are decoded to fp32 powers of two, expanded over their blocks, multiplied
+// into the fp8 operands (exact in fp32) and summed by an IEEE fp32 tl.dot.
+// Not tl.dot_scaled: the CPU interpreter cannot run it and its operand layout
+// differs (rhs scales [N, K // 32]); see the helper for the precision note.
+// Checked here where sema knows shapes and dtypes, by tl.static_assert in the
+// helper otherwise (array dtypes are known only to Triton).
+LVal mma_scaled(OpCall& c) {
+  static const char* names[] = {"x", "x_scale", "y", "y_scale", "acc"};
+  LVal* v[5];
+  for (int k = 0; k < 5; ++k) {
+    v[k] = &c.arg(names[k]);
+    if (!v[k]->ok()) return {};
+  }
+  for (int k = 0; k < 5; ++k) {
+    if (v[k]->info.kind != sema::VKind::Tile) {
+      c.L.error(c.at(names[k]), std::string("ct.mma_scaled: `") + names[k] + "` must be a tile");
+      return {};
+    }
+    const auto& sh = v[k]->info.shape;
+    if (sh.unknown_rank) continue;
+    if (sh.size() == 3) {
+      c.L.unsupported(c.at(names[k]), "mma_scaled batched",
+                      "batched (3-D) ct.mma_scaled is not supported yet; only [M, K] x [K, N] tiles are");
+      return {};
+    }
+    if (sh.size() != 2) {
+      c.L.error(c.at(names[k]), std::string("ct.mma_scaled expects `") + names[k] + "` to be 2D or 3D, got rank " +
+                                    std::to_string(sh.size()));
+      return {};
+    }
+  }
+  LVal &x = *v[0], &xs = *v[1], &y = *v[2], &ys = *v[3], &acc = *v[4];
+  // dtypes (cuTile _resolve_mma_scaled_supported_dtype)
+  for (LVal* o : {&x, &y}) {
+    const auto& dt = o->info.dtype;
+    if (!dt.known()) continue;
+    if (dt.is("float4_e2m1fn")) {
+      c.L.unsupported(c.at(o == &x ? "x" : "y"), "mma_scaled fp4",
+                      "ct.mma_scaled with float4_e2m1fn operands is not supported: Triton has no fp4 dtype "
+                      "(only the float8_e4m3fn / float8_e5m2 forms with float8_e8m0fnu scales are)");
+      return {};
+    }
+    if (!dt.is("float8_e4m3fn") && !dt.is("float8_e5m2")) {
+      c.L.error(c.at(o == &x ? "x" : "y"), "ct.mma_scaled: unsupported input dtype " + dt.name +
+                                               " (cuTile: float8_e4m3fn, float8_e5m2 or float4_e2m1fn)");
+      return {};
+    }
+  }
+  if (x.info.dtype.known() && y.info.dtype.known() && x.info.dtype.name != y.info.dtype.name) {
+    c.L.error(c.node, "ct.mma_scaled: x and y must have the same dtype, got " + x.info.dtype.name + " and " +
+                          y.info.dtype.name);
+    return {};
+  }
+  for (LVal* o : {&xs, &ys}) {
+    const auto& dt = o->info.dtype;
+    if (dt.known() && !dt.is("float8_e8m0fnu")) {
+      c.L.error(c.at(o == &xs ? "x_scale" : "y_scale"),
+                "ct.mma_scaled: fp8 operands take float8_e8m0fnu scales, got " + dt.name);
+      return {};
+    }
+  }
+  if (acc.info.dtype.known() && !acc.info.dtype.is("float32")) {
+    c.L.error(c.at("acc"), "ct.mma_scaled: the accumulator must be float32, got " + acc.info.dtype.name);
+    return {};
+  }
+  // shapes (cuTile _verify_scaling_block_size; B = 32 for fp8)
+  auto val = [](const LVal& t, size_t d) -> std::optional<long long> {
+    if (t.info.shape.unknown_rank || t.info.shape.size() != 2) return std::nullopt;
+    return t.info.shape[d].value;
+  };
+  auto check_block = [&](const LVal& t, const LVal& s, size_t kd, const char* tn, const char* sn) {
+    auto K = val(t, kd), Ks = val(s, kd);
+    if (K && Ks && (*Ks == 0 || *K % *Ks != 0 || *K / *Ks != 32)) {
+      c.L.error(c.at(sn), std::string("ct.mma_scaled: ") + tn + ".shape[" + std::to_string(kd) + "] = " +
+                              std::to_string(*K) + " must be 32 times " + sn + ".shape[" + std::to_string(kd) +
+                              "] = " + std::to_string(*Ks) + " (scaling block size 32 for fp8 operands)");
+      return false;
+    }
+    size_t od = 1 - kd;
+    auto a = val(t, od), b = val(s, od);
+    if (a && b && *a != *b) {
+      c.L.error(c.at(sn), std::string("ct.mma_scaled: ") + sn + ".shape[" + std::to_string(od) + "] = " +
+                              std::to_string(*b) + " must equal " + tn + ".shape[" + std::to_string(od) + "] = " +
+                              std::to_string(*a));
+      return false;
+    }
+    return true;
+  };
+  if (!check_block(x, xs, 1, "x", "x_scale") || !check_block(y, ys, 0, "y", "y_scale")) return {};
+  auto Kx = val(x, 1), Ky = val(y, 0), M = val(x, 0), N = val(y, 1), Ma = val(acc, 0), Na = val(acc, 1);
+  if ((Kx && Ky && *Kx != *Ky) || (M && Ma && *M != *Ma) || (N && Na && *N != *Na)) {
+    c.L.error(c.node, "ct.mma_scaled: the shapes of x [M, K], y [K, N] and acc [M, N] do not match");
+    return {};
+  }
+  TExprPtr e = call(name(c.L.prelude("_c2t_mma_scaled")), {x.expr, xs.expr, y.expr, ys.expr, acc.expr});
+  return ops::make_value(e, acc.info.shape, sema::DType::concrete("float32"));
+}
+
 }  // namespace
 
 namespace ops {
@@ -194,6 +296,8 @@ void register_mma_ops(Registry& r) {
     if (acc_dt.kind == sema::DType::Kind::Dynamic && acc.expr) acc_dt = sema::DType::symbolic(source(attr(c.L.as_name(acc, "acc"), "dtype")));
     return dot(c.L, x, y, &acc, acc_dt, c.node, fast_acc);
   }, "tl.dot(x, y, acc, input_precision='ieee'|'tf32', out_dtype=acc.dtype, max_num_imprecise_acc=32 for fp8)");
+  r.add("mma_scaled", "mma", "x, x_scale, y, y_scale, /, acc", mma_scaled,
+        "_c2t_mma_scaled: e8m0 scales (uint8 bits) expanded per 32-block, multiplied in fp32, tl.dot(ieee)");
   r.add("matmul", "mma", "x, y", [](OpCall& c) { return ops::matmul(c.L, c.arg("x"), c.arg("y"), c.node); },
         "tl.dot(x, y, out_dtype=default acc) cast back to the input dtype");
 }

@@ -80,6 +80,68 @@ def _c2t_mod(a, b):
     r = a % b
     return tl.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)
 )PY"},
+      {"_c2t_e8m0_to_f32", {}, R"PY(@triton.jit
+def _c2t_e8m0_to_f32(s):
+    # float8_e8m0fnu (OCP MX scale: 8 exponent bits, bias 127, no sign, no mantissa), passed to
+    # Triton as its uint8 bits s: 2^(s - 127), and NaN for 0xFF. Built from the fp32 bit pattern
+    # (exact, also 2^-127, the one subnormal), not with exp2 (approximate on the GPU).
+    b = s.to(tl.int32)
+    bits = tl.where(b == 0, 0x00400000, b << 23)
+    bits = tl.where(b == 255, 0x7FC00000, bits)
+    return bits.to(tl.float32, bitcast=True)
+)PY"},
+      {"_c2t_mma_scaled", {"_c2t_e8m0_to_f32"}, R"PY(@triton.jit
+def _c2t_mma_scaled(x, x_scale, y, y_scale, acc):
+    # ct.mma_scaled: acc[i, j] + sum_k x[i, k] * x_scale[i, k // 32] * y[k, j] * y_scale[k // 32, j]
+    # for fp8 operands with float8_e8m0fnu scales (block size 32; cuTile _datatype.py). Each scale
+    # is expanded over its block and multiplied into its operand in fp32, which is exact (fp8 times
+    # a power of two; only results beyond fp32's range round); the products are summed by an IEEE
+    # fp32 tl.dot. Blackwell's block-scaled MMA sums in its own order and precision, so results
+    # agree to fp32 accumulation rounding, not bit for bit.
+    tl.static_assert(x.dtype == y.dtype, "ct.mma_scaled: x and y must have the same dtype")
+    tl.static_assert(x.dtype == tl.float8e4nv or x.dtype == tl.float8e5,
+                     "ct.mma_scaled: operands must be float8_e4m3fn or float8_e5m2 (fp4 is not supported)")
+    tl.static_assert(x_scale.dtype == tl.uint8 and y_scale.dtype == tl.uint8,
+                     "ct.mma_scaled: scales must be float8_e8m0fnu (passed to Triton as uint8)")
+    tl.static_assert(acc.dtype == tl.float32, "ct.mma_scaled: the accumulator must be float32")
+    tl.static_assert(x.shape[1] == 32 * x_scale.shape[1] and x.shape[0] == x_scale.shape[0],
+                     "ct.mma_scaled: x_scale must be [M, K // 32]")
+    tl.static_assert(y.shape[0] == 32 * y_scale.shape[0] and y.shape[1] == y_scale.shape[1],
+                     "ct.mma_scaled: y_scale must be [K // 32, N]")
+    xs = tl.broadcast_to(_c2t_e8m0_to_f32(x_scale)[:, :, None], (x_scale.shape[0], x_scale.shape[1], 32))
+    xs = tl.reshape(xs, (x.shape[0], x.shape[1]))
+    ys = tl.broadcast_to(_c2t_e8m0_to_f32(y_scale)[:, None, :], (y_scale.shape[0], 32, y_scale.shape[1]))
+    ys = tl.reshape(ys, (y.shape[0], y.shape[1]))
+    return tl.dot(x.to(tl.float32) * xs, y.to(tl.float32) * ys, acc, input_precision="ieee")
+)PY"},
+      {"_c2t_to_e2m1", {}, R"PY(@triton.jit
+def _c2t_to_e2m1(x):
+    # ct.astype(x, float4_e2m1fn): Triton has no fp4 dtype, so the result is a uint8 tile of
+    # e2m1 codes (bit 3 sign, bits 2-1 exponent with bias 1, bit 0 mantissa; magnitudes
+    # 0, 0.5, 1, 1.5, 2, 3, 4, 6). Round to nearest, ties to even; beyond 6 (also inf)
+    # saturates to 6 (e2m1 has no inf; PTX's only conversion is cvt.rn.satfinite); signed zeros
+    # keep their sign; NaN (which e2m1 cannot represent) becomes code 0x7.
+    if x.dtype == tl.float64:
+        a = x
+        neg = (x.to(tl.uint64, bitcast=True) >> 63) != 0
+    else:
+        a = x.to(tl.float32)
+        neg = (a.to(tl.uint32, bitcast=True) >> 31) != 0
+    m = tl.abs(a)
+    code = tl.where(m <= 0.25, 0, tl.where(m < 0.75, 1, tl.where(m <= 1.25, 2, tl.where(m < 1.75, 3, 7))))
+    code = tl.where(m < 1.75, code, tl.where(m <= 2.5, 4, tl.where(m < 3.5, 5, tl.where(m <= 5.0, 6, 7))))
+    code = tl.where(neg & (m == m), code | 8, code)
+    return code.to(tl.uint8)
+)PY"},
+      {"_c2t_pack_e2m1", {}, R"PY(@triton.jit
+def _c2t_pack_e2m1(codes):
+    # ct.pack_to_bytes of a float4_e2m1fn tile (uint8 e2m1 codes, see _c2t_to_e2m1): flattened
+    # in row-major order, element 2i in the low nibble of byte i and element 2i + 1 in the high
+    # nibble (little-endian within the byte, as 8-bit elements pack in byte order).
+    pairs = tl.reshape(codes, (codes.numel // 2, 2))
+    lo, hi = tl.split(pairs)
+    return lo | (hi << 4)
+)PY"},
       {"_c2t_cdiv", {"_c2t_floordiv"}, R"PY(@triton.jit
 def _c2t_cdiv(a, b):
     # ct.cdiv is a true ceiling division, also for negative operands; tl.cdiv is (a + b - 1) // b.

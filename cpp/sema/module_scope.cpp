@@ -189,6 +189,22 @@ ModuleInfo analyze_module(const Node* module, Diagnostics& diags) {
         k.decorator = dec;
         read_options(dec, k);
         mi.kernels.push_back(std::move(k));
+      } else {
+        // A kernel defined inside a function (TileGym nvfp4_quantize.py's
+        // lru_cache factory parameterised by a hint): the host code would
+        // have to be restructured around a module-level Triton kernel.
+        walk(st, [&](const Node* n) {
+          if (n != st && n->is("FunctionDef") && kernel_decorator(mi, n)) {
+            const Node* at = kernel_decorator(mi, n);
+            diags.error(at->lineno, at->col_offset,
+                        "kernel '" + std::string(n->str("name")) + "' is defined inside function '" + name +
+                            "' (a kernel factory); cutile2triton converts kernels defined at module level only "
+                            "(define it at module level and pass hints such as occupancy with "
+                            "kernel.replace_hints(...))");
+            return false;
+          }
+          return true;
+        });
       }
     } else if (st->is("AsyncFunctionDef") || st->is("ClassDef")) {
       bind_count[std::string(st->str("name"))]++;

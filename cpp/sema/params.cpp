@@ -169,6 +169,21 @@ std::vector<Facts> collect(const ModuleInfo& mi, const Node* def) {
       if (all_const) const_params.insert(name);
     }
   }
+  // `len(P.shape)` / `len(P.strides)` / `P.ndim` of an array parameter P:
+  // returns P's Name node.
+  auto rank_query = [&](const Node* x) -> const Node* {
+    const Node* base = nullptr;
+    if (x->is("Attribute") && x->str("attr") == "ndim") {
+      base = x->child("value");
+    } else if (x->is("Call") && x->child("func")->is("Name") && x->child("func")->str("id") == "len" &&
+               nodes_of(x, "args").size() == 1 && nodes_of(x, "keywords").empty()) {
+      auto* a = nodes_of(x, "args")[0];
+      if (a->is("Attribute") && (a->str("attr") == "shape" || a->str("attr") == "strides")) base = a->child("value");
+    }
+    if (!base || !base->is("Name")) return nullptr;
+    auto it = alias.find(std::string(base->str("id")));
+    return it != alias.end() && !it->second.second ? base : nullptr;
+  };
   std::set<const Node*> conditional;
   for (auto* st : nodes_of(def, "body"))
     walk(st, [&](const Node* n) {
@@ -179,6 +194,10 @@ std::vector<Facts> collect(const ModuleInfo& mi, const Node* def) {
       // for every specialization, as in cuTile).
       std::function<bool(const Node*)> compile_time = [&](const Node* x) -> bool {
         if (x->is("Attribute") && x->str("attr") == "dtype") return true;
+        // An array's rank is part of its type in cuTile (one specialization
+        // per rank): `len(A.shape)` and `A.ndim` are compile-time
+        // (BlockScaledMatMul.py: `if len(A_scale.shape) == 2:`).
+        if (rank_query(x)) return true;
         if (x->is("Name")) {
           std::string id(x->str("id"));
           return const_params.count(id) || mi.ct_modules.count(id) || mi.constants.count(id);
@@ -249,6 +268,15 @@ std::vector<Facts> collect(const ModuleInfo& mi, const Node* def) {
           f->list_use = true;
         }
         return true;
+      }
+      if (auto* base = rank_query(n)) {
+        // Rank-agnostic (the lowering answers it with the rank constexpr).
+        if (auto* f = array_of(base)) {
+          f->use = true;
+          if (!f->first_use) f->first_use = n;
+          f->use_rank[base] = -2;
+        }
+        return false;
       }
       if (n->is("Attribute")) {
         auto attr = n->str("attr");

@@ -175,6 +175,36 @@ TEST(HostPatterns, ReplaceHintsRewrapTuningTimeoutByTarget) {
     EXPECT_TRUE(has(c, piece)) << piece;
 }
 
+// cutile-python samples gate themselves with cuTile's private host helpers
+// (BlockScaledMatMul.py); they get runtime equivalents, and kernels using
+// ct.mma_scaled take e8m0 scale tensors as their uint8 bits.
+TEST(HostPatterns, PrivateCapabilityAndBytecodeGatesAndE8m0Scales) {
+  auto r = rewrite(
+      "import cuda.tile as ct\n"
+      "from cuda.tile._cext import get_compute_capability, dev_features_enabled\n"
+      "from cuda.tile._bytecode.version import BytecodeVersion\n"
+      "from cuda.tile._compile import _get_max_supported_bytecode_version\n"
+      "@ct.kernel\n"
+      "def k(A, S, C):\n"
+      "    a = ct.load(A, index=(0, 0), shape=(16, 32))\n"
+      "    s = ct.load(S, index=(0, 0), shape=(16, 1))\n"
+      "    t = ct.load(S, index=(0, 0), shape=(1, 16))\n"
+      "    acc = ct.mma_scaled(a, s, ct.load(A, index=(0, 0), shape=(32, 16)), t, ct.zeros((16, 16), dtype=ct.float32))\n"
+      "    ct.store(C, index=(0, 0), tile=acc)\n"
+      "def ok():\n"
+      "    v = _get_max_supported_bytecode_version('/tmp', allow_dev=dev_features_enabled())\n"
+      "    return get_compute_capability()[0] >= 10 and v >= BytecodeVersion.V_13_3\n");
+  ASSERT_FALSE(r.diags.has_errors()) << r.diags.render_all("m.py", "");
+  const std::string& c = r.code;
+  EXPECT_TRUE(has(c, "v = _c2t_max_supported_bytecode_version('/tmp', allow_dev=_c2t_dev_features_enabled())\n")) << c;
+  EXPECT_TRUE(has(c, "return _c2t_get_compute_capability()[0] >= 10 and v >= _C2TBytecodeVersion.V_13_3\n")) << c;
+  for (const char* piece : {"def _c2t_get_compute_capability(device_id=0):", "def _c2t_dev_features_enabled():",
+                            "class _C2TBytecodeVersion(int):", "def _c2t_max_supported_bytecode_version("})
+    EXPECT_TRUE(has(c, piece)) << piece;
+  EXPECT_FALSE(has(c, "cuda.tile.")) << c;
+  EXPECT_TRUE(has(c, "    if str(S.dtype) == \"torch.float8_e8m0fnu\":\n        S = S.view(torch.uint8)")) << c;
+}
+
 TEST(HostPatterns, LocalCurrentStreamNeedsNoStreamSwitch) {
   auto r = rewrite(std::string(kKernelSrc) +
                    "def host(x, s2):\n"

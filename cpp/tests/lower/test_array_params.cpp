@@ -139,6 +139,41 @@ TEST(MultiRank, UseWithoutVisibleRankIsAnError) {
   EXPECT_TRUE(has(errors(*l), "does not show which rank it needs")) << errors(*l);
 }
 
+// cuTile's rank is part of an array's type: `len(A.shape)` and `A.ndim` are
+// compile-time tests that choose the rank (cutile-python BlockScaledMatMul.py).
+TEST(MultiRank, LenOfShapeAndNdimAreTheRankConstexpr) {
+  auto l = lower_src(std::string(kHead) +
+                     "@ct.kernel\ndef k(S, OUT, T: ConstInt):\n"
+                     "    if len(S.shape) == 2:\n"
+                     "        s = ct.load(S, index=(0, 0), shape=(T, T), padding_mode=Z)\n"
+                     "    else:\n"
+                     "        s = ct.reshape(ct.load(S, index=(0, 0, 0), shape=(T, T, 1), padding_mode=Z), (T, T))\n"
+                     "    if S.ndim == 3 and len(S.strides) > 2:\n"
+                     "        s = s + 1\n"
+                     "    n = len(OUT.shape) + OUT.ndim\n"
+                     "    ct.store(OUT, index=(0, 0), tile=ct.astype(s * n, OUT.dtype))\n");
+  ASSERT_TRUE(l->lm.ok) << errors(*l);
+  auto& p = l->lm.kernels[0].params[0];
+  EXPECT_EQ(p.ranks, (std::vector<int>{2, 3}));
+  const std::string& t = l->text;
+  EXPECT_TRUE(has(t, "S_NDIM == 2\n")) << t;                       // the if test
+  EXPECT_TRUE(has(t, "S_NDIM == 3 and S_NDIM > 2\n")) << t;
+  EXPECT_TRUE(has(t, "tl.static_assert(S_NDIM == 3, 'S is used here as a 3-d array')")) << t;
+  EXPECT_FALSE(has(t, "OUT_NDIM")) << t;  // one rank: a constant
+  EXPECT_TRUE(has(t, "n = 4\n")) << t;
+}
+
+// A runtime `if` still may not use an array with two ranks.
+TEST(MultiRank, RankTestMixedWithRuntimeValuesIsNotCompileTime) {
+  auto l = lower_src(std::string(kHead) +
+                     "@ct.kernel\ndef k(S, T: ConstInt):\n"
+                     "    if len(S.shape) == 2 and ct.bid(0) == 0:\n"
+                     "        ct.store(S, index=(0, 0), tile=ct.zeros((T, T), dtype=ct.float32))\n"
+                     "    else:\n"
+                     "        ct.store(S, index=(0, 0, 0), tile=ct.zeros((T, T, T), dtype=ct.float32))\n");
+  EXPECT_TRUE(has(errors(*l), "used with different ranks (2, 3)")) << errors(*l);
+}
+
 TEST(BranchArrays, DifferentArraysOnTwoPathsGetCommonNames) {
   auto l = lower_src(std::string(kHead) +
                      "@ct.kernel\ndef k(A, out, AXIS: ConstInt, T: ConstInt):\n"

@@ -3,6 +3,8 @@
 // rules), the access planner and diagnostics for unsupported input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "lowered_fixture.h"
 
 #include <fstream>
@@ -176,6 +178,64 @@ TEST(Prelude, DependenciesComeFirstAndOnce) {
   ASSERT_NE(c, std::string::npos);
   EXPECT_LT(f, c);
   EXPECT_EQ(s.find("def _c2t_floordiv", f + 1), std::string::npos);
+}
+
+// ct.mma_scaled: a prelude helper call; shapes and dtypes sema knows are
+// checked as cuTile checks them; fp4 and batched forms are diagnosed.
+TEST(MmaScaled, LowersToThePreludeHelperAndFlagsE8m0Arrays) {
+  auto l = lower_src(kernel(
+      "    a = ct.load(X, index=(0, 0), shape=(16, 64))\n"
+      "    b = ct.load(X, index=(0, 0), shape=(64, 16))\n"
+      "    sa = ct.load(Y, index=(0, 0), shape=(16, 2))\n"
+      "    sb = ct.load(Y, index=(0, 0), shape=(2, 16))\n"
+      "    acc = ct.mma_scaled(a, sa, b, sb, ct.zeros((16, 16), dtype=ct.float32))\n"
+      "    ct.store(Z, index=(0, 0), tile=acc)\n"));
+  ASSERT_FALSE(l->diags.has_errors()) << l->diags.items[0].message;
+  EXPECT_NE(l->all_source.find("_c2t_mma_scaled(a, sa, b, sb, tl.zeros([16, 16], tl.float32))"), std::string::npos)
+      << l->all_source;
+  EXPECT_NE(std::find(l->lm.prelude.begin(), l->lm.prelude.end(), "_c2t_mma_scaled"), l->lm.prelude.end());
+  EXPECT_TRUE(l->lm.kernels[0].e8m0_as_uint8);
+  auto src = prelude_source(l->lm.prelude);
+  EXPECT_NE(src.find("def _c2t_e8m0_to_f32(s):"), std::string::npos);  // dependency emitted
+  EXPECT_NE(src.find("0x7FC00000"), std::string::npos);                 // 0xFF is NaN
+}
+
+TEST(MmaScaled, PlainMmaDoesNotFlagE8m0Arrays) {
+  auto l = lower_src(kernel(
+      "    a = ct.load(X, index=(0, 0), shape=(16, 16))\n"
+      "    ct.store(Z, index=(0, 0), tile=ct.mma(a, a, ct.zeros((16, 16), dtype=ct.float32)))\n"));
+  ASSERT_FALSE(l->diags.has_errors());
+  EXPECT_FALSE(l->lm.kernels[0].e8m0_as_uint8);
+}
+
+TEST(MmaScaled, Diagnostics) {
+  auto first_error = [](const std::string& expr, const std::string& sa_shape = "(16, 2)") {
+    auto l = lower_src(kernel(
+        "    a = ct.load(X, index=(0, 0), shape=(16, 64))\n"
+        "    b = ct.load(X, index=(0, 0), shape=(64, 16))\n"
+        "    sa = ct.load(Y, index=(0, 0), shape=" + sa_shape + ")\n"
+        "    sb = ct.load(Y, index=(0, 0), shape=(2, 16))\n"
+        "    acc = ct.zeros((16, 16), dtype=ct.float32)\n"
+        "    ct.store(Z, index=(0, 0), tile=" + expr + ")\n"));
+    for (auto& d : l->diags.items)
+      if (d.severity == Severity::Error) return d.message;
+    return std::string();
+  };
+  EXPECT_NE(first_error("ct.mma_scaled(a, sa, b, sb, acc)", "(16, 4)").find("must be 32 times x_scale.shape[1]"),
+            std::string::npos);
+  EXPECT_NE(first_error("ct.mma_scaled(a, sa, b, sb, acc)", "(8, 2)").find("x_scale.shape[0] = 8 must equal"),
+            std::string::npos);
+  // (no fp4 tile reaches ct.mma_scaled: the conversion to fp4 is diagnosed first)
+  EXPECT_NE(first_error("ct.mma_scaled(ct.astype(a, ct.float4_e2m1fn), sa, b, sb, acc)").find("float4_e2m1fn"),
+            std::string::npos);
+  EXPECT_NE(first_error("ct.mma_scaled(ct.astype(a, ct.float8_e5m2), sa, ct.astype(b, ct.float8_e4m3fn), sb, acc)")
+                .find("x and y must have the same dtype"),
+            std::string::npos);
+  EXPECT_NE(first_error("ct.mma_scaled(a, sa, b, sb, ct.astype(acc, ct.float16))").find("must be float32"),
+            std::string::npos);
+  EXPECT_NE(first_error("ct.mma_scaled(ct.reshape(a, (1, 16, 64)), sa, b, sb, acc)").find("batched (3-D)"),
+            std::string::npos);
+  EXPECT_NE(first_error("ct.mma_scaled(a, sa, b, sb)").find("missing required argument 'acc'"), std::string::npos);
 }
 
 }  // namespace

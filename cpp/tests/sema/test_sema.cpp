@@ -86,6 +86,25 @@ TEST(ModuleScope, FindsKernelsInAllForms) {
   EXPECT_TRUE(p->mi.functions.count("helper"));
 }
 
+// A kernel defined inside a function (TileGym nvfp4_quantize.py's lru_cache
+// factory) is diagnosed at its decorator, not silently treated as host code.
+TEST(ModuleScope, KernelInsideAFactoryIsDiagnosed) {
+  auto p = analyze(
+      "import cuda.tile as ct\n"
+      "def make(occupancy):\n"
+      "    @ct.kernel(occupancy=occupancy)\n"
+      "    def k(x):\n"
+      "        pass\n"
+      "    return k\n");
+  EXPECT_TRUE(p->mi.kernels.empty());
+  ASSERT_TRUE(p->diags.has_errors());
+  auto& d = p->diags.items[0];
+  EXPECT_EQ(d.line, 3);
+  EXPECT_EQ(d.col, 5);
+  EXPECT_NE(d.message.find("kernel 'k' is defined inside function 'make' (a kernel factory)"), std::string::npos)
+      << d.message;
+}
+
 TEST(ConstEval, PythonSemantics) {
   auto p = analyze("A = -7 // 2\nB = -7 % 2\nC = 7 % -2\nD = -7.5 % 2\nE = (1, 2) + (3,)\nF = 3 if 2 > 1 else 4\n"
                    "G = 1 < 2 < 3\nH = min(4, 2, 9)\nI = float('-inf')\nJ = int(3.9)\n");
