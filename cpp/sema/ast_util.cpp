@@ -1,5 +1,7 @@
 #include "sema/ast_util.h"
 
+#include <algorithm>
+
 namespace c2t::sema {
 
 std::vector<const Node*> nodes_of(const Node* n, std::string_view field) {
@@ -7,6 +9,17 @@ std::vector<const Node*> nodes_of(const Node* n, std::string_view field) {
   if (!n) return out;
   for (auto& v : n->list(field))
     if (v.kind == Value::Kind::Node && v.node) out.push_back(v.node);
+  return out;
+}
+
+std::vector<std::string_view> name_ids(const Node* n) {
+  std::vector<std::string_view> out;
+  walk(n, [&](const Node* x) {
+    if (x->is("Name")) out.push_back(x->str("id"));
+    return true;
+  });
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 
