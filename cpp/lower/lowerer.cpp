@@ -433,7 +433,7 @@ LoweredFunction Lowerer::run() {
   out_.push_back(&fn_.body);
   if (spec_.is_kernel) setup_kernel_params();
   else setup_helper_params();
-  auto body = nodes_of(spec_.def, "body");
+  std::vector<const Node*> body = nodes_of(spec_.def, "body");
   if (auto* doc = sema::docstring_node(spec_.def)) {
     fn_.docstring = doc->get("value")->text;
     body.erase(body.begin());
@@ -845,8 +845,8 @@ void Lowerer::merge_envs(const std::map<std::string, LVal>& a, const std::map<st
 }
 
 void Lowerer::lower_if(const Node* s, const std::vector<const Node*>& rest, bool& consumed_rest) {
-  auto body = nodes_of(s, "body");
-  auto orelse = nodes_of(s, "orelse");
+  std::vector<const Node*> body = nodes_of(s, "body");
+  std::vector<const Node*> orelse = nodes_of(s, "orelse");
   // `continue` inside the if: the rest of the enclosing loop body runs only on
   // the paths that do not continue, so it moves into both branches (where a
   // branch ends with `continue`, lower_block stops before the moved rest).

@@ -4,8 +4,8 @@
 
 namespace c2t::sema {
 
-std::vector<const Node*> nodes_of(const Node* n, std::string_view field) {
-  std::vector<const Node*> out;
+NodeList nodes_of(const Node* n, std::string_view field) {
+  NodeList out;
   if (!n) return out;
   for (auto& v : n->list(field))
     if (v.kind == Value::Kind::Node && v.node) out.push_back(v.node);
