@@ -19,7 +19,7 @@ LoweredModule ModuleLowering::run() {
   // Functions reachable from kernels are compiled as @triton.jit helpers. If
   // host code also uses one, the helper gets a `_jit` name so the host keeps
   // the plain function (host_used_).
-  std::set<std::string> reach;
+  std::set<std::string, std::less<>> reach;
   std::vector<const Node*> todo;
   for (auto& k : mi_.kernels) todo.push_back(k.def);
   while (!todo.empty()) {
@@ -36,10 +36,11 @@ LoweredModule ModuleLowering::run() {
   }
   for (auto* st : reach.empty() ? std::vector<const Node*>() : nodes_of(mi_.module, "body")) {
     if (st->is("FunctionDef") && (reach.count(std::string(st->str("name"))) || mi_.kernel_by_def(st))) continue;
-    for (std::string_view id : sema::name_ids(st)) {
-      std::string n(id);
-      if (reach.count(n)) host_used_.insert(std::move(n));
-    }
+    sema::walk(st, [&](const Node* x) {
+      if (x->is("Name"))
+        if (auto it = reach.find(x->str("id")); it != reach.end()) host_used_.insert(*it);
+      return true;
+    });
   }
 
   for (auto& k : mi_.kernels) {
