@@ -23,15 +23,32 @@ std::vector<std::string_view> name_ids(const Node* n) {
   return out;
 }
 
-std::optional<std::string> dotted_name(const Node* e) {
-  if (!e) return std::nullopt;
-  if (e->is("Name")) return std::string(e->str("id"));
-  if (e->is("Attribute")) {
-    auto base = dotted_name(e->child("value"));
-    if (!base) return std::nullopt;
-    return *base + "." + std::string(e->str("attr"));
+namespace {
+bool dotted_into(const Node* e, std::string& out) {
+  if (!e) return false;
+  if (e->is("Name")) {
+    out += e->str("id");
+    return true;
   }
-  return std::nullopt;
+  if (e->is("Attribute")) {
+    if (!dotted_into(e->child("value"), out)) return false;
+    out += '.';
+    out += e->str("attr");
+    return true;
+  }
+  return false;
+}
+}  // namespace
+
+std::optional<std::string> dotted_name(const Node* e) {
+  std::string out;
+  if (!dotted_into(e, out)) return std::nullopt;
+  return out;
+}
+
+const Node* dotted_base(const Node* e) {
+  while (e && e->is("Attribute")) e = e->child("value");
+  return e && e->is("Name") ? e : nullptr;
 }
 
 const Node* call_kwarg(const Node* call, std::string_view name) {

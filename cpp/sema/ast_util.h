@@ -63,6 +63,11 @@ std::vector<std::string_view> name_ids(const Node* n);
 /// "a.b.c" for a chain of Attribute/Name nodes, std::nullopt otherwise.
 std::optional<std::string> dotted_name(const Node* e);
 
+/// The Name node at the base of a chain of Attribute/Name nodes (`a` of
+/// `a.b.c`), nullptr when `e` is no such chain (exactly when dotted_name gives
+/// nullopt). Cheap: builds no string.
+const Node* dotted_base(const Node* e);
+
 /// Keyword argument `name` of a Call node, or nullptr.
 const Node* call_kwarg(const Node* call, std::string_view name);
 
