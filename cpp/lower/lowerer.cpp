@@ -802,12 +802,18 @@ void Lowerer::unify_branch_arrays(std::map<std::string, LVal>& a, std::map<std::
 }
 
 void Lowerer::merge_envs(const std::map<std::string, LVal>& a, const std::map<std::string, LVal>& b) {
+  // One pass over both (sorted) maps, appending to `out` in key order.
   std::map<std::string, LVal> out;
+  auto ib = b.begin();
   for (auto& [k, va] : a) {
-    auto it = b.find(k);
-    if (it == b.end()) { out[k] = va; continue; }
+    for (; ib != b.end() && ib->first < k; ++ib) out.emplace_hint(out.end(), ib->first, ib->second);
+    if (ib == b.end() || k < ib->first) {
+      out.emplace_hint(out.end(), k, va);
+      continue;
+    }
+    const LVal& vb = ib->second;
+    ++ib;
     LVal m = va;
-    const LVal& vb = it->second;
     if (va.info.kind == VKind::Array && vb.info.kind == VKind::Array && !same_array(*va.array, *vb.array)) {
       // An array name bound to different arrays on two paths (`if c: X = As[0]
       // else: X = As[1]`, or rebound in a loop): its pointer/shape/stride
@@ -815,7 +821,7 @@ void Lowerer::merge_envs(const std::map<std::string, LVal>& a, const std::map<st
       unsupported(vb.node ? vb.node : va.node, "array chosen at run time",
                   "'" + k + "' names different arrays depending on control flow; choose the array by index "
                   "(a list of arrays) or restructure so each path uses its own array directly");
-      out[k] = va;
+      out.emplace_hint(out.end(), k, va);
       continue;
     }
     if (va.info.kind != vb.info.kind) {
@@ -837,10 +843,9 @@ void Lowerer::merge_envs(const std::map<std::string, LVal>& a, const std::map<st
       for (size_t d = 0; d < m.info.shape.size(); ++d)
         if (!va.info.shape[d].same(vb.info.shape[d])) m.info.shape[d] = sema::Dim{"", std::nullopt};
     }
-    out[k] = m;
+    out.emplace_hint(out.end(), k, std::move(m));
   }
-  for (auto& [k, vb] : b)
-    if (!out.count(k)) out[k] = vb;
+  for (; ib != b.end(); ++ib) out.emplace_hint(out.end(), ib->first, ib->second);
   env_ = std::move(out);
 }
 
