@@ -220,6 +220,7 @@ std::string join_args(const TExprPtr& e, size_t first) {
 }  // namespace
 
 std::string source(const TExprPtr& e) { return print(e); }
+void source_to(std::string& out, const TExprPtr& e) { print_to(out, e); }
 int precedence(const TExprPtr& e) { return prec(e); }
 std::string source_wrapped(const TExprPtr& e, int min_prec) { return wrap(e, min_prec); }
 std::string call_arguments(const TExprPtr& e, size_t first) { return join_args(e, first); }
