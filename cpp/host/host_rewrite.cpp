@@ -396,6 +396,7 @@ void Rewriter::rewrite_launch(const Node* n) {
 std::optional<std::string> Rewriter::host_ct_name(const Node* n) const {
   if (auto q = mi_.cutile_name(n)) return q;
   // `from cuda.tile.tune import exhaustive_search` binds a submodule member.
+  if (ct_from_.empty()) return std::nullopt;
   auto d = sema::dotted_name(n);
   if (!d) return std::nullopt;
   std::string head = d->substr(0, d->find('.'));

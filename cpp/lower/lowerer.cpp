@@ -457,7 +457,7 @@ LoweredFunction Lowerer::run() {
   out_.push_back(&fn_.body);
   if (spec_.is_kernel) setup_kernel_params();
   else setup_helper_params();
-  auto body = nodes_of(spec_.def, "body");
+  std::vector<const Node*> body = nodes_of(spec_.def, "body");
   if (auto* doc = sema::docstring_node(spec_.def)) {
     fn_.docstring = doc->get("value")->text;
     body.erase(body.begin());
@@ -840,25 +840,31 @@ void Lowerer::unify_branch_arrays(std::map<std::string, LVal>& a, std::map<std::
 }
 
 void Lowerer::merge_envs(const std::map<std::string, LVal>& a, const std::map<std::string, LVal>& b) {
+  // One pass over both (sorted) maps, appending to `out` in key order.
   std::map<std::string, LVal> out;
+  auto ib = b.begin();
   for (auto& [k, va] : a) {
-    auto it = b.find(k);
-    if (it == b.end()) { out[k] = va; continue; }
+    for (; ib != b.end() && ib->first < k; ++ib) out.emplace_hint(out.end(), ib->first, ib->second);
+    if (ib == b.end() || k < ib->first) {
+      out.emplace_hint(out.end(), k, va);
+      continue;
+    }
+    const LVal& vb = ib->second;
+    ++ib;
     LVal m = va;
-    const LVal& vb = it->second;
     if (va.info.kind == VKind::TiledView && vb.info.kind == VKind::TiledView && !va.tiled->same(*vb.tiled)) {
       // cuTile: "depends on path taken" -- a view's tiling is part of its type.
       unsupported(vb.node ? vb.node : va.node, "tiled view chosen at run time",
                   "'" + k + "' names tiled views with different tile shapes, steps or padding depending on "
                   "control flow; a tiled view's tiling must be the same on every path (as in cuTile)");
-      out[k] = va;
+      out.emplace_hint(out.end(), k, va);
       continue;
     }
     auto is_view = [](const LVal& v) { return v.info.kind == VKind::RawMemory || v.info.kind == VKind::TiledView; };
     if (va.info.kind != vb.info.kind && (is_view(va) || is_view(vb))) {
       unsupported(vb.node ? vb.node : va.node, "array view chosen at run time",
                   "'" + k + "' names an array view on one path and a different kind of value on another");
-      out[k] = va;
+      out.emplace_hint(out.end(), k, va);
       continue;
     }
     if (va.has_array_group() && vb.has_array_group() && !same_array(*va.array, *vb.array)) {
@@ -868,7 +874,7 @@ void Lowerer::merge_envs(const std::map<std::string, LVal>& a, const std::map<st
       unsupported(vb.node ? vb.node : va.node, "array chosen at run time",
                   "'" + k + "' names different arrays depending on control flow; choose the array by index "
                   "(a list of arrays) or restructure so each path uses its own array directly");
-      out[k] = va;
+      out.emplace_hint(out.end(), k, va);
       continue;
     }
     if (va.info.kind != vb.info.kind) {
@@ -890,16 +896,15 @@ void Lowerer::merge_envs(const std::map<std::string, LVal>& a, const std::map<st
       for (size_t d = 0; d < m.info.shape.size(); ++d)
         if (!va.info.shape[d].same(vb.info.shape[d])) m.info.shape[d] = sema::Dim{"", std::nullopt};
     }
-    out[k] = m;
+    out.emplace_hint(out.end(), k, std::move(m));
   }
-  for (auto& [k, vb] : b)
-    if (!out.count(k)) out[k] = vb;
+  for (; ib != b.end(); ++ib) out.emplace_hint(out.end(), ib->first, ib->second);
   env_ = std::move(out);
 }
 
 void Lowerer::lower_if(const Node* s, const std::vector<const Node*>& rest, bool& consumed_rest) {
-  auto body = nodes_of(s, "body");
-  auto orelse = nodes_of(s, "orelse");
+  std::vector<const Node*> body = nodes_of(s, "body");
+  std::vector<const Node*> orelse = nodes_of(s, "orelse");
   // `continue` inside the if: the rest of the enclosing loop body runs only on
   // the paths that do not continue, so it moves into both branches (where a
   // branch ends with `continue`, lower_block stops before the moved rest).

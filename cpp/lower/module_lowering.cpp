@@ -16,32 +16,19 @@ using syntax::Node;
 ModuleLowering::ModuleLowering(const sema::ModuleInfo& mi, const LowerOptions& opts, Diagnostics& diags)
     : mi_(mi), opts_(opts), diags_(diags) {}
 
-namespace {
-
-// Names referenced (loaded) under `n`.
-std::set<std::string> referenced_names(const Node* n) {
-  std::set<std::string> out;
-  sema::walk(n, [&](const Node* x) {
-    if (x->is("Name")) out.insert(std::string(x->str("id")));
-    return true;
-  });
-  return out;
-}
-
-}  // namespace
-
 LoweredModule ModuleLowering::run() {
   LoweredModule out;
   // Functions reachable from kernels are compiled as @triton.jit helpers. If
   // host code also uses one, the helper gets a `_jit` name so the host keeps
   // the plain function (host_used_).
-  std::set<std::string> reach;
+  std::set<std::string, std::less<>> reach;
   std::vector<const Node*> todo;
   for (auto& k : mi_.kernels) todo.push_back(k.def);
   while (!todo.empty()) {
     const Node* f = todo.back();
     todo.pop_back();
-    for (auto& n : referenced_names(f)) {
+    for (std::string_view id : sema::name_ids(f)) {
+      std::string n(id);
       auto it = mi_.functions.find(n);
       if (it != mi_.functions.end() && !reach.count(n) && !mi_.kernel_by_def(it->second)) {
         reach.insert(n);
@@ -49,10 +36,13 @@ LoweredModule ModuleLowering::run() {
       }
     }
   }
-  for (auto* st : nodes_of(mi_.module, "body")) {
+  for (auto* st : reach.empty() ? std::vector<const Node*>() : nodes_of(mi_.module, "body")) {
     if (st->is("FunctionDef") && (reach.count(std::string(st->str("name"))) || mi_.kernel_by_def(st))) continue;
-    for (auto& n : referenced_names(st))
-      if (reach.count(n)) host_used_.insert(n);
+    sema::walk(st, [&](const Node* x) {
+      if (x->is("Name"))
+        if (auto it = reach.find(x->str("id")); it != reach.end()) host_used_.insert(*it);
+      return true;
+    });
   }
 
   for (auto& k : mi_.kernels) {

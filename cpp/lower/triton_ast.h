@@ -65,6 +65,8 @@ bool is_name(const TExprPtr& e, std::string_view id = {});
 /// Python source of one expression, with the minimal parentheses Python's
 /// precedence rules need. (Statement layout lives in emit/printer.h.)
 std::string source(const TExprPtr& e);
+/// The same, appended to `out`.
+void source_to(std::string& out, const TExprPtr& e);
 /// Python precedence level of `e` (16 = atom), for callers that splice text.
 int precedence(const TExprPtr& e);
 /// source(e), parenthesized when its precedence is below `min_prec`.

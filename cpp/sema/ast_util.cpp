@@ -1,24 +1,54 @@
 #include "sema/ast_util.h"
 
+#include <algorithm>
+
 namespace c2t::sema {
 
-std::vector<const Node*> nodes_of(const Node* n, std::string_view field) {
-  std::vector<const Node*> out;
+NodeList nodes_of(const Node* n, std::string_view field) {
+  NodeList out;
   if (!n) return out;
   for (auto& v : n->list(field))
     if (v.kind == Value::Kind::Node && v.node) out.push_back(v.node);
   return out;
 }
 
-std::optional<std::string> dotted_name(const Node* e) {
-  if (!e) return std::nullopt;
-  if (e->is("Name")) return std::string(e->str("id"));
-  if (e->is("Attribute")) {
-    auto base = dotted_name(e->child("value"));
-    if (!base) return std::nullopt;
-    return *base + "." + std::string(e->str("attr"));
+std::vector<std::string_view> name_ids(const Node* n) {
+  std::vector<std::string_view> out;
+  walk(n, [&](const Node* x) {
+    if (x->is("Name")) out.push_back(x->str("id"));
+    return true;
+  });
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+namespace {
+bool dotted_into(const Node* e, std::string& out) {
+  if (!e) return false;
+  if (e->is("Name")) {
+    out += e->str("id");
+    return true;
   }
-  return std::nullopt;
+  if (e->is("Attribute")) {
+    if (!dotted_into(e->child("value"), out)) return false;
+    out += '.';
+    out += e->str("attr");
+    return true;
+  }
+  return false;
+}
+}  // namespace
+
+std::optional<std::string> dotted_name(const Node* e) {
+  std::string out;
+  if (!dotted_into(e, out)) return std::nullopt;
+  return out;
+}
+
+const Node* dotted_base(const Node* e) {
+  while (e && e->is("Attribute")) e = e->child("value");
+  return e && e->is("Name") ? e : nullptr;
 }
 
 const Node* call_kwarg(const Node* call, std::string_view name) {

@@ -22,6 +22,11 @@ const KernelInfo* ModuleInfo::kernel_by_name(std::string_view name) const {
 }
 
 std::optional<std::string> ModuleInfo::cutile_name(const Node* e) const {
+  // Most names are not cuTile's: answer those without building the dotted name.
+  const Node* base = dotted_base(e);
+  if (!base) return std::nullopt;
+  std::string base_id(base->str("id"));
+  if (!ct_modules.count(base_id) && !ct_names.count(base_id)) return std::nullopt;
   auto d = dotted_name(e);
   if (!d) return std::nullopt;
   std::string s = *d;

@@ -18,7 +18,7 @@ struct Builder {
   Tree tree;
   Node* node(std::string_view type, Fields fields, std::vector<int> pos = {}) {
     Node* n = tree.make(type);
-    n->fields = std::move(fields);
+    n->fields.assign(std::make_move_iterator(fields.begin()), std::make_move_iterator(fields.end()));
     if (pos.size() == 4) {
       n->has_pos = true;
       n->lineno = pos[0];
