@@ -149,6 +149,21 @@ def k(X, P):
         convert(src, "bad.py")
 
 
+def test_fp4_tile_merged_with_another_value_is_diagnosed():
+    src = HEAD + """
+@ct.kernel
+def k(X, P, C: ConstInt):
+    x = ct.load(X, index=(0, 0), shape=(16, 16))
+    if C == 1:
+        t = ct.astype(x, float4_e2m1fn)
+    else:
+        t = x
+    ct.store(P, index=(0, 0), tile=t)
+"""
+    with pytest.raises(ConversionFailed, match="float4_e2m1fn tile on one path"):
+        convert(src, "bad.py")
+
+
 def test_fp4_tile_cannot_be_stored():
     src = HEAD + """
 @ct.kernel
