@@ -756,6 +756,7 @@ def test_every_registry_operation_has_an_interpreter_test():
     text += (pathlib.Path(__file__).parent / "test_ops_extra.py").read_text()  # issue-3 operations
     text += (pathlib.Path(__file__).parent / "test_array_views.py").read_text()  # raw memory, tiled views
     text += (pathlib.Path(__file__).parent / "test_mma_scaled.py").read_text()  # ct.mma_scaled
+    text += (pathlib.Path(__file__).parent / "test_fp4_pack.py").read_text()  # ct.pack_to_bytes
     missing = []
     for n in names:
         if "." in n:  # Tile.astype / Array.slice: method calls

@@ -137,8 +137,11 @@ spec = importlib.util.spec_from_file_location("c2t_gpu_child", req["file"])
 mod = importlib.util.module_from_spec(spec)
 sys.modules[spec.name] = mod
 spec.loader.exec_module(mod)
+kernel = getattr(mod, req["kernel"], None)
+if kernel is None and req.get("factory"):  # a kernel defined inside a factory function
+    kernel = getattr(mod, req["factory"])(*req["factory_args"])
 try:
-    out = compile_for_gpu(getattr(mod, req["kernel"]), req["signature"], req["constexprs"], req["arch"],
+    out = compile_for_gpu(kernel, req["signature"], req["constexprs"], req["arch"],
                           req["options"], req["last_stage"])
     print(json.dumps({"ok": True, "stages": out}))
 except GpuCompileError as e:
@@ -154,6 +157,9 @@ def _compile_in_subprocess(fn, signature, constexprs, arch, options, last_stage)
     req = {"helper_dir": str(pathlib.Path(__file__).resolve().parent), "file": pyfn.__code__.co_filename,
            "kernel": pyfn.__name__, "signature": signature, "constexprs": constexprs, "arch": arch,
            "options": options, "last_stage": last_stage}
+    if "<locals>" in pyfn.__qualname__:  # made by a kernel factory: the child calls it with these arguments
+        req["factory"] = pyfn.__qualname__.split(".")[0]
+        req["factory_args"] = list(getattr(fn, "_c2t_factory_args", ()))
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     p = subprocess.run([sys.executable, "-c", _CHILD], input=json.dumps(req), capture_output=True, text=True,
                        env=env, timeout=600)
@@ -206,7 +212,20 @@ def capture_launch(launcher, *args, **kwargs):
     """Calls a converted module's launch_<kernel>(grid, ...) with the kernel
     replaced by a recorder; returns (jit_fn, signature, constexprs, options) ready
     for compile_for_gpu. Tensors may live on the CPU (only dtypes matter)."""
-    return capture_kernel(launcher.__globals__, launcher.__name__[len("launch_"):], launcher, *args, **kwargs)
+    kname = launcher.__name__[len("launch_"):]
+    if launcher.__closure__ and kname in launcher.__code__.co_freevars:
+        # a launcher defined next to its kernel inside a kernel factory: the kernel is a closure cell
+        cell = launcher.__closure__[launcher.__code__.co_freevars.index(kname)]
+
+        class _Cell(dict):
+            def __getitem__(self, k):
+                return cell.cell_contents
+
+            def __setitem__(self, k, v):
+                cell.cell_contents = v
+
+        return capture_kernel(_Cell(), kname, launcher, *args, **kwargs)
+    return capture_kernel(launcher.__globals__, kname, launcher, *args, **kwargs)
 
 
 def capture_kernel(module_globals: dict, kname: str, fn, *args, **kwargs):

@@ -72,6 +72,7 @@ class Rewriter {
   std::set<const Node*> tile_defs_;        // kernels and helpers (not host code)
   std::set<const Node*> deleted_stmts_;    // statements removed entirely
   std::set<std::string> host_names_;       // names loaded by host code
+  std::set<const Node*> nested_kernels_;   // kernels defined inside factory functions (replaced in place)
   bool triton_imported_ = false, tl_imported_ = false;
   RuntimeNeeds needs_;                     // host runtime pieces the module uses (runtime.h)
   std::map<std::string, std::string> ct_from_;  // `from cuda.tile.X import n as b`: b -> "X.n"
@@ -266,8 +267,32 @@ void Rewriter::rewrite_functions() {
   // Which module statement each generated function replaces.
   std::map<const Node*, std::string> replacement;
   std::map<const Node*, std::string> appended;  // host-used helpers keep their def; jit copies follow
+  std::set<const Node*> factories;
   for (auto& k : lm_.kernels) {
     if (!k.ok) continue;
+    if (k.info->factory) {
+      // A kernel defined inside a factory function (sema: it reads no name of
+      // the factory): the Triton kernel, its launcher and the attachment
+      // replace the nested def where it is, so the factory returns the Triton
+      // kernel and ct.launch of it goes through _c2t_launch.
+      int col = k.info->def->col_offset;
+      std::string pad(col, ' ');
+      std::string rest = launcher_source(k) + launcher_attachment(std::string(k.info->def->str("name")), launcher_name(k));
+      std::string indented;
+      size_t pos = 0;
+      while (pos < rest.size()) {
+        size_t nl = rest.find('\n', pos);
+        std::string line = rest.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos + 1);
+        indented += (line == "\n" ? "" : pad) + line;
+        if (nl == std::string::npos) break;
+        pos = nl + 1;
+      }
+      auto [b, e] = stmt_lines(k.info->def);
+      edits_.add(b, e, emit::print_function(k.fn, col, {opts_.max_line}) + "\n" + indented);
+      nested_kernels_.insert(k.info->def);
+      factories.insert(k.info->factory);
+      continue;
+    }
     std::string text = emit::print_function(k.fn, 0, {opts_.max_line}) + "\n\n" + launcher_source(k) +
                        launcher_attachment(std::string(k.info->def->str("name")), launcher_name(k));
     replacement[k.info->def] += text;
@@ -311,7 +336,7 @@ void Rewriter::rewrite_functions() {
   // Prelude helpers go right before the first replaced/extended function.
   const Node* first = nullptr;
   for (auto* st : nodes_of(mi_.module, "body")) {
-    if (replacement.count(st) || appended.count(st)) {
+    if (replacement.count(st) || appended.count(st) || factories.count(st)) {
       first = st;
       break;
     }
@@ -320,6 +345,10 @@ void Rewriter::rewrite_functions() {
   if (!detached.empty()) prelude += (prelude.empty() ? "" : "\n\n") + detached;
   for (auto* st : nodes_of(mi_.module, "body")) {
     bool rep = replacement.count(st) > 0, app = appended.count(st) > 0;
+    if (!rep && !app && st == first && !prelude.empty()) {  // a factory: host code around a kernel
+      edits_.add(stmt_lines(st).first, stmt_lines(st).first, prelude + "\n\n");
+      continue;
+    }
     if (!rep && !app) continue;
     tile_defs_.insert(st);
     auto [b, e] = stmt_lines(st);
@@ -453,7 +482,7 @@ bool Rewriter::host_ct_rewrite(const Node* n) {
 }
 
 void Rewriter::host_expr(const Node* n) {
-  if (!n) return;
+  if (!n || nested_kernels_.count(n)) return;
   if (host_ct_rewrite(n)) return;
   if (n->is("Call")) {
     // register_impl("op", backend="cutile") -> backend="triton"
@@ -567,12 +596,32 @@ void Rewriter::rewrite_host_code() {
     bool is_kernel_assign = false;
     for (auto& k : lm_.kernels) is_kernel_assign = is_kernel_assign || k.info->assign_stmt == st;
     if (is_kernel_assign) continue;
+    if (st->is("Assign") && !nodes_of(st, "targets").empty()) {
+      // `ct.pack_to_bytes = pack_to_bytes` (TileGym nvfp4_quantize.py): setting
+      // attributes of the cuda.tile module configures cuTile only; the
+      // converted module has no cuda.tile, so the statement goes.
+      bool all_ct = true;
+      for (auto* t : nodes_of(st, "targets"))
+        all_ct = all_ct && t->is("Attribute") && is_ct_reference(t->child("value"));
+      if (all_ct) {
+        bool plain_value = true;  // a name or cuTile attribute: nothing runs
+        sema::walk(st->child("value"), [&](const Node* n) {
+          plain_value = plain_value && (n->is("Name") || n->is("Attribute") || n->is("Load"));
+          return plain_value;
+        });
+        if (plain_value) {
+          auto [b, e] = stmt_lines(st);
+          edits_.add(b, e, "");
+          continue;
+        }
+      }
+    }
     if (st->is("FunctionDef")) {
       // A function using tile operations that no kernel of this module calls
       // (a helper for kernels in other files) cannot stay as host code.
       std::string tile_op;
       sema::walk(st, [&](const Node* n) {
-        if (!tile_op.empty()) return false;
+        if (!tile_op.empty() || nested_kernels_.count(n)) return false;
         if (n->is("Call")) {
           auto q = mi_.cutile_name(n->child("func"));
           if (q && lower::registry().find(*q) && *q != "cdiv") tile_op = *q;
@@ -671,6 +720,8 @@ std::string Rewriter::run() {
                                      : std::string()))
       continue;
     sema::walk(st, [&](const Node* n) {
+      for (auto& k : lm_.kernels)
+        if (k.info->def == n) return false;  // a kernel inside a factory function
       if (n->is("Name") && n->child("ctx") && n->child("ctx")->is("Load")) host_names_.insert(std::string(n->str("id")));
       return true;
     });

@@ -885,6 +885,16 @@ void Lowerer::merge_envs(const std::map<std::string, LVal>& a, const std::map<st
         m.info.cval.reset();
       }
     }
+    if (va.info.dtype.is("float4_e2m1fn") != vb.info.dtype.is("float4_e2m1fn") &&
+        (va.info.kind == VKind::Tile || vb.info.kind == VKind::Tile)) {
+      // fp4 tiles are uint8 codes here (check_fp4_use): a name that is fp4 on
+      // one path only could not be used soundly afterwards.
+      unsupported(vb.node ? vb.node : va.node, "float4_e2m1fn use",
+                  "'" + k + "' is a float4_e2m1fn tile on one path and not on the other; fp4 tiles cannot be merged "
+                  "with other values here (Triton has no fp4 dtype)");
+      out[k] = va;
+      continue;
+    }
     m.info.sign = sema::sign_join(va.info.sign, vb.info.sign);
     if (!va.info.dtype.same(vb.info.dtype) && !(va.info.dtype.known() && vb.info.dtype.known() && va.info.dtype.name == vb.info.dtype.name))
       m.info.dtype = sema::DType::dynamic();

@@ -117,6 +117,78 @@ void read_options(const Node* call, KernelInfo& k) {
     if (!kw->str("arg").empty()) k.options[std::string(kw->str("arg"))] = kw->child("value");
 }
 
+// Kernels defined inside module-level function `fn` (kernel factories such
+// as TileGym nvfp4_quantize.py's lru_cache'd `_make_nvfp4_kernel(occupancy)`).
+// Sound to convert in place when the kernel's body reads no name the factory
+// binds (its parameters, locals, nested defs): then every specialization the
+// factory returns is the same kernel, differing only in hints (decorator
+// arguments), which Triton does not take. Otherwise diagnosed.
+void factory_kernels(ModuleInfo& mi, const Node* fn, Diagnostics& diags) {
+  std::string fname(fn->str("name"));
+  std::vector<const Node*> nested;
+  walk(fn, [&](const Node* n) {
+    if (n == fn) return true;
+    if (n->is("FunctionDef") && kernel_decorator(mi, n)) {
+      nested.push_back(n);
+      return false;
+    }
+    return !(n->is("FunctionDef") || n->is("AsyncFunctionDef") || n->is("Lambda") || n->is("ClassDef"));
+  });
+  if (nested.empty()) return;
+  // Names the factory binds, outside its kernels.
+  std::set<std::string> bound;
+  auto* args = fn->child("args");
+  for (auto* field : {"posonlyargs", "args", "kwonlyargs"})
+    for (auto* a : nodes_of(args, field)) bound.insert(std::string(a->str("arg")));
+  for (auto* field : {"vararg", "kwarg"})
+    if (auto* a = args->child(field)) bound.insert(std::string(a->str("arg")));
+  walk(fn, [&](const Node* n) {
+    if (n == fn) return true;
+    if (n->is("Name") && n->child("ctx") && !n->child("ctx")->is("Load")) bound.insert(std::string(n->str("id")));
+    if (n->is("FunctionDef") || n->is("AsyncFunctionDef") || n->is("ClassDef")) {
+      bound.insert(std::string(n->str("name")));
+      return false;
+    }
+    return !n->is("Lambda");
+  });
+  for (auto* k : nested) {
+    const Node* dec = kernel_decorator(mi, k);
+    std::string kname(k->str("name"));
+    const Node* captured = nullptr;
+    for (auto* part : {k->child("args"), k->child("returns")})
+      if (part)
+        walk(part, [&](const Node* n) {
+          if (!captured && n->is("Name") && bound.count(std::string(n->str("id"))) && n->str("id") != kname) captured = n;
+          return !captured;
+        });
+    for (auto* st : nodes_of(k, "body"))
+      walk(st, [&](const Node* n) {
+        if (!captured && n->is("Name") && n->child("ctx") && n->child("ctx")->is("Load") &&
+            bound.count(std::string(n->str("id"))) && n->str("id") != kname)
+          captured = n;
+        return !captured;
+      });
+    bool clash = false;
+    for (auto& other : mi.kernels) clash = clash || other.name == kname;
+    if (captured || clash) {
+      diags.error(dec->lineno, dec->col_offset,
+                  "kernel '" + kname + "' is defined inside function '" + fname + "' (a kernel factory) and " +
+                      (captured ? "reads '" + std::string(captured->str("id")) + "' of that function"
+                                : "another kernel of this module has the same name") +
+                      "; cutile2triton converts such kernels only when they use module-level names alone "
+                      "(hints in the decorator may use the factory's parameters)");
+      continue;
+    }
+    KernelInfo ki;
+    ki.name = kname;
+    ki.def = k;
+    ki.decorator = dec;
+    ki.factory = fn;
+    read_options(dec, ki);
+    mi.kernels.push_back(std::move(ki));
+  }
+}
+
 }  // namespace
 
 ModuleInfo analyze_module(const Node* module, Diagnostics& diags) {
@@ -195,21 +267,7 @@ ModuleInfo analyze_module(const Node* module, Diagnostics& diags) {
         read_options(dec, k);
         mi.kernels.push_back(std::move(k));
       } else {
-        // A kernel defined inside a function (TileGym nvfp4_quantize.py's
-        // lru_cache factory parameterised by a hint): the host code would
-        // have to be restructured around a module-level Triton kernel.
-        walk(st, [&](const Node* n) {
-          if (n != st && n->is("FunctionDef") && kernel_decorator(mi, n)) {
-            const Node* at = kernel_decorator(mi, n);
-            diags.error(at->lineno, at->col_offset,
-                        "kernel '" + std::string(n->str("name")) + "' is defined inside function '" + name +
-                            "' (a kernel factory); cutile2triton converts kernels defined at module level only "
-                            "(define it at module level and pass hints such as occupancy with "
-                            "kernel.replace_hints(...))");
-            return false;
-          }
-          return true;
-        });
+        factory_kernels(mi, st, diags);
       }
     } else if (st->is("AsyncFunctionDef") || st->is("ClassDef")) {
       bind_count[std::string(st->str("name"))]++;

@@ -30,6 +30,11 @@ struct KernelInfo {
   const Node* decorator = nullptr;  // the decorator expression, or the ct.kernel(...) Call of the call form
   const Node* assign_stmt = nullptr;  // call form: the `name = ct.kernel(fn, ...)` statement
   std::map<std::string, const Node*> options;  // num_ctas / occupancy / opt_level / num_worker_warps
+  // A kernel defined inside a module-level function (a kernel factory, TileGym
+  // nvfp4_quantize.py): that function. The kernel reads no name of the
+  // factory (checked), so the Triton kernel and its launcher replace the
+  // nested def in place.
+  const Node* factory = nullptr;
 };
 
 struct ModuleInfo {

@@ -205,6 +205,35 @@ TEST(HostPatterns, PrivateCapabilityAndBytecodeGatesAndE8m0Scales) {
   EXPECT_TRUE(has(c, "    if str(S.dtype) == \"torch.float8_e8m0fnu\":\n        S = S.view(torch.uint8)")) << c;
 }
 
+// A kernel factory (TileGym nvfp4_quantize.py): the Triton kernel, launcher
+// and attachment replace the nested def in place; the cuda.tile monkey-patch
+// statement and the ConstBool alias (used only by the kernel) go.
+TEST(HostPatterns, KernelFactoryIsConvertedInPlace) {
+  auto r = rewrite(
+      "import cuda.tile as ct\n"
+      "from functools import lru_cache\n"
+      "from cuda.tile._stub import pack_to_bytes\n"
+      "ct.pack_to_bytes = pack_to_bytes\n"
+      "ConstBool = ct.Constant[bool]\n"
+      "@lru_cache(maxsize=None)\n"
+      "def make(occupancy):\n"
+      "    @ct.kernel(occupancy=occupancy)\n"
+      "    def k(x, F: ConstBool):\n"
+      "        ct.store(x, index=(0,), tile=ct.zeros((4,), dtype=ct.float32))\n"
+      "    return k\n"
+      "def host(x):\n"
+      "    ct.launch(None, (1,), make(2), (x, True))\n");
+  ASSERT_FALSE(r.diags.has_errors()) << r.diags.render_all("m.py", "");
+  const std::string& c = r.code;
+  EXPECT_TRUE(has(c, "def make(occupancy):\n    @triton.jit\n    def k(x_ptr, x_shape_0, x_stride_0, F: tl.constexpr):\n"))
+      << c;
+  EXPECT_TRUE(has(c, "\n    def launch_k(grid, x, F, **options):\n")) << c;
+  EXPECT_TRUE(has(c, "    k._c2t_launcher = launch_k\n    return k\n")) << c;
+  EXPECT_TRUE(has(c, "    _c2t_launch((1,), make(2), x, True)\n")) << c;
+  for (const char* gone : {"pack_to_bytes", "ConstBool", "ct.launch(None", "ct.Constant", "cuda.tile."})
+    EXPECT_FALSE(has(c, gone)) << gone << c;
+}
+
 TEST(HostPatterns, LocalCurrentStreamNeedsNoStreamSwitch) {
   auto r = rewrite(std::string(kKernelSrc) +
                    "def host(x, s2):\n"

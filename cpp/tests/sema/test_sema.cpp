@@ -87,21 +87,38 @@ TEST(ModuleScope, FindsKernelsInAllForms) {
 }
 
 // A kernel defined inside a function (TileGym nvfp4_quantize.py's lru_cache
-// factory) is diagnosed at its decorator, not silently treated as host code.
-TEST(ModuleScope, KernelInsideAFactoryIsDiagnosed) {
+// factory) is a kernel when it reads no name of the factory (hints in its
+// decorator may); otherwise it is diagnosed at its decorator.
+TEST(ModuleScope, KernelInsideAFactory) {
   auto p = analyze(
       "import cuda.tile as ct\n"
+      "N = 4\n"
       "def make(occupancy):\n"
       "    @ct.kernel(occupancy=occupancy)\n"
       "    def k(x):\n"
-      "        pass\n"
+      "        ct.store(x, index=(0,), tile=ct.zeros((N,), dtype=ct.float32))\n"
       "    return k\n");
-  EXPECT_TRUE(p->mi.kernels.empty());
-  ASSERT_TRUE(p->diags.has_errors());
-  auto& d = p->diags.items[0];
-  EXPECT_EQ(d.line, 3);
+  ASSERT_FALSE(p->diags.has_errors()) << p->diags.items[0].message;
+  ASSERT_EQ(p->mi.kernels.size(), 1u);
+  EXPECT_EQ(p->mi.kernels[0].name, "k");
+  EXPECT_EQ(std::string(p->mi.kernels[0].factory->str("name")), "make");
+  EXPECT_TRUE(p->mi.kernels[0].options.count("occupancy"));
+
+  auto q = analyze(
+      "import cuda.tile as ct\n"
+      "def make(occupancy):\n"
+      "    n = occupancy * 2\n"
+      "    @ct.kernel\n"
+      "    def k(x):\n"
+      "        ct.store(x, index=(0,), tile=ct.zeros((n,), dtype=ct.float32))\n"
+      "    return k\n");
+  EXPECT_TRUE(q->mi.kernels.empty());
+  ASSERT_TRUE(q->diags.has_errors());
+  auto& d = q->diags.items[0];
+  EXPECT_EQ(d.line, 4);
   EXPECT_EQ(d.col, 5);
-  EXPECT_NE(d.message.find("kernel 'k' is defined inside function 'make' (a kernel factory)"), std::string::npos)
+  EXPECT_NE(d.message.find("kernel 'k' is defined inside function 'make' (a kernel factory) and reads 'n'"),
+            std::string::npos)
       << d.message;
 }
 
