@@ -476,3 +476,43 @@ def test_views_compile_for_sm90(tmp_path, case):
     name, src, launcher, args, kwargs = case
     mod = load(convert(src, f"{name}.py"), tmp_path, name)
     compile_launch(getattr(mod, launcher), *args(), **kwargs)
+
+
+# ---------------------------------------------------------------------------
+# Hostile-input findings (fixed): broadcasting of CAS operands and of
+# lower-rank tiles, tuple comparisons of view properties.
+
+BCAST = HEADER + """
+@ct.kernel
+def k(A, OLD, X, S, TM: ConstInt, TN: ConstInt, SH: ConstInt):
+    i = ct.arange(4, dtype=ct.int32)
+    old = A.get_raw_memory().atomic_cas_offset(i, 0, 7)
+    OLD.get_raw_memory().store_offset(i, old)
+    tv = X.tiled_view((TM, TN), traversal_steps=(SH, TN))
+    ct.static_assert(tv.traversal_steps == (SH, TN))
+    ct.static_assert(tv.tile_shape != (TN, TM, 1))
+    tv.store((0, 0), ct.arange(TN, dtype=ct.float32))
+    off = ct.arange(TM, dtype=ct.int32)[:, None] * TN + ct.arange(TN, dtype=ct.int32)[None, :]
+    S.get_raw_memory().atomic_add_offset(off, ct.arange(TN, dtype=ct.float32))
+    tv.atomic_store_add((1, 0), ct.full((TN,), 1.0, dtype=ct.float32))
+
+def run(a, old, x, s, tm, tn, sh):
+    ct.launch(None, (1,), k, (a, old, x, s, tm, tn, sh))
+"""
+
+
+def test_cas_operands_and_lower_rank_tiles_broadcast(tmp_path):
+    """cuTile broadcasts CAS's expected/desired to the offsets and lower-rank tiles to
+    the view's tile shape (leading unit axes); Triton needs explicit equal ranks."""
+    mod = convert_and_load(BCAST, tmp_path, "bcast")
+    a = dev(torch.tensor([0, 1, 0, 1], dtype=torch.int32))
+    old = poison(dev(torch.empty(4, dtype=torch.int32)))
+    x = dev(torch.zeros(6, 8))
+    s = dev(torch.zeros(4 * 8))
+    mod.run(a, old, x, s, 4, 8, 2)
+    assert a.tolist() == [7, 1, 7, 1] and old.tolist() == [0, 1, 0, 1]
+    exp = torch.zeros(6, 8)
+    exp[0:4] = torch.arange(8.0)
+    exp[2:6] += 1.0  # tile (1, 0) starts at row 1 * SH = 2
+    assert_close(x, exp)
+    assert_close(s, torch.arange(8.0).repeat(4))

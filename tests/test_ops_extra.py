@@ -816,3 +816,60 @@ def test_ordered_access_compiles_to_ordered_atomics_for_sm90(tmp_path):
         assert ins in ptx, ins
     with pytest.raises(Exception, match="needs 32- or 64-bit elements"):
         compile_launch(mod.launch_k, (4,), x.half(), y.half(), f, TILE)
+
+
+# Hostile-input findings (fixed): Python scoping of nested functions and
+# function-valued names chosen by control flow.
+
+SCOPES = HEADER + """
+import operator
+
+T = 100
+
+
+def h(t):
+    return t * 2.0
+
+
+@ct.kernel
+def k(X, Y, T: ConstInt):
+    {body}
+    x = ct.load(X, (0,), (T,))
+    ct.store(Y, (0,), {expr})
+"""
+
+
+@pytest.mark.parametrize("body,expr,message", [
+    # the kernel's own T / h shadow the module's: captures (diagnosed), not the module values
+    ("pass", "(lambda a: a * T)(x)", "uses 'T' of the enclosing function"),
+    ("def h(t):\n        return t + 1.0\n    def g(t):\n        return h(t)", "g(x)",
+     "nested function 'g' uses 'h' of the enclosing function"),
+    ("f = h\n    if T > 100:\n        f = operator.neg", "f(x)", "'f' names different functions depending on control flow"),
+    ("pass", "ct.reshape(ct.reduce(x, 0, operator.pow, 1), (1,))", r"x \*\* y is only supported"),
+])
+def test_nested_scopes_and_function_choices_are_diagnosed(body, expr, message):
+    with pytest.raises(ConversionFailed, match=message) as e:
+        convert(SCOPES.format(body=body, expr=expr), "scopes.py")
+    if "pow" in expr:  # reported at the operator.pow reference, not inside the synthesized helper
+        assert str(e.value).startswith("scopes.py:18:50:")
+
+
+def test_doubly_nested_def_uses_its_own_local(tmp_path):
+    src = HEADER + """
+@ct.kernel
+def k(X, Y, T: ConstInt):
+    def outer(t):
+        def comb(a, b):
+            return ct.maximum(a, b)
+        return ct.scan(t, 0, comb, -1000.0)
+    ct.store(Y, (0,), outer(ct.load(X, (0,), (T,), padding_mode=ct.PaddingMode.ZERO)))
+
+def run(x, y):
+    ct.launch(None, (1,), k, (x, y, 64))
+"""
+    mod = convert_and_load(src, tmp_path, "nested2")
+    seed, g = _gen()
+    x = dev(torch.randn(50, generator=g))
+    y = poison(dev(torch.empty(50)))
+    mod.run(x, y)
+    assert_close(y, torch.cummax(x, 0).values, msg=f"seed={seed}")

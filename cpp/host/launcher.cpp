@@ -116,6 +116,19 @@ std::string launcher_source(const lower::LoweredKernel& k) {
         lines.push_back(l);
         break;
       }
+      case sema::ParamKind::Kind::Tuple: {
+        // cuTile TupleConstraint: the elements the kernel reads, as consecutive arguments.
+        std::string l;
+        for (auto& e : p.tuple_elems) {
+          std::string x = p.name + "[" + std::to_string(e.tuple_index) + "]";
+          l += (l.empty() ? "" : ", ") + x;
+          if (e.kind != sema::ParamKind::Kind::Array) continue;
+          for (int d = 0; d < e.rank; ++d) l += ", " + x + ".shape[" + std::to_string(d) + "]";
+          for (int d = 0; d < e.rank; ++d) l += ", " + x + ".stride(" + std::to_string(d) + ")";
+        }
+        lines.push_back(l);
+        break;
+      }
       default: lines.push_back(p.name); break;
     }
   }

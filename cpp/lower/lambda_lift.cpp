@@ -137,10 +137,11 @@ std::vector<const syntax::Node*> free_name_loads(const syntax::Node* def) {
     for (auto* a : sema::nodes_of(args, f)) bound.insert(std::string(a->str("arg")));
   for (const char* f : {"vararg", "kwarg"})
     if (auto* a = args->child(f)) bound.insert(std::string(a->str("arg")));
-  // Names stored anywhere in the body are locals of the function.
+  // Names stored anywhere in the body, and nested defs, are locals of the function.
   for (auto* st : sema::nodes_of(def, "body"))
     sema::walk(st, [&](const syntax::Node* n) {
       if (n->is("Name") && n->child("ctx") && !n->child("ctx")->is("Load")) bound.insert(std::string(n->str("id")));
+      if (n->is("FunctionDef")) bound.insert(std::string(n->str("name")));
       return true;
     });
   std::vector<const syntax::Node*> out;
@@ -162,6 +163,56 @@ const syntax::Node* first_capture(const sema::ModuleInfo& mi, const syntax::Node
   return all.empty() ? nullptr : all.front();
 }
 
+namespace {
+
+bool contains(const syntax::Node* root, const syntax::Node* target) {
+  bool found = false;
+  sema::walk(root, [&](const syntax::Node* n) {
+    found = found || n == target;
+    return !found;
+  });
+  return found;
+}
+
+// Adds the names function `fn` (a FunctionDef or Lambda) binds -- its
+// parameters, assignment targets, nested defs -- and recurses into the nested
+// function that contains `target`.
+void scope_names(const syntax::Node* fn, const syntax::Node* target, std::set<std::string>& out) {
+  auto* args = fn->child("args");
+  for (const char* f : {"posonlyargs", "args", "kwonlyargs"})
+    for (auto* a : sema::nodes_of(args, f)) out.insert(std::string(a->str("arg")));
+  for (const char* f : {"vararg", "kwarg"})
+    if (auto* a = args->child(f)) out.insert(std::string(a->str("arg")));
+  auto visit = [&](const syntax::Node* st) {
+    sema::walk(st, [&](const syntax::Node* n) {
+      if (n->is("FunctionDef") || n->is("Lambda")) {
+        if (n->is("FunctionDef")) out.insert(std::string(n->str("name")));
+        if (contains(n, target)) scope_names(n, target, out);
+        return false;
+      }
+      if (n->is("Name") && n->child("ctx") && !n->child("ctx")->is("Load")) out.insert(std::string(n->str("id")));
+      return true;
+    });
+  };
+  if (fn->is("Lambda")) visit(fn->child("body"));
+  else
+    for (auto* st : sema::nodes_of(fn, "body")) visit(st);
+}
+
+// Names bound by the functions enclosing `n` (Python resolves a free name of
+// a nested function there before the module scope).
+std::set<std::string> enclosing_scope(const sema::ModuleInfo& mi, const syntax::Node* n) {
+  std::set<std::string> out;
+  for (auto& entry : mi.functions)
+    if (contains(entry.second, n)) {
+      scope_names(entry.second, n, out);
+      break;
+    }
+  return out;
+}
+
+}  // namespace
+
 std::vector<const syntax::Node*> captured_names(const sema::ModuleInfo& mi, const syntax::Node* def) {
   std::vector<const syntax::Node*> out;
   static const std::set<std::string> builtins = {"range", "min", "max", "abs", "len", "float", "int", "bool",
@@ -169,6 +220,11 @@ std::vector<const syntax::Node*> captured_names(const sema::ModuleInfo& mi, cons
                                                  "True", "False"};
   for (auto* n : free_name_loads(def)) {
     std::string id(n->str("id"));
+    // A name the enclosing function binds shadows the module's (a captured variable).
+    if (enclosing_scope(mi, n).count(id)) {
+      out.push_back(n);
+      continue;
+    }
     if (mi.constants.count(id) || mi.functions.count(id) || mi.ct_modules.count(id) || mi.math_modules.count(id) ||
         mi.numpy_modules.count(id) || mi.torch_modules.count(id) || mi.ct_submodules.count(id) || builtins.count(id) ||
         mi.operator_modules.count(id) || mi.operator_names.count(id) ||
@@ -179,14 +235,20 @@ std::vector<const syntax::Node*> captured_names(const sema::ModuleInfo& mi, cons
   return out;
 }
 
-const syntax::Node* binary_combine_def(const std::string& name, const std::string& expr) {
+const syntax::Node* binary_combine_def(const std::string& name, const std::string& expr, const syntax::Node* at) {
   // Parsed once per thread and kept: the node must outlive every conversion
-  // that specializes it (like the lifted lambdas above).
+  // that specializes it (like the lifted lambdas above). Its nodes take the
+  // position of the reference on every request, so diagnostics point there.
   thread_local std::map<std::string, syntax::ParseResult> table;
   std::string text = "def " + name + "(a, b):\n    return " + expr + "\n";
   auto it = table.find(text);
   if (it == table.end()) it = table.emplace(text, syntax::parse(text, "<" + name + ">")).first;
   if (!it->second.ok()) return nullptr;
+  if (at)
+    sema::walk(it->second.tree.root, [&](const syntax::Node* n) {
+      const_cast<syntax::Node*>(n)->set_pos(*at);
+      return true;
+    });
   return sema::nodes_of(it->second.tree.root, "body").front();
 }
 

@@ -46,7 +46,9 @@ std::vector<const syntax::Node*> captured_names(const sema::ModuleInfo& mi, cons
 
 /// The FunctionDef of `def <name>(a, b): return <expr>`, for combine
 /// functions named by reference (`operator.add`, `ct.maximum`), lifted like a
-/// lambda. Synthesized once per thread and kept; nullptr if `expr` does not parse.
-const syntax::Node* binary_combine_def(const std::string& name, const std::string& expr);
+/// lambda, with every node at the position of `at` (the reference, for
+/// diagnostics). Synthesized once per thread and site and kept; nullptr if
+/// `expr` does not parse.
+const syntax::Node* binary_combine_def(const std::string& name, const std::string& expr, const syntax::Node* at);
 
 }  // namespace c2t::lower

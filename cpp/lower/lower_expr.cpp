@@ -603,6 +603,31 @@ LVal Lowerer::eval_compare(const Node* e) {
         error(ops_[k], "dtypes can only be compared with == and !=");
         return {};
       }
+    } else if ((left.info.kind == VKind::Tuple || right.info.kind == VKind::Tuple) && (op == "Eq" || op == "NotEq")) {
+      // Tuples (shapes, tile_shape, traversal_steps) compare element by element
+      // at compile time; constexpr elements only Triton knows give a constexpr
+      // expression (`(TM == SH) and (TN == SW)`).
+      if (left.info.kind != right.info.kind || left.elems.size() != right.elems.size()) {
+        r = constant(sema::ConstValue::boolean(op == "NotEq"), e);
+      } else if (left.info.cval && right.info.cval) {
+        bool eq = *left.info.cval == *right.info.cval;
+        r = constant(sema::ConstValue::boolean(op == "Eq" ? eq : !eq), e);
+      } else {
+        std::vector<TExprPtr> eqs;
+        for (size_t j = 0; j < left.elems.size(); ++j) {
+          const LVal &a = left.elems[j], &b = right.elems[j];
+          if (a.info.kind != VKind::Constexpr || b.info.kind != VKind::Constexpr || !a.expr || !b.expr) {
+            error(ops_[k], "tuples in tile code compare only compile-time elements");
+            return {};
+          }
+          eqs.push_back(compare("==", a.expr, b.expr));
+        }
+        TExprPtr all = eqs.empty() ? lit("True") : eqs.size() == 1 ? eqs[0] : boolop("and", eqs);
+        r.info.kind = VKind::Constexpr;
+        r.info.is_bool = true;
+        r.expr = op == "Eq" ? all : unary("not ", all);
+        r.node = e;
+      }
     } else if (left.info.kind == VKind::Enum || right.info.kind == VKind::Enum) {
       if (!left.info.cval || !right.info.cval || (op != "Eq" && op != "NotEq")) {
         error(ops_[k], "enum members can only be compared with == and != against other members");

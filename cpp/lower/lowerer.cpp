@@ -249,10 +249,29 @@ void Lowerer::prescan() {
 }
 
 void Lowerer::setup_kernel_params() {
-  for (auto& p : spec_.kernel_params) {
+  for (auto& p : spec_.kernel_params) env_[p.name] = kernel_param_value(p);
+}
+
+LVal Lowerer::kernel_param_value(const sema::ParamKind& p) {
+  {
     LVal v;
     v.node = p.arg_node;
     switch (p.kind) {
+      case sema::ParamKind::Kind::Tuple: {
+        // The elements the kernel reads, as their own parameters; the others
+        // are never evaluated (sema saw every subscript), so they stay unknown.
+        std::vector<LVal> elems;
+        for (auto& e : p.tuple_elems) {
+          if ((long long)elems.size() <= e.tuple_index) elems.resize(e.tuple_index + 1);
+          sema::ParamKind ep = e;
+          if (ep.kind == sema::ParamKind::Kind::Scalar) ep.name = fresh(e.name);
+          elems[e.tuple_index] = kernel_param_value(ep);
+          if (elems[e.tuple_index].array) elems[e.tuple_index].array->kernel_param.clear();  // no TMA host check
+        }
+        v = make_tuple(std::move(elems));
+        v.node = p.arg_node;
+        break;
+      }
       case sema::ParamKind::Kind::Array: {
         auto a = std::make_shared<ArrayVal>();
         a->display = p.name;
@@ -338,7 +357,7 @@ void Lowerer::setup_kernel_params() {
         break;
       }
     }
-    env_[p.name] = std::move(v);
+    return v;
   }
 }
 
@@ -857,6 +876,18 @@ void Lowerer::merge_envs(const std::map<std::string, LVal>& a, const std::map<st
       unsupported(vb.node ? vb.node : va.node, "tiled view chosen at run time",
                   "'" + k + "' names tiled views with different tile shapes, steps or padding depending on "
                   "control flow; a tiled view's tiling must be the same on every path (as in cuTile)");
+      out.emplace_hint(out.end(), k, va);
+      continue;
+    }
+    // A name bound to different functions on two paths (`f = inc; if c: f = dbl`):
+    // functions have no runtime value, so no one call is right afterwards.
+    auto is_fn = [](const LVal& v) {
+      return v.info.kind == VKind::Function || v.info.kind == VKind::CtFunc || v.info.kind == VKind::Builtin;
+    };
+    if ((is_fn(va) || is_fn(vb)) && (va.info.kind != vb.info.kind || va.info.ref != vb.info.ref)) {
+      unsupported(vb.node ? vb.node : va.node, "function chosen at run time",
+                  "'" + k + "' names different functions depending on control flow; call each function in its "
+                  "own branch instead");
       out.emplace_hint(out.end(), k, va);
       continue;
     }

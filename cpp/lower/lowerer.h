@@ -193,6 +193,8 @@ class Lowerer {
   LVal attribute_of(LVal base, const std::string& attr, const syntax::Node* at);
 
   void prescan();
+  /// The value of kernel parameter `p` (adding its Triton parameters).
+  LVal kernel_param_value(const sema::ParamKind& p);
   void setup_kernel_params();
   void setup_helper_params();
 

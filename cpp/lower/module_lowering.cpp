@@ -59,7 +59,8 @@ LoweredModule ModuleLowering::run() {
       pr.rank = p.rank;
       pr.kind = p.kind == sema::ParamKind::Kind::Array ? "array"
                 : p.kind == sema::ParamKind::Kind::Constexpr ? "constexpr"
-                : p.kind == sema::ParamKind::Kind::ArrayList ? "array_list" : "scalar";
+                : p.kind == sema::ParamKind::Kind::ArrayList ? "array_list"
+                : p.kind == sema::ParamKind::Kind::Tuple ? "tuple" : "scalar";
       rep.params.push_back(pr);
     }
     for (auto& [opt, node] : k.options)

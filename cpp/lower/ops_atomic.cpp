@@ -63,8 +63,14 @@ LVal atomic_rmw(OpCall& c, const std::string& tl_fn) {
   std::vector<std::pair<std::string, TExprPtr>> kw;
   if (ea->mask) kw.push_back({"mask", ea->mask});
   if (!atomic_memory_kwargs(c, kw)) return {};
+  // A lower-rank update tile gets the indices' rank (Triton's atomics broadcast
+  // only between equal ranks); numbers and scalars broadcast as they are.
+  TExprPtr ptrs = ea->ptrs;
+  sema::Shape us = ops::shape_of(upd);
+  TExprPtr update = !us.empty() && !us.unknown_rank && us.size() < shape->size()
+                        ? ops::broadcast_value(c.L, upd, *shape, ea->array->dtype) : upd.expr;
   // Returns the previous values (for out-of-bounds lanes: unspecified, as in cuTile).
-  return ops::make_value(tl_call(tl_fn, {ea->ptrs, upd.expr}, kw), *shape, ea->array->dtype);
+  return ops::make_value(tl_call(tl_fn, {ptrs, update}, kw), *shape, ea->array->dtype);
 }
 
 LVal atomic_cas(OpCall& c) {
@@ -88,14 +94,18 @@ LVal atomic_cas(OpCall& c) {
     c.L.error(c.node, "expected/desired do not broadcast to the index shape");
     return {};
   }
-  if (!ea->mask) return ops::make_value(tl_call("atomic_cas", {ea->ptrs, cmp.expr, val.expr}, kw), *shape, ea->array->dtype);
+  // tl.atomic_cas broadcasts neither operand (cuTile's _atomic_cas_core does).
+  LVal cmpb = cmp, valb = val;
+  cmpb.expr = ops::broadcast_value(c.L, cmp, *shape, ea->array->dtype);
+  valb.expr = ops::broadcast_value(c.L, val, *shape, ea->array->dtype);
+  if (!ea->mask) return ops::make_value(tl_call("atomic_cas", {ea->ptrs, cmpb.expr, valb.expr}, kw), *shape, ea->array->dtype);
   // tl.atomic_cas has no mask. Out-of-bounds lanes operate on the array base
   // with desired == expected, which never changes memory, and report
   // `expected` as cuTile specifies.
   auto mask = c.L.bind(c.L.name_hint("cas") + "_inb", ea->mask);
-  auto cmpn = c.L.as_name(cmp, "expected");
+  auto cmpn = c.L.as_name(cmpb, "expected");
   auto ptrs = tl_call("where", {mask, ea->ptrs, ea->array->ptr});
-  auto desired = tl_call("where", {mask, val.expr, cmpn});
+  auto desired = tl_call("where", {mask, valb.expr, cmpn});
   auto old = tl_call("atomic_cas", {ptrs, cmpn, desired}, kw);
   return ops::make_value(tl_call("where", {mask, old, cmpn}), *shape, ea->array->dtype);
 }

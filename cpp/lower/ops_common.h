@@ -29,6 +29,12 @@ LVal make_none(TExprPtr stmt_expr);
 sema::Shape shape_of(const LVal& v);
 /// A tile shape as Triton's list of extents (`[TM, 64]`).
 TExprPtr shape_list(const sema::Shape& s);
+/// `v` (a number, scalar or tile) as a tile of exactly `want` (cuTile's
+/// broadcast_to: leading unit axes, then extents): a Python number becomes
+/// tl.full of `elem`, a lower-rank tile gets None axes first (Triton's
+/// tl.broadcast_to and its atomics need equal ranks); `v` itself when it has
+/// the shape already or `want` is empty (a scalar target).
+TExprPtr broadcast_value(Lowerer& L, const LVal& v, const sema::Shape& want, const sema::DType& elem);
 bool is_number_like(const LVal& v);   // Scalar / Tile / Constexpr number
 bool is_loose(const LVal& v);         // compile-time number (cuTile "loosely typed constant")
 

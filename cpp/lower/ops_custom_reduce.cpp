@@ -197,7 +197,7 @@ std::optional<Combine> combine_def(OpCall& c, const std::string& what, size_t n)
         expr = m == mods.end() ? "" : *m + "." + ref + "(a, b)";
       }
     }
-    const syntax::Node* def = expr.empty() || n != 1 ? nullptr : binary_combine_def(fname, expr);
+    const syntax::Node* def = expr.empty() || n != 1 ? nullptr : binary_combine_def(fname, expr, c.at("func"));
     if (!def) {
       c.L.unsupported(c.at("func"), what + " function reference",
                       (ref.rfind("operator.", 0) == 0 ? ref : "ct." + ref) + " as a " + what +

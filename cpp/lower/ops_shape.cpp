@@ -384,4 +384,21 @@ TExprPtr shape_list(const sema::Shape& s) {
   return list(dims);
 }
 
+TExprPtr broadcast_value(Lowerer& L, const LVal& v, const sema::Shape& want, const sema::DType& elem) {
+  if (want.empty()) return v.expr;
+  if (v.info.kind == sema::VKind::Constexpr) return tl_call("full", {shape_list(want), v.expr, L.dtype_expr(elem)});
+  sema::Shape s = shape_of(v);
+  if (s.unknown_rank) return tl_call("broadcast_to", {v.expr, shape_list(want)});
+  TExprPtr e = v.expr;
+  if (!s.empty() && s.size() < want.size()) {
+    // leading unit axes first: tl.broadcast_to needs equal ranks
+    std::vector<TExprPtr> ix(want.size() - s.size(), lit("None"));
+    for (size_t k = 0; k < s.size(); ++k) ix.push_back(full_slice());
+    e = subscript(e, ix);
+  }
+  bool same = s.size() == want.size();
+  for (size_t k = 0; same && k < s.size(); ++k) same = s[k].same(want[k]);
+  return same ? e : tl_call("broadcast_to", {e, shape_list(want)});
+}
+
 }  // namespace c2t::lower::ops

@@ -48,8 +48,14 @@ LVal raw_rmw(OpCall& c, const std::string& tl_fn) {
   if (*mask) kw.push_back({"mask", *mask});
   if (!atomic_memory_kwargs(c, kw)) return {};
   TExprPtr ptrs = binop("+", mem.array->ptr, c.arg("offset").expr);
+  // A lower-rank update tile gets the offsets' rank (Triton's atomics broadcast
+  // only between equal ranks); numbers and scalars broadcast as they are.
+  LVal& u = c.arg("update");
+  sema::Shape us = ops::shape_of(u);
+  TExprPtr upd = !us.empty() && !us.unknown_rank && us.size() < shape->size()
+                     ? ops::broadcast_value(c.L, u, *shape, mem.array->dtype) : u.expr;
   // Masked-off lanes return an unspecified value in cuTile as in Triton.
-  return ops::make_value(tl_call(tl_fn, {ptrs, c.arg("update").expr}, kw), *shape, mem.array->dtype);
+  return ops::make_value(tl_call(tl_fn, {ptrs, upd}, kw), *shape, mem.array->dtype);
 }
 
 LVal raw_cas(OpCall& c) {
@@ -63,8 +69,11 @@ LVal raw_cas(OpCall& c) {
   if (!atomic_memory_kwargs(c, kw)) return {};
   const ArrayVal& arr = *mem.array;
   TExprPtr ptrs = binop("+", arr.ptr, c.arg("offset").expr);
-  LVal& cmp = c.arg("expected");
-  LVal& val = c.arg("desired");
+  // tl.atomic_cas broadcasts neither operand (cuTile's _atomic_cas_core does).
+  LVal cmp = c.arg("expected");
+  LVal val = c.arg("desired");
+  cmp.expr = ops::broadcast_value(c.L, cmp, *shape, arr.dtype);
+  val.expr = ops::broadcast_value(c.L, val, *shape, arr.dtype);
   if (!*mask) return ops::make_value(tl_call("atomic_cas", {ptrs, cmp.expr, val.expr}, kw), *shape, arr.dtype);
   // tl.atomic_cas has no mask: masked-off lanes compare-and-swap the base
   // with desired == expected, which never changes memory, and return

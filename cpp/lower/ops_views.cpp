@@ -208,17 +208,8 @@ std::optional<LVal> tile_for_view(OpCall& c, const std::string& p, const TiledSp
     return std::nullopt;
   }
   LVal out = tile;
-  bool same = ts.size() == want.size();
-  for (size_t k = 0; same && k < want.size(); ++k) same = ts[k].same(want[k]);
-  if (!same && !want.empty()) {
-    std::vector<TExprPtr> dims;
-    for (auto& d : want) dims.push_back(Lowerer::dim_to_expr(d));
-    // A Python number has no Triton type yet: tl.full gives it the view's
-    // element type (the implicit cast cuTile applies to stored tiles).
-    if (tile.info.kind == VKind::Constexpr)
-      out.expr = tl_call("full", {list(dims), tile.expr, c.L.dtype_expr(view_dtype)});
-    else
-      out.expr = tl_call("broadcast_to", {tile.expr, list(dims)});
+  if (!want.empty()) {
+    out.expr = ops::broadcast_value(c.L, tile, want, view_dtype);
     out.info.kind = VKind::Tile;
     out.info.shape = want;
   }

@@ -44,6 +44,14 @@ struct Facts {
   ArrayFacts arr;               // the parameter used as an array
   ArrayFacts elem;              // the parameter used as a list: its elements (`As[g]`)
   bool list_use = false;
+  // Subscripts by compile-time integers (a tuple parameter, cuTile
+  // TupleConstraint: `addends[0]`), per index the array uses of that element,
+  // and whether any subscript is a runtime value or len() is taken (a list).
+  std::set<long long> const_indices;
+  std::map<long long, ArrayFacts> tuple_elem;
+  std::map<long long, std::vector<std::pair<const Node*, size_t>>> tuple_passed_to;
+  bool runtime_index = false;
+  bool len_use = false;
   // (helper def, parameter index) this parameter / one of its elements is passed to.
   std::vector<std::pair<const Node*, size_t>> passed_to;
   std::vector<std::pair<const Node*, size_t>> elem_passed_to;
@@ -83,10 +91,37 @@ std::vector<Facts> collect(const ModuleInfo& mi, const Node* def) {
     auto it = alias.find(std::string(e->str("id")));
     return it == alias.end() || it->second.second ? nullptr : &facts[it->second.first];
   };
+  // Element aliases by compile-time indices (`a = pair[0]`; a name may be
+  // bound to several elements on different paths): local -> indices.
+  std::map<std::string, std::set<long long>> alias_index;
+  auto const_index = [&](const Node* sub) -> std::optional<long long> {
+    auto c = mi.fold(sub->child("slice"));
+    if (c && c->kind == ConstValue::Kind::Int && c->i >= 0) return c->i;
+    return std::nullopt;
+  };
+  // The per-index facts of the tuple elements `e` may refer to (`P[0]`, or an alias).
+  auto tuple_elems_of = [&](const Node* e) {
+    std::vector<ArrayFacts*> out;
+    if (!e) return out;
+    if (e->is("Subscript")) {
+      Facts* f = param_of(e->child("value"));
+      auto i = const_index(e);
+      if (f && i) out.push_back(&f->tuple_elem[*i]);
+    } else if (e->is("Name")) {
+      std::string id(e->str("id"));
+      auto ai = alias_index.find(id);
+      auto it = alias.find(id);
+      if (ai != alias_index.end() && it != alias.end() && it->second.second)
+        for (long long i : ai->second) out.push_back(&facts[it->second.first].tuple_elem[i]);
+    }
+    return out;
+  };
   // The array facts `e` feeds: a parameter used as an array, or an element of
   // a list parameter (an alias of one, or `As[g]` itself).
-  auto array_of = [&](const Node* e) -> ArrayFacts* {
+  auto array_of = [&](const Node* e, bool mark_use = true) -> ArrayFacts* {
     if (!e) return nullptr;
+    if (mark_use)
+      for (auto* tf : tuple_elems_of(e)) tf->use = true;
     if (e->is("Name")) {
       auto it = alias.find(std::string(e->str("id")));
       if (it == alias.end()) return nullptr;
@@ -222,6 +257,8 @@ std::vector<Facts> collect(const ModuleInfo& mi, const Node* def) {
   auto note = [&](const Node* arr, const Node* at, int rank) {
     ArrayFacts* f = array_of(arr);
     if (!f) return;
+    if (rank >= 0)
+      for (auto* tf : tuple_elems_of(arr)) tf->ranks.insert(rank);
     f->use = true;
     if (!f->first_use) f->first_use = at;
     if (rank >= 0) {
@@ -247,8 +284,12 @@ std::vector<Facts> collect(const ModuleInfo& mi, const Node* def) {
             if (it != alias.end()) alias[std::string(targets[0]->str("id"))] = it->second;
           } else if (src->is("Subscript") && src->child("value")->is("Name")) {
             auto it = alias.find(std::string(src->child("value")->str("id")));
-            if (it != alias.end() && !it->second.second)
-              alias[std::string(targets[0]->str("id"))] = {it->second.first, true};
+            if (it != alias.end() && !it->second.second) {
+              std::string t(targets[0]->str("id"));
+              alias[t] = {it->second.first, true};
+              if (auto i = const_index(src)) alias_index[t].insert(*i);
+              else alias_index[t].insert(-1);  // a runtime element: the parameter is a list
+            }
           }
         }
         return true;
@@ -266,6 +307,8 @@ std::vector<Facts> collect(const ModuleInfo& mi, const Node* def) {
           }
         } else if (auto* f = param_of(v)) {
           f->list_use = true;
+          if (auto i = const_index(n)) f->const_indices.insert(*i);
+          else f->runtime_index = true;
         }
         return true;
       }
@@ -334,7 +377,7 @@ std::vector<Facts> collect(const ModuleInfo& mi, const Node* def) {
         const std::string& op = *q;
         auto* arr = call_arg(n, 0);
         if (!arr) arr = call_kwarg(n, "array");
-        if (!array_of(arr)) return true;
+        if (!array_of(arr, false)) return true;  // (note() marks the array uses)
         if (op == "load") {
           auto* idx = arg_or_kw(n, 1, "index");
           auto* shp = arg_or_kw(n, 2, "shape");
@@ -357,6 +400,8 @@ std::vector<Facts> collect(const ModuleInfo& mi, const Node* def) {
         }
         return true;
       }
+      if (fn->is("Name") && fn->str("id") == "len")
+        if (auto* f = param_of(call_arg(n, 0))) f->len_use = true;
       // A plain helper call: remember where each parameter (or list element) flows.
       if (fn->is("Name")) {
         auto it = mi.functions.find(std::string(fn->str("id")));
@@ -365,9 +410,13 @@ std::vector<Facts> collect(const ModuleInfo& mi, const Node* def) {
           auto flow = [&](const Node* a, size_t k) {
             if (auto* f = param_of(a)) {
               f->passed_to.push_back({it->second, k});
-            } else if (auto* ef = array_of(a)) {
+            } else if (auto* ef = array_of(a, false)) {
               for (auto& pf : facts)
                 if (&pf.elem == ef) pf.elem_passed_to.push_back({it->second, k});
+              for (auto* tf : tuple_elems_of(a))
+                for (auto& pf : facts)
+                  for (auto& [idx, te] : pf.tuple_elem)
+                    if (&te == tf) pf.tuple_passed_to[idx].push_back({it->second, k});
             }
           };
           auto args = nodes_of(n, "args");
@@ -442,7 +491,17 @@ std::vector<ParamKind> classify_kernel_params(const ModuleInfo& mi, const Kernel
       f.arr.merge(g.arr);
       f.elem.merge(g.elem);
       f.list_use = f.list_use || g.list_use;
+      f.const_indices.insert(g.const_indices.begin(), g.const_indices.end());
+      for (auto& [idx, te] : g.tuple_elem) f.tuple_elem[idx].merge(te);
+      f.runtime_index = f.runtime_index || g.runtime_index;
+      f.len_use = f.len_use || g.len_use;
     }
+    // A tuple element passed to a helper is that helper's parameter there.
+    for (auto& [idx, flows] : std::map<long long, std::vector<std::pair<const Node*, size_t>>>(f.tuple_passed_to))
+      for (auto& [callee, pos] : flows) {
+        Facts g = resolved(callee, pos, depth + 1);
+        f.tuple_elem[idx].merge(g.arr);
+      }
     // An element passed to a helper is an array parameter there.
     for (auto& [callee, pos] : std::vector<std::pair<const Node*, size_t>>(f.elem_passed_to))
       f.elem.merge(resolved(callee, pos, depth + 1).arr);
@@ -499,7 +558,37 @@ std::vector<ParamKind> classify_kernel_params(const ModuleInfo& mi, const Kernel
       for (int r : rs) s += (s.empty() ? "" : ", ") + std::to_string(r);
       return s;
     };
-    if (f.list_use && !f.arr.use) {
+    bool scalar_elem = false;
+    for (long long i : f.const_indices) scalar_elem = scalar_elem || !f.tuple_elem[i].use;
+    if (f.list_use && !f.arr.use && !f.runtime_index && !f.len_use && scalar_elem && ov == rank_overrides.end()) {
+      // A tuple parameter (cuTile TupleConstraint, compilation.rst): only
+      // compile-time subscripts, and some element is not an array, so not a
+      // list of arrays. Its elements are passed as consecutive arguments;
+      // the kernel takes those it reads (arrays expanded as usual).
+      p.kind = ParamKind::Kind::Tuple;
+      for (long long i : f.const_indices) {
+        ParamKind e;
+        e.name = p.name + "_" + std::to_string(i);
+        e.arg_node = a;
+        e.tuple_index = i;
+        const ArrayFacts& te = f.tuple_elem[i];
+        if (te.use) {
+          e.kind = ParamKind::Kind::Array;
+          if (te.ranks.size() == 1) {
+            e.rank = *te.ranks.begin();
+          } else {
+            diags.error(a->lineno, a->col_offset,
+                        te.ranks.empty() ? "cannot determine the rank of element " + std::to_string(i) +
+                                               " of tuple parameter '" + p.name + "' of kernel '" + k.name + "'"
+                                         : "element " + std::to_string(i) + " of tuple parameter '" + p.name +
+                                               "' is used with different ranks (" + rank_list(te.ranks) + ")");
+          }
+        } else {
+          e.kind = ParamKind::Kind::Scalar;
+        }
+        p.tuple_elems.push_back(e);
+      }
+    } else if (f.list_use && !f.arr.use) {
       // cuTile passes a list of arrays as a table of (pointer, shapes,
       // strides) words plus a length; every element has the one rank and
       // dtype of the list's type (compilation.rst, ListConstraint).

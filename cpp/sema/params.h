@@ -20,7 +20,7 @@
 namespace c2t::sema {
 
 struct ParamKind {
-  enum class Kind { Scalar, Constexpr, Array, ArrayList };
+  enum class Kind { Scalar, Constexpr, Array, ArrayList, Tuple };
   Kind kind = Kind::Scalar;
   std::string name;
   int rank = -1;                 // Array; ArrayList: the rank of every element
@@ -42,11 +42,18 @@ struct ParamKind {
   const Node* arg_node = nullptr;  // the `arg` node (for positions)
   const Node* default_value = nullptr;
   std::string scalar_annotation; // "int" / "float" / "bool" when annotated so
+  // Tuple (cuTile TupleConstraint): the elements the kernel reads, in index
+  // order, each an Array or Scalar named `<param>_<index>`; `tuple_index` is
+  // the element's position in the tuple the host passes.
+  std::vector<ParamKind> tuple_elems;
+  long long tuple_index = -1;
 };
 
 /// Classifies the parameters of kernel `k`. `rank_overrides` maps
 /// "kernel.param" or "param" to a rank given by the user (ConvertOptions).
-/// A parameter indexed in tile code (`As[g]`, `len(As)`) is an ArrayList
+/// A parameter indexed only by compile-time integers, with an element that is
+/// not used as an array (`addends[0] + x`), is a Tuple. Any other parameter
+/// indexed in tile code (`As[g]`, `len(As)`) is an ArrayList
 /// whose `rank` is the rank of its elements (all elements of a cuTile list
 /// share one array type, compilation.rst ListConstraint). An array used with
 /// several ranks gets them all in `ranks` (see ParamKind).
