@@ -12,7 +12,7 @@ interpreter, torch-free: only cutile2triton is imported), read at the end.
 --cpu-time times with the process's CPU time instead of wall-clock time: on a
 machine shared with other busy processes it is much less noisy (the ratio of
 two wall-clock timings swung 0.7-1.3 at load 7 on 2 cores; CPU time stayed
-within ~0.05).
+within ~0.06).
 """
 
 from __future__ import annotations
