@@ -46,7 +46,7 @@ class NodeList {
 
  private:
   static constexpr size_t kInline = 8;
-  const Node* inline_[kInline];
+  const Node* inline_[kInline] = {};
   std::vector<const Node*> heap_;  // all items, once there are more than kInline
   size_t size_ = 0;
 };
