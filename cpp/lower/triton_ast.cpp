@@ -85,7 +85,7 @@ int prec(const TExprPtr& e) {
 }
 
 // The printers append to one string (one allocation per printed statement,
-// not one per sub-expression: printing was ~8% of a whole conversion).
+// not one per sub-expression: printing was ~5% of a whole conversion).
 void print_to(std::string& out, const TExprPtr& e);
 
 void wrap_to(std::string& out, const TExprPtr& e, int min_prec) {
