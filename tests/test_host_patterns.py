@@ -359,6 +359,62 @@ def add(a, b):
     assert k._pyfunc is mod.add_kernel
 
 
+def test_host_helper_imported_relatively_stays_an_import(tmp_path, monkeypatch):
+    # TileGym attention.py: `from .utils import cached_replace_hints`, a host
+    # function that names ct.kernel in an annotation and keeps a module-level
+    # annotated cache. Copying it into the importer (as tile helpers are) lost
+    # the cache global (NameError on the H200); it must stay imported from the
+    # converted utils, which owns the cache.
+    src = tmp_path / "pkg" / "cutile"
+    src.mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (src / "__init__.py").write_text("")
+    (src / "utils.py").write_text('''
+from collections import OrderedDict
+
+import cuda.tile as ct
+
+_CACHE: "OrderedDict[tuple, object]" = OrderedDict()
+
+
+def cached_replace_hints(kernel: ct.kernel, **hints) -> ct.kernel:
+    key = (id(kernel), tuple(sorted(hints.items())))
+    if key not in _CACHE:
+        _CACHE[key] = kernel.replace_hints(**hints)
+    return _CACHE[key]
+''')
+    (src / "user.py").write_text(KERNELS + '''
+from .utils import cached_replace_hints
+
+
+def add(a, b):
+    out = torch.empty_like(a)
+    k = cached_replace_hints(add_kernel, num_worker_warps=4)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(a.shape[0], 64),), k, (a, b, out, 64))
+    return out
+''')
+    out_dir = tmp_path / "pkg" / "triton"
+    out_dir.mkdir()
+    (out_dir / "__init__.py").write_text("")
+    for name in ("utils", "user"):
+        code = convert((src / f"{name}.py").read_text(), filename=str(src / f"{name}.py"))
+        (out_dir / f"{name}.py").write_text(code)
+    user_code = (out_dir / "user.py").read_text()
+    assert "from .utils import cached_replace_hints" in user_code
+    assert "def cached_replace_hints" not in user_code
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in [k for k in sys.modules if k == "pkg" or k.startswith("pkg.")]:
+        monkeypatch.delitem(sys.modules, name)
+    import importlib
+
+    mod = importlib.import_module("pkg.triton.user")
+    utils_mod = importlib.import_module("pkg.triton.utils")
+    a, b = _inputs(150)
+    assert_close(mod.add(a, b), a + b)
+    assert_close(mod.add(a, b), a + b)
+    assert len(utils_mod._CACHE) == 1  # one cache, in the converted utils
+
+
 def test_tile_helper_imported_from_a_sibling_module(tmp_path, monkeypatch):
     # pkg/cutile/helpers.py defines a tile helper (no kernel of its own calls it);
     # pkg/cutile/user.py imports it relatively and calls it from its kernel. The

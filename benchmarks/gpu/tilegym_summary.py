@@ -75,7 +75,8 @@ def from_xml(path):
 
 def from_log(path):
     counts, fails = Counter(), []
-    for m in re.finditer(r"::(\S+) (PASSED|FAILED|SKIPPED|ERROR|XFAIL|XPASS)", path.read_text(errors="replace")):
+    # `-v` lines: "tests/x.py::test[id] PASSED  [ 48%]"; ids may hold spaces ("(1, 1, 16, 32)").
+    for m in re.finditer(r"::(\S.*?) (PASSED|FAILED|SKIPPED|ERROR|XFAIL|XPASS)\b", path.read_text(errors="replace")):
         kind = {"PASSED": "passed", "FAILED": "failed", "SKIPPED": "skipped", "ERROR": "errors",
                 "XFAIL": "skipped", "XPASS": "passed"}[m.group(2)]
         counts[kind] += 1

@@ -103,10 +103,26 @@ Splice splice_imported_helpers(const Node* module, const std::set<std::string>& 
     std::map<std::string, const Node*> defs;  // sibling's top-level bindings
     for (auto* st : nodes_of(pr.tree.root, "body"))
       for (auto& n : bound_names(st)) defs.emplace(n, st);
+    // A tile helper uses cuTile in its body. Host functions that only name
+    // cuda.tile in annotations or call its host API (ct.kernel, ct.launch,
+    // replace_hints...; e.g. TileGym's utils.cached_replace_hints) stay
+    // imported: the converted sibling defines them, with its module state.
+    static const std::set<std::string> host_api = {"kernel", "launch", "tune", "compiler_timeout", "ByTarget",
+                                                   "Constant", "cdiv"};
     auto uses_ct = [&](const Node* st) {
       bool found = false;
+      std::set<const Node*> skip;  // annotations
       sema::walk(st, [&](const Node* n) {
-        found = found || (n->is("Name") && there.ct_modules.count(std::string(n->str("id"))));
+        if (n->is("arg") || n->is("FunctionDef"))
+          for (const char* f : {"annotation", "returns"})
+            if (auto* a = n->child(f)) skip.insert(a);
+        return true;
+      });
+      sema::walk(st, [&](const Node* n) {
+        if (skip.count(n)) return false;
+        if (n->is("Attribute") && n->child("value")->is("Name") &&
+            there.ct_modules.count(std::string(n->child("value")->str("id"))))
+          found = found || !host_api.count(std::string(n->str("attr")));
         return !found;
       });
       return found;

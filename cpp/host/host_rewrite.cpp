@@ -697,6 +697,7 @@ std::string Rewriter::run_plain() {
 // The runtime block (runtime.h) goes after the module's leading imports, so
 // that module-level host code (`k2 = k.replace_hints(...)`) can use it.
 void Rewriter::insert_runtime() {
+  needs_.run_kernel = !lm_.kernels.empty();  // launchers call _c2t_run_kernel
   std::string rt = runtime_source(needs_);
   if (rt.empty()) return;
   const Node* last_import = nullptr;

@@ -153,7 +153,11 @@ std::string launcher_source(const lower::LoweredKernel& k) {
   if (needs_torch) out += "    import torch\n\n";
   out += prep;
   if (!use_tma.empty()) out += tma_check_source(k, use_tma);
-  out += "    " + kernel_fn + "[grid](\n";
+  // kernel[grid](...) through the runtime's _c2t_run_kernel, which steps
+  // Triton's num_stages down when cuTile's tile sizes overflow shared memory
+  // at the default pipelining depth (runtime.cpp says why).
+  out += "    _c2t_run_kernel(\n";
+  out += "        " + kernel_fn + ", grid,\n";
   // Positional, in the kernel's parameter order (constexprs included).
   for (auto& l : lines) out += "        " + l + ",\n";
   if (!use_tma.empty()) out += "        " + k.tma_flag + "=" + use_tma + ",\n";

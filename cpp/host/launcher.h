@@ -3,14 +3,20 @@
 // cuTile launches with `ct.launch(stream, grid, kernel, (args...))`, one
 // positional value per kernel parameter, arrays as tensors. The Triton kernel
 // takes each array as pointer + shape + strides (elements), so the launcher
-// expands every array argument and passes constexpr parameters by keyword:
+// expands every array argument and passes everything positionally, in the kernel's order:
 //
-//   def launch_softmax_kernel(grid, output, input, n_rows, TILE_SIZE):
-//       softmax_kernel[grid](
+//   def launch_softmax_kernel(grid, output, input, n_rows, TILE_SIZE, **options):
+//       _c2t_run_kernel(
+//           softmax_kernel, grid,
 //           output, output.shape[0], output.shape[1], output.stride(0), output.stride(1),
 //           ...
-//           TILE_SIZE=TILE_SIZE,
+//           TILE_SIZE,
+//           **options,
 //       )
+//
+// _c2t_run_kernel (runtime.h) is softmax_kernel[grid](...), except that when
+// the kernel overflows shared memory at Triton's default num_stages and the
+// caller chose none, it retries with fewer pipeline stages.
 //
 // A list of arrays becomes cuTile's own launch layout (compilation.rst,
 // ListConstraint): an int64 tensor of (data pointer, shapes, strides) per

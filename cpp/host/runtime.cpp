@@ -4,6 +4,58 @@ namespace c2t::host {
 
 namespace {
 
+// Every launcher's kernel launch. cuTile picks each kernel's pipelining depth
+// itself; Triton's default num_stages=3 (NVIDIA) keeps that many buffers of
+// every tile loaded inside a loop in shared memory, so tile sizes chosen for
+// cuTile can overflow it (TileGym's MLA decoding and gemma attention on the
+// H200: "out of resource: shared memory"; num_stages=1 fits). A mature
+// launcher steps the stages down rather than failing, and remembers per
+// specialization what fit, so later launches neither fail first nor lose
+// pipelining on specializations that fit at the default.
+const char* kRunKernel = R"PY(
+# Pipeline stages that fit in shared memory: {kernel: {specialization: num_stages or None}}.
+_c2t_fitting_stages = {}
+
+
+def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
+    """kernel[grid](*args, **kwargs), with fewer software-pipeline stages if the kernel does not
+    fit in shared memory. cuTile chooses a kernel's pipelining depth itself; Triton's default
+    num_stages=3 keeps three buffers of each tile loaded in a loop, which at cuTile's tile sizes
+    can exceed a block's shared memory. Unless the caller set num_stages, an OutOfResources for
+    shared memory is retried with 2, then 1 stages, and the stages that fit are remembered for
+    the kernel's specialization (constexpr values, dtypes, options)."""
+    fits = _c2t_fitting_stages.get(kernel)
+    if fits is None or "num_stages" in kwargs:  # the fast path: never overflowed, or stages chosen
+        try:
+            return kernel[grid](*args, **kwargs)
+        except triton.runtime.errors.OutOfResources as e:
+            if e.name != "shared memory" or "num_stages" in kwargs:
+                raise
+        fits = _c2t_fitting_stages.setdefault(kernel, {})
+    params = getattr(kernel, "params", ())
+    key = tuple(a if i < len(params) and params[i].is_constexpr else getattr(a, "dtype", type(a))
+                for i, a in enumerate(args)) + tuple(sorted(kwargs.items()))
+    try:
+        hash(key)
+    except TypeError:
+        key = repr(key)
+
+    def launch(stages):  # stages None: Triton's default
+        return kernel[grid](*args, **kwargs) if stages is None else kernel[grid](*args, num_stages=stages, **kwargs)
+
+    if key in fits:
+        return launch(fits[key])
+    for stages in (None, 2, 1):
+        try:
+            result = launch(stages)
+        except triton.runtime.errors.OutOfResources as e:
+            if e.name != "shared memory" or stages == 1:
+                raise
+            continue
+        fits[key] = stages
+        return result
+)PY";
+
 // Kernel objects with cuTile hints. Hints map to Triton launch options where
 // Triton has one; the others are dropped (see _c2t_launch_options).
 const char* kKernel = R"PY(
@@ -184,10 +236,11 @@ def _c2t_max_supported_bytecode_version(temp_dir=None, allow_dev=False):
 
 std::string runtime_source(const RuntimeNeeds& n) {
   if (!n.any()) return "";
-  std::string out = "# cutile2triton host runtime: cuTile host APIs used by this module, on Triton.\n";
+  std::string out = "# cutile2triton host runtime: kernel launch and the cuTile host APIs this module uses, on Triton.\n";
   bool kernel = n.kernel || n.launch || n.tune;
   // Each block starts with '\n'; drop the first so the comment sits on the block.
   std::string body;
+  if (n.run_kernel) body += std::string(kRunKernel) + "\n";
   if (kernel) body += std::string(kKernel) + "\n";
   if (n.launch || n.tune) body += std::string(kLaunch) + "\n";
   if (n.on_stream) body += std::string(kOnStream) + "\n";

@@ -30,6 +30,9 @@
 namespace c2t::host {
 
 struct RuntimeNeeds {
+  // _c2t_run_kernel: every generated launcher (launcher.h) calls it; the host
+  // rewrite sets it for modules with kernels.
+  bool run_kernel = true;
   bool launch = false;       // _c2t_launch (+ _C2TKernel)
   bool on_stream = false;    // _c2t_on_stream
   bool kernel = false;       // _C2TKernel / _c2t_kernel
@@ -37,7 +40,7 @@ struct RuntimeNeeds {
   bool timeout = false;      // _c2t_compiler_timeout
   bool by_target = false;    // _C2TByTarget
   bool private_apis = false; // cuda.tile._cext / _compile / _bytecode host helpers
-  bool any() const { return launch || on_stream || kernel || tune || timeout || by_target || private_apis; }
+  bool any() const { return run_kernel || launch || on_stream || kernel || tune || timeout || by_target || private_apis; }
 };
 
 /// Python source of the runtime block for `needs` ('\n'-terminated, starts

@@ -8,6 +8,7 @@
 #include "host/edits.h"
 #include "host/host_rewrite.h"
 #include "host/launcher.h"
+#include "host/runtime.h"
 #include "lower/module_lowering.h"
 #include "sema/module_scope.h"
 #include "syntax/parser.h"
@@ -84,8 +85,13 @@ TEST(HostRewrite, EditsOnlyWhatChanges) {
   EXPECT_NE(c.find("def launch_add_kernel(grid, a, b, c, TILE, **options):\n"), std::string::npos);
   EXPECT_NE(c.find("add_kernel._c2t_launcher = launch_add_kernel\n"), std::string::npos) << c;
   EXPECT_EQ(c.find("_c2t_on_stream"), std::string::npos) << "current stream: no stream wrapper";
-  EXPECT_EQ(c.find("cutile2triton host runtime"), std::string::npos) << "no runtime block when unused";
-  EXPECT_NE(c.find("add_kernel[grid](\n        a, a.shape[0], a.stride(0),\n"), std::string::npos) << c;
+  // The runtime block holds only the launch helper every launcher calls.
+  EXPECT_NE(c.find("def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):"), std::string::npos) << c;
+  for (const char* unused : {"class _C2TKernel", "def _c2t_launch(", "def _c2t_exhaustive_search("})
+    EXPECT_EQ(c.find(unused), std::string::npos) << unused << " not used here";
+  EXPECT_NE(c.find("    _c2t_run_kernel(\n        add_kernel, grid,\n        a, a.shape[0], a.stride(0),\n"),
+            std::string::npos)
+      << c;
   EXPECT_NE(c.find("/ 2.0"), std::string::npos) << "module constant inlined in the kernel: " << c;
 }
 
@@ -298,6 +304,36 @@ TEST(HostPatterns, PlainModuleOnlyRegistrationAndImports) {
   auto pr2 = syntax::parse(untouched, "u.py");
   auto mi2 = sema::analyze_module(pr2.tree.root, d);
   EXPECT_EQ(rewrite_plain_module(pr2, mi2, {"u.py", "0.1.0", 100}, d), untouched) << "byte-identical, no header";
+}
+
+// Every launcher launches through _c2t_run_kernel, which steps num_stages down
+// when the kernel overflows shared memory (runtime.cpp; exercised with a fake
+// kernel in tests/test_launch_retry.py).
+TEST(Runtime, RunKernelRetriesFewerStagesOnlyForSharedMemory) {
+  std::string rt = runtime_source(RuntimeNeeds{});
+  EXPECT_EQ(rt.rfind("# cutile2triton host runtime:", 0), 0u) << rt;
+  EXPECT_TRUE(has(rt, "def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):")) << rt;
+  EXPECT_TRUE(has(rt, "_c2t_fitting_stages = {}")) << rt;
+  EXPECT_TRUE(has(rt, "except triton.runtime.errors.OutOfResources as e:")) << rt;
+  EXPECT_TRUE(has(rt, "if e.name != \"shared memory\" or \"num_stages\" in kwargs:")) << "caller's num_stages is kept";
+  EXPECT_TRUE(has(rt, "for stages in (None, 2, 1):")) << rt;
+  EXPECT_FALSE(has(rt, "class _C2TKernel")) << "only what is needed";
+  RuntimeNeeds none;
+  none.run_kernel = false;
+  EXPECT_EQ(runtime_source(none), "");
+}
+
+TEST(Runtime, LauncherCallsRunKernel) {
+  auto r = rewrite(std::string(kKernelSrc) + "def host(x):\n    ct.launch(None, (1,), k, (x, 16))\n");
+  ASSERT_FALSE(r.diags.has_errors()) << r.diags.render_all("m.py", "");
+  EXPECT_TRUE(has(r.code, "def launch_k(grid, x, T, **options):\n")) << r.code;
+  EXPECT_TRUE(has(r.code, "    _c2t_run_kernel(\n        k, grid,\n        x, x.shape[0], x.stride(0),\n        T,\n"
+                          "        **options,\n    )\n"))
+      << r.code;
+  EXPECT_FALSE(has(r.code, "k[grid](")) << r.code;
+  // One helper per module, however many kernels.
+  size_t first = r.code.find("def _c2t_run_kernel(");
+  EXPECT_EQ(r.code.find("def _c2t_run_kernel(", first + 1), std::string::npos) << r.code;
 }
 
 TEST(Edits, RejectOverlapsAndApplyInOrder) {

@@ -1,0 +1,410 @@
+"""Times TileGym's own ops with TileGym's own benchmark scripts, with the converted ops as one
+more backend: cuTile vs cutile2triton's conversion vs TileGym's hand-written Triton (where TileGym
+benchmarks one) vs PyTorch.
+
+TileGym's tests/benchmark/bench_*.py each build ``triton.testing.Benchmark``s whose ``line_arg`` is
+``backend`` (values "cutile", "torch", sometimes "triton"/"tilecpp") and time with
+``bench_utils.profile_with_l2flush`` (kernel-only device time from torch.profiler, median of
+``rep`` runs, L2 flushed before each). Nothing in TileGym is edited. In each bench file's own
+process, this script
+
+* mounts the converted tree and registers its ops under the backend ``c2t_triton``
+  (``cutile2triton.pytest_tilegym.load_converted``, with cuda.tile left importable, so the
+  "cutile" backend stays cuTile itself);
+* replaces ``triton.testing.Mark.run`` (what the file's last line calls): every Benchmark gets
+  ``c2t_triton`` right after ``cutile`` in ``line_vals`` and is run point by point by this script;
+  each point is one line of JSON written at once (a file that runs out of time keeps its points);
+  an exception (a mismatch in the file's own ``assert_close``, a compile error) is recorded, not
+  fatal;
+* sets ``DISABLE_FALLBACK=1``, so that a backend without the op raises instead of TileGym's
+  dispatcher silently timing its PyTorch fallback.
+
+Options that shrink the run (``--max-x``, ``--rep``, ``--warmup``, time limits) are written
+into the report. The parent process runs every file in its own process with a timeout, then
+writes a Markdown table per op (shape, cuTile, converted Triton, TileGym Triton, PyTorch, unit,
+converted/cuTile), the geometric mean, and a PNG bar chart per bench file (op family).
+
+  python3 tilegym_bench.py --tilegym TILEGYM --converted CONV --out OUT [--files bench_softmax.py ...]
+  python3 tilegym_bench.py --render OUT   # tables and charts again from OUT/points.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+import traceback
+from pathlib import Path
+
+C2T = "c2t_triton"
+# Column order and titles; other backends (tilecpp, ...) follow under their own names.
+COLUMNS = [("cutile", "cuTile"), (C2T, "converted Triton"), ("triton", "TileGym Triton"), ("torch", "PyTorch")]
+# Heavy files last; the first ones are the quick memory-bound ops.
+DEFAULT_FILES = [
+    "bench_softmax.py", "bench_rmsnorm.py", "bench_layernorm.py", "bench_silu_and_mul.py", "bench_swiglu.py",
+    "bench_rope.py", "bench_dropout.py", "bench_matrix_multiplication.py", "bench_bmm.py",
+    "bench_persistent_matmul.py", "bench_group_gemm.py", "bench_fused_attention.py", "bench_mla.py",
+    "bench_mla_decoding.py", "bench_gemma_attention.py",
+]
+# Not run by default: bench_mix_triton_cutile.py (a demo mixing both in one model, its backends are not
+# ops), bench_nvfp4_quantize.py (nvfp4_quantize does not convert: fp4 packing; 48 shapes of cuTile alone).
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = "".join(traceback.format_exception_only(type(exc), exc)).strip().splitlines()
+    return lines[0][:300] if lines else type(exc).__name__
+
+
+def pick_x(x_vals: list, max_x: int) -> list:
+    """At most max_x of x_vals, evenly spread, always with the largest (last)."""
+    xs = list(x_vals)
+    if max_x <= 0 or len(xs) <= max_x:
+        return xs
+    if max_x == 1:
+        return [xs[-1]]
+    idx = sorted({round(i * (len(xs) - 1) / (max_x - 1)) for i in range(max_x)})
+    return [xs[i] for i in idx]
+
+
+def with_converted_line(line_vals: list, line_names: list, styles) -> tuple[list, list, list | None]:
+    """line_vals with c2t_triton right after cutile (or first, if cuTile is not there)."""
+    vals, names = list(line_vals), list(line_names)
+    sty = list(styles) if styles else None
+    if C2T in vals:
+        return vals, names, sty
+    at = vals.index("cutile") + 1 if "cutile" in vals else 0
+    vals.insert(at, C2T)
+    names.insert(at, "converted Triton")
+    if sty is not None:
+        sty.insert(at, ("black", "--"))
+    return vals, names, sty
+
+
+def converted_lines(bench, module_globals: dict) -> dict:
+    """{line value: (backend, variant)} for a Benchmark, with the converted backend added.
+
+    Most bench files pass the backend itself (line_arg "backend"): c2t_triton goes after cutile.
+    bench_rmsnorm.py passes an index into its module's ALL_CONFIGS of (backend, mode, label,
+    style), re-read through get_supported_configs() at each call: there every cuTile config
+    gets a converted twin appended to ALL_CONFIGS (same mode), and the indices follow."""
+    configs = module_globals.get("ALL_CONFIGS")
+    if bench.line_arg not in ("backend", "framework") and isinstance(configs, list) and any(
+            isinstance(c, tuple) and c and c[0] == "cutile" for c in configs):
+        if not any(isinstance(c, tuple) and c and c[0] == C2T for c in configs):
+            for c in [c for c in configs if isinstance(c, tuple) and c and c[0] == "cutile"]:
+                label = c[2].replace("CuTile", "converted") if len(c) > 2 and isinstance(c[2], str) else C2T
+                configs.append((C2T, *c[1:2], label, *c[3:]))
+        supported = module_globals["get_supported_configs"]() if callable(
+            module_globals.get("get_supported_configs")) else [c for c in configs if c is not None]
+        return {i: (c[0], c[1] if len(c) > 1 else None) for i, c in enumerate(supported)}
+    vals, _, _ = with_converted_line(bench.line_vals, bench.line_names, bench.styles)
+    return {v: (v, None) for v in vals}
+
+
+# ------------------------------------------------------------------ child: one bench file
+
+
+def run_child(args) -> int:
+    path = Path(args.child).resolve()
+    os.environ["DISABLE_FALLBACK"] = "1"
+    sys.path.insert(0, str(path.parent))
+    out = open(args.points, "a", buffering=1)
+    deadline = time.time() + args.child_budget
+
+    def emit(rec):
+        rec["file"] = path.name
+        out.write(json.dumps(rec, default=str) + "\n")
+
+    try:
+        import torch
+        import triton.testing
+
+        import bench_utils
+        from cutile2triton.pytest_tilegym import load_converted
+
+        mounts = load_converted(Path(args.converted))
+    except BaseException as e:  # noqa: BLE001
+        emit({"kind": "setup_error", "error": _first_line(e)})
+        raise
+    emit({"kind": "mounted", "ops": len(mounts.impls), "import_errors": mounts.import_errors})
+
+    real_profile = bench_utils.profile_with_l2flush
+
+    def profile_with_l2flush(fn, warmup=None, rep=None):
+        return real_profile(fn, warmup=args.warmup, rep=args.rep)
+
+    bench_utils.profile_with_l2flush = profile_with_l2flush
+
+    def mark_run(self, *a, **kw):
+        benches = [self.benchmarks] if isinstance(self.benchmarks, triton.testing.Benchmark) else self.benchmarks
+        for bench in benches:
+            if bench is None:
+                continue
+            lines = converted_lines(bench, self.fn.__globals__)
+            for x in pick_x(bench.x_vals, args.max_x):
+                xs = list(x) if isinstance(x, (list, tuple)) else [x] * len(bench.x_names)
+                x_args = dict(zip(bench.x_names, xs))
+                for line, (backend, variant) in lines.items():
+                    rec = {"kind": "point", "plot": bench.plot_name, "ylabel": bench.ylabel,
+                           "x_names": list(bench.x_names), "x": xs, "line": line, "backend": backend,
+                           "variant": variant, "args": {k: str(v) for k, v in bench.args.items()}}
+                    if time.time() > deadline:
+                        rec["error"] = "not run: the file's time was spent"
+                        emit(rec)
+                        continue
+                    t0 = time.time()
+                    try:
+                        ret = self.fn(**x_args, **{bench.line_arg: line}, **bench.args)
+                        if isinstance(ret, (tuple, list)):
+                            ret = ret[0]
+                        rec["value"] = float(ret)
+                    except BaseException as e:  # noqa: BLE001 -- recorded per point
+                        if isinstance(e, KeyboardInterrupt):
+                            raise
+                        rec["error"] = _first_line(e)
+                        try:
+                            torch.cuda.synchronize()
+                        except BaseException:  # noqa: BLE001 -- a broken context: later points say so
+                            pass
+                    rec["seconds"] = round(time.time() - t0, 2)
+                    emit(rec)
+        return None
+
+    triton.testing.Mark.run = mark_run
+    import runpy
+
+    try:
+        runpy.run_path(str(path), run_name="__main__")
+    except BaseException as e:  # noqa: BLE001
+        emit({"kind": "file_error", "error": _first_line(e)})
+        return 1
+    return 0
+
+
+# ------------------------------------------------------------------ parent: all files, then render
+
+
+def run_parent(args) -> int:
+    root = Path(args.tilegym).resolve()
+    bench_dir = root / "tests" / "benchmark"
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    points = out / "points.jsonl"
+    points.unlink(missing_ok=True)
+    files = args.files or DEFAULT_FILES
+    t_end = time.time() + args.budget
+    runs = []
+    for i, name in enumerate(files):
+        left = t_end - time.time()
+        f = bench_dir / name
+        if left < 15:
+            runs.append({"file": name, "rc": None, "seconds": 0, "note": "not run: out of time"})
+            continue
+        # Share what is left among the files still to run, at most --file-timeout each.
+        budget = min(args.file_timeout, left, max(15.0, left / (len(files) - i) * args.share))
+        cmd = [sys.executable, __file__, "--child", str(f), "--points", str(points), "--converted", args.converted,
+               "--rep", str(args.rep), "--warmup", str(args.warmup), "--max-x", str(args.max_x),
+               "--child-budget", str(budget - 10)]
+        t0 = time.time()
+        with open(out / f"{Path(name).stem}.log", "w") as log:
+            try:
+                rc = subprocess.run(cmd, cwd=bench_dir, stdout=log, stderr=subprocess.STDOUT,
+                                    timeout=budget + 5).returncode
+                note = ""
+            except subprocess.TimeoutExpired:
+                rc, note = None, f"killed after {budget + 5:.0f} s"
+        runs.append({"file": name, "rc": rc, "seconds": round(time.time() - t0, 1), "note": note})
+        print(f"{time.strftime('%H:%M:%S')} {name} rc={rc} {runs[-1]['seconds']}s {note}", flush=True)
+    meta = {"argv": sys.argv, "runs": runs, "rep": args.rep, "warmup": args.warmup, "max_x": args.max_x,
+            "file_timeout": args.file_timeout, "budget": args.budget}
+    (out / "runs.json").write_text(json.dumps(meta, indent=1))
+    render(out)
+    return 0
+
+
+def _fmt(v) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "—"
+    return f"{v:.1f}" if abs(v) >= 10 else f"{v:.2f}" if abs(v) >= 0.01 else f"{v:.3g}"
+
+
+def geomean(xs: list[float]) -> float:
+    xs = [x for x in xs if x and x > 0 and math.isfinite(x)]
+    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
+
+
+def collect(records: list[dict]) -> dict:
+    """{file: {benchmark: {"ylabel", "x_names", "rows": {x tuple: {backend: value or error}}}}} in run order.
+
+    A point with a variant (bench_rmsnorm's cuTile modes) belongs to the row "<plot> (<variant>)";
+    a point without one (TileGym Triton, PyTorch) is shown in every variant row of its plot."""
+    points = [r for r in records if r.get("kind") == "point"]
+    variants: dict = {}
+    for r in points:
+        if r.get("variant"):
+            variants.setdefault((r["file"], r["plot"]), [])
+            if r["variant"] not in variants[(r["file"], r["plot"])]:
+                variants[(r["file"], r["plot"])].append(r["variant"])
+    files: dict = {}
+    for r in points:
+        vs = variants.get((r["file"], r["plot"]))
+        names = [f"{r['plot']} ({r['variant']})"] if r.get("variant") else [f"{r['plot']} ({v})" for v in vs] if vs \
+            else [r["plot"]]
+        backend = str(r.get("backend", r["line"]))
+        for name in names:
+            plots = files.setdefault(r["file"], {})
+            p = plots.setdefault(name, {"ylabel": r["ylabel"], "x_names": r["x_names"], "rows": {}, "args": r["args"]})
+            p["rows"].setdefault(tuple(r["x"]), {})[backend] = r.get("value", r.get("error", "?"))
+    return files
+
+
+def _lines_of(plots: dict) -> list[str]:
+    seen = []
+    for p in plots.values():
+        for row in p["rows"].values():
+            for line in row:
+                if line not in seen:
+                    seen.append(line)
+    known = [c for c, _ in COLUMNS]
+    return [c for c in known if c in seen] + [line for line in seen if line not in known]
+
+
+def render(out: Path) -> dict:
+    """tilegym-bench.md, summary.json and one chart per bench file, from points.jsonl."""
+    out = Path(out)
+    records = [json.loads(line) for line in (out / "points.jsonl").read_text().splitlines() if line.strip()]
+    meta = json.loads((out / "runs.json").read_text()) if (out / "runs.json").is_file() else {}
+    files = collect(records)
+    title = dict(COLUMNS)
+    md = []
+    all_ratios, per_file, errors = [], {}, {}
+    for fname, plots in files.items():
+        lines = _lines_of(plots)
+        md += [f"### {fname}", "", "| benchmark | shape | " + " | ".join(title.get(c, c) for c in lines) +
+               " | unit | converted/cuTile |", "|---|---|" + "---|" * len(lines) + "---|---|"]
+        ratios = []
+        for plot, p in plots.items():
+            for x, row in p["rows"].items():
+                shape = ", ".join(f"{n}={v}" for n, v in zip(p["x_names"], x))
+                cells = []
+                for c in lines:
+                    v = row.get(c)
+                    if isinstance(v, str):
+                        errors.setdefault((fname, c, v), []).append(f"{plot} {shape}")
+                        cells.append("err" if not v.startswith("not run") else "not run")
+                    else:
+                        cells.append(_fmt(v))
+                a, b = row.get("cutile"), row.get(C2T)
+                ratio = b / a if isinstance(a, float) and isinstance(b, float) and a > 0 else None
+                if ratio is not None and math.isfinite(ratio) and ratio > 0:
+                    ratios.append(ratio)
+                md.append(f"| {plot} | {shape} | " + " | ".join(cells) + f" | {p['ylabel']} | " +
+                          (f"{ratio:.2f}×" if ratio is not None else "—") + " |")
+        g = geomean(ratios)
+        per_file[fname] = {"geomean": g, "points": len(ratios), "below_0_8": sum(r < 0.8 for r in ratios)}
+        all_ratios += ratios
+        md += ["", f"Geometric mean converted/cuTile over {len(ratios)} shapes: "
+               + (f"**{g:.2f}×**" if ratios else "—") + ".", ""]
+    g_all = geomean(all_ratios)
+    head = ["# TileGym's benchmarks: cuTile vs converted Triton vs TileGym Triton vs PyTorch", "",
+            f"Higher is better in every unit used (GB/s, TFLOPS, FLOPS); converted/cuTile > 1 means the "
+            f"converted op is faster. Timing: TileGym's `profile_with_l2flush` (kernel-only device time, "
+            f"L2 flushed, median) with warmup={meta.get('warmup', '?')}, rep={meta.get('rep', '?')}; "
+            f"at most {meta.get('max_x', '?')} x values per Benchmark (evenly spread, largest included).", "",
+            "| bench file | shapes with both | geomean converted/cuTile | shapes < 0.8× |", "|---|---|---|---|"]
+    for fname, s in per_file.items():
+        head.append(f"| {fname} | {s['points']} | " + (f"{s['geomean']:.2f}×" if s["points"] else "—") +
+                    f" | {s['below_0_8']} |")
+    head += ["", f"**Geometric mean converted/cuTile over all {len(all_ratios)} shapes: "
+             + (f"{g_all:.2f}×" if all_ratios else "—") + "**", ""]
+    if meta.get("runs"):
+        head += ["Files: " + "; ".join(f"{r['file']} rc={r['rc']} {r['seconds']}s {r['note']}".strip()
+                                      for r in meta["runs"]), ""]
+    tail = ["### Errors (first line, per backend)", ""]
+    for (fname, line, err), where in errors.items():
+        tail.append(f"- {fname} `{line}` ({len(where)} points, e.g. {where[0]}): {err}")
+    other = [r for r in records if r.get("kind") in ("setup_error", "file_error")]
+    tail += [f"- {r['file']}: {r['kind']}: {r['error']}" for r in other]
+    (out / "tilegym-bench.md").write_text("\n".join(head + md + tail) + "\n")
+    summary = {"geomean": g_all, "points": len(all_ratios), "per_file": per_file}
+    (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    try:
+        charts(files, out)
+    except ImportError as e:
+        print(f"no charts: {e}")
+    return summary
+
+
+def charts(files: dict, out: Path) -> None:
+    """One PNG per bench file: each backend's speed relative to cuTile (= 1), per benchmark and shape."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    colors = {"cutile": "tab:blue", C2T: "black", "triton": "tab:red", "torch": "tab:green"}
+    for fname, plots in files.items():
+        lines = _lines_of(plots)
+        labels, series = [], {c: [] for c in lines}
+        for plot, p in plots.items():
+            for x, row in p["rows"].items():
+                base = row.get("cutile")
+                if not isinstance(base, float) or base <= 0:
+                    continue
+                short = plot if len(plot) <= 48 else "…" + plot[-47:]  # the tail tells configs apart
+                labels.append(f"{short}\n" + ",".join(str(v) for v in dict.fromkeys(x)))
+                for c in lines:
+                    v = row.get(c)
+                    series[c].append(v / base if isinstance(v, float) else 0.0)
+        if not any(v > 0 for v in series.get(C2T, [])):  # nothing to compare
+            continue
+        fig, ax = plt.subplots(figsize=(min(18, max(6, 0.4 * len(labels) * len(lines))), 5.5))
+        w = 0.8 / len(lines)
+        for i, c in enumerate(lines):
+            ax.bar([k + i * w for k in range(len(labels))], series[c], w, label=dict(COLUMNS).get(c, c),
+                   color=colors.get(c))
+        ax.axhline(1.0, color="gray", lw=0.8, ls=":")
+        ax.set_xticks([k + w * (len(lines) - 1) / 2 for k in range(len(labels))])
+        ax.set_xticklabels(labels, rotation=60, ha="right", fontsize=6)
+        ax.set_ylabel("speed relative to cuTile (higher is faster)")
+        ax.set_title(f"TileGym {fname} on the H200")
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(out / f"{Path(fname).stem}.png", dpi=110)
+        plt.close(fig)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tilegym", help="TileGym checkout (with src/ and tests/benchmark/)")
+    ap.add_argument("--converted", help="converted tree (CONV/ops/triton, CONV/suites/...), as for the pytest plug-in")
+    ap.add_argument("--out", help="output folder")
+    ap.add_argument("--files", nargs="*", help="bench files under tests/benchmark (default: the op benchmarks)")
+    ap.add_argument("--rep", type=int, default=100, help="profile_with_l2flush repetitions (TileGym: 100)")
+    ap.add_argument("--warmup", type=int, default=20, help="profile_with_l2flush warm-up runs (TileGym: 20)")
+    ap.add_argument("--max-x", type=int, default=0, help="at most this many x values per Benchmark (0: all)")
+    ap.add_argument("--file-timeout", type=float, default=300, help="seconds per bench file at most")
+    ap.add_argument("--budget", type=float, default=3600, help="seconds for all files")
+    ap.add_argument("--share", type=float, default=1.6,
+                    help="a file may take this many times its equal share of the time left")
+    ap.add_argument("--render", metavar="OUT", help="only write the tables and charts from OUT/points.jsonl")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--points", help=argparse.SUPPRESS)
+    ap.add_argument("--child-budget", type=float, default=300, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.render:
+        print(json.dumps(render(Path(args.render)), indent=1))
+        return 0
+    if args.child:
+        return run_child(args)
+    if not (args.tilegym and args.converted and args.out):
+        ap.error("--tilegym, --converted and --out are needed (or --render OUT)")
+    return run_parent(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

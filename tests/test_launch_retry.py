@@ -1,0 +1,153 @@
+"""The generated launchers launch through the runtime's _c2t_run_kernel: when a kernel
+overflows shared memory at Triton's default num_stages (cuTile's tile sizes, e.g. TileGym's
+MLA decoding on the H200) and the caller chose no num_stages, the launch is retried with 2,
+then 1 stages, and the stages that fit are remembered per specialization.
+
+Triton's CPU interpreter has no shared memory, so the kernel of a converted module is
+replaced by a fake that raises triton's OutOfResources the way a compiled kernel does.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from c2t_interp import assert_close, convert, dev, load
+
+import torch  # noqa: E402  (after c2t_interp set TRITON_INTERPRET)
+import triton  # noqa: E402
+import triton.language  # noqa: E402
+from triton.runtime.errors import OutOfResources  # noqa: E402
+
+SRC = '''
+import cuda.tile as ct
+import torch
+
+ConstInt = ct.Constant[int]
+
+
+@ct.kernel
+def scale_kernel(x, out, TILE: ConstInt):
+    i = ct.bid(0)
+    t = ct.load(x, index=(i,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(out, index=(i,), tile=t * 2.0)
+
+
+def scale(x, tile=64):
+    out = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], tile),), scale_kernel, (x, out, tile))
+    return out
+'''
+
+
+class _Param:
+    def __init__(self, is_constexpr):
+        self.is_constexpr = is_constexpr
+
+
+class FakeKernel:
+    """Stands in for a @triton.jit kernel: shared memory grows with TILE and num_stages
+    (default 3); a launch over `limit` raises OutOfResources("shared memory") like Triton's
+    CompiledKernel. Runs the real kernel when it fits; records every attempt."""
+
+    def __init__(self, real, limit, error_name="shared memory"):
+        self.real, self.limit, self.error_name = real, limit, error_name
+        # Which arguments are constexprs, as a JITFunction's .params says (the interpreter's
+        # InterpretedFunction has no .params).
+        ann = real.fn.__annotations__
+        self.params = [_Param(ann.get(n) is triton.language.constexpr) for n in real.arg_names]
+        self.attempts = []
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            stages = kwargs.get("num_stages", 3)
+            tile = args[-1]
+            self.attempts.append((tile, kwargs.get("num_stages")))
+            need = tile * 1024 * stages
+            if need > self.limit:
+                raise OutOfResources(need, self.limit, self.error_name)
+            kw = {k: v for k, v in kwargs.items() if k != "num_stages"}  # the interpreter ignores it
+            return self.real[grid](*args, **kw)
+
+        return launch
+
+
+@pytest.fixture
+def mod(tmp_path):
+    code = convert(SRC, filename="retry.py")
+    assert "    _c2t_run_kernel(\n        scale_kernel, grid,\n" in code, code
+    return load(code, tmp_path, "retry")
+
+
+def _x(n=300):
+    return dev(torch.randn(n, generator=torch.Generator().manual_seed(n)))
+
+
+def test_retries_fewer_stages_and_remembers(mod):
+    # TILE=64 fits only with one stage; TILE=32 fits at the default three.
+    fake = FakeKernel(mod.scale_kernel, limit=100 * 1024)
+    mod.scale_kernel = fake
+    x = _x()
+    assert_close(mod.scale(x, 64), x * 2.0)
+    assert fake.attempts == [(64, None), (64, None), (64, 2), (64, 1)]
+    # Remembered: the next launch of the same specialization goes straight to one stage.
+    fake.attempts.clear()
+    assert_close(mod.scale(_x(129), 64), _x(129) * 2.0)
+    assert fake.attempts == [(64, 1)]
+    # Another specialization (TILE=32) that fits at the default keeps Triton's default stages.
+    fake.attempts.clear()
+    assert_close(mod.scale(x, 32), x * 2.0)
+    assert fake.attempts == [(32, None)]
+    fake.attempts.clear()
+    mod.scale(x, 32)
+    assert fake.attempts == [(32, None)]
+    fits = next(iter(mod._c2t_fitting_stages.values()))
+    assert sorted(fits.values(), key=str) == [1, None]
+
+
+def test_two_stages_when_they_fit(mod):
+    fake = FakeKernel(mod.scale_kernel, limit=64 * 1024 * 2)
+    mod.scale_kernel = fake
+    x = _x()
+    assert_close(mod.scale(x, 64), x * 2.0)
+    assert fake.attempts[-1] == (64, 2)
+
+
+def test_kernel_that_fits_is_launched_once(mod):
+    fake = FakeKernel(mod.scale_kernel, limit=10**9)
+    mod.scale_kernel = fake
+    x = _x()
+    assert_close(mod.scale(x, 64), x * 2.0)
+    assert fake.attempts == [(64, None)]
+    assert mod._c2t_fitting_stages == {}
+
+
+def test_callers_num_stages_is_kept(mod):
+    fake = FakeKernel(mod.scale_kernel, limit=64 * 1024 * 1)
+    mod.scale_kernel = fake
+    x, out = _x(), dev(torch.empty(300))
+    with pytest.raises(OutOfResources):
+        mod.launch_scale_kernel((5,), x, out, 64, num_stages=2)
+    assert fake.attempts == [(64, 2)]
+
+
+def test_other_resources_are_not_retried(mod):
+    fake = FakeKernel(mod.scale_kernel, limit=0, error_name="threads")
+    mod.scale_kernel = fake
+    with pytest.raises(OutOfResources, match="threads"):
+        mod.scale(_x(), 64)
+    assert fake.attempts == [(64, None)]
+
+
+def test_not_even_one_stage_fits(mod):
+    fake = FakeKernel(mod.scale_kernel, limit=1)
+    mod.scale_kernel = fake
+    with pytest.raises(OutOfResources, match="shared memory"):
+        mod.scale(_x(), 64)
+    assert fake.attempts[-1] == (64, 1)
+
+
+def test_helper_is_emitted_once_per_module():
+    code = convert(SRC + SRC.replace("scale", "shift").split("ConstInt = ct.Constant[int]\n")[1], filename="two.py")
+    assert code.count("def _c2t_run_kernel(") == 1
+    assert code.count("    _c2t_run_kernel(\n") == 2  # one call per launcher
+    assert triton  # the runtime refers to triton.runtime.errors.OutOfResources

@@ -1,0 +1,195 @@
+"""CPU test of benchmarks/gpu/tilegym_bench.py's plumbing on a tiny TileGym-like tree (the one of
+test_pytest_tilegym.py, with TileGym's explicit ``backend=`` dispatch and DISABLE_FALLBACK, plus
+a fake tests/benchmark/): the converted backend is added next to cuTile in each Benchmark without
+editing the bench file, points are timed through bench_utils.profile_with_l2flush with the
+harness's warmup/rep, errors are recorded per point, and the tables, geometric mean and charts
+are written."""
+
+import importlib.util
+import json
+import math
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import test_pytest_tilegym as tp
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "benchmarks" / "gpu" / "tilegym_bench.py"
+
+FILES = dict(tp.FILES)
+FILES["src/tilegym/backend/dispatcher.py"] = """
+    import os
+    from .selector import get_current_backend
+    _REGISTRY = {}
+    def register_impl(name, backend):
+        def deco(f):
+            _REGISTRY.setdefault(name, {})[backend] = f
+            return f
+        return deco
+    def dispatch(name, fallback_backend="pytorch"):
+        def deco(default):
+            def wrapper(*a, **k):
+                cur = k.pop("backend", None) or get_current_backend()
+                be = _REGISTRY.get(name, {})
+                if cur in be:
+                    return be[cur](*a, **k)
+                if fallback_backend in be and os.environ.get("DISABLE_FALLBACK") != "1":
+                    return be[fallback_backend](*a, **k)
+                raise RuntimeError(f"No backend implementation found for '{name}' with backend '{cur}'")
+            return wrapper
+        return deco
+"""
+FILES["tests/benchmark/bench_utils.py"] = """
+    import json, os
+    def profile_with_l2flush(fn, warmup=20, rep=100):
+        for _ in range(warmup + rep):
+            fn()
+        with open(os.environ["FAKE_CALLS"], "a") as f:
+            f.write(json.dumps([warmup, rep]) + "\\n")
+        return 2.0  # ms
+"""
+FILES["tests/benchmark/bench_double.py"] = """
+    import triton
+    import tilegym
+    from bench_utils import profile_with_l2flush
+    from tilegym.backend import register_impl
+
+    register_impl("double", "torch")(lambda x: ("torch", 2 * x))
+    register_impl("neg", "torch")(lambda x: ("torch", -x))
+    SPEED = {"cutile": 100.0, "c2t": 80.0, "handwritten": 120.0, "torch": 50.0}
+
+    def config(op, dtype):
+        return triton.testing.Benchmark(
+            x_names=["N"], x_vals=[1, 2, 4, 8, 16], line_arg="backend",
+            line_vals=["cutile", "torch"], line_names=["CuTile", "PyTorch"],
+            styles=[("blue", "-"), ("green", "-")], ylabel="GB/s",
+            plot_name=f"{op}-{dtype}-GBps", args={"op": op, "dtype": dtype})
+
+    @triton.testing.perf_report([config("double", "fp16"), config("neg", "fp32")])
+    def bench(N, backend, op, dtype):
+        f = getattr(tilegym.ops, op)
+        who = f(N, backend=backend)[0]
+        ms = profile_with_l2flush(lambda: f(N, backend=backend))
+        return SPEED[who] * N / ms
+
+    bench.run(print_data=True)
+"""
+# bench_rmsnorm.py's style: line_arg is an index into the module's ALL_CONFIGS of
+# (backend, mode, label, style), re-read through get_supported_configs() at each call.
+FILES["tests/benchmark/bench_cfg.py"] = """
+    import triton
+    import tilegym
+    from bench_utils import profile_with_l2flush
+
+    ALL_CONFIGS = [("triton", None, "Triton", ("orange", "-")), ("cutile", "fast", "CuTile fast", ("blue", "-")),
+                   ("cutile", "slow", "CuTile slow", ("red", "-"))]
+    SPEED = {("cutile", "fast"): 100.0, ("cutile", "slow"): 50.0, ("c2t", "fast"): 90.0, ("c2t", "slow"): 60.0,
+             ("handwritten", None): 70.0}
+
+    def get_supported_configs():
+        return [c for c in ALL_CONFIGS if c is not None]
+
+    @triton.testing.perf_report([triton.testing.Benchmark(
+        x_names=["N"], x_vals=[4], line_arg="config_idx", line_vals=list(range(3)),
+        line_names=[c[2] for c in ALL_CONFIGS], ylabel="GB/s", plot_name="cfg", args={})])
+    def bench(N, config_idx):
+        backend, mode, _, _ = get_supported_configs()[config_idx]
+        who = tilegym.ops.double(N, backend=backend)[0]
+        return SPEED[(who, mode)] / profile_with_l2flush(lambda: None)
+
+    bench.run(print_data=True)
+"""
+
+
+def _make_tree(root: Path):
+    for rel, text in FILES.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text).lstrip("\n"))
+
+
+def _load():
+    spec = importlib.util.spec_from_file_location("tilegym_bench", SCRIPT)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_pick_x_and_line_insertion():
+    m = _load()
+    assert m.pick_x([1, 2, 4, 8, 16], 3) == [1, 4, 16]
+    assert m.pick_x([1, 2, 4, 8, 16], 1) == [16]
+    assert m.pick_x([1, 2], 3) == [1, 2]
+    assert m.pick_x([1, 2, 3], 0) == [1, 2, 3]
+    vals, names, sty = m.with_converted_line(["triton", "cutile", "torch"], ["T", "C", "P"], [1, 2, 3])
+    assert vals == ["triton", "cutile", "c2t_triton", "torch"] and names[2] == "converted Triton" and len(sty) == 4
+    assert m.with_converted_line(["torch"], ["P"], None)[0] == ["c2t_triton", "torch"]
+    assert math.isclose(m.geomean([2.0, 0.5, float("nan"), 0.0]), 1.0)
+
+
+def test_harness_on_fake_tilegym(tmp_path):
+    _make_tree(tmp_path)
+    out = tmp_path / "out"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path / "src"), tp.PKG_PARENT]),
+               FAKE_CALLS=str(tmp_path / "calls.jsonl"))
+    env.pop("CUTILE_TUTORIALS_BACKEND", None)
+    r = subprocess.run([sys.executable, str(SCRIPT), "--tilegym", str(tmp_path), "--converted", str(tmp_path / "conv"),
+                        "--out", str(out), "--files", "bench_double.py", "bench_cfg.py", "bench_missing.py", "--rep", "3",
+                        "--warmup", "1", "--max-x", "2", "--budget", "120"],
+                       env=env, capture_output=True, text=True, timeout=300)
+    log = r.stdout + r.stderr + (out / "bench_double.log").read_text()
+    assert r.returncode == 0, log
+    points = [json.loads(line) for line in (out / "points.jsonl").read_text().splitlines()]
+    got = {(p["plot"], p["x"][0], p["line"]): p.get("value", p.get("error")) for p in points if p["kind"] == "point"}
+    # The converted line sits next to cuTile; x values cut to 2 (the largest kept); warmup/rep from the harness.
+    assert got[("double-fp16-GBps", 16, "cutile")] == 100.0 * 16 / 2.0
+    assert got[("double-fp16-GBps", 16, "c2t_triton")] == 80.0 * 16 / 2.0
+    assert got[("double-fp16-GBps", 1, "torch")] == 50.0 / 2.0
+    assert {x for (plot, x, _) in got if plot != "cfg"} == {1, 16}
+    # neg has no converted op: an error for that point, not PyTorch's fallback.
+    assert "No backend implementation found for 'neg' with backend 'c2t_triton'" in got[("neg-fp32-GBps", 16, "c2t_triton")]
+    calls = [json.loads(line) for line in (tmp_path / "calls.jsonl").read_text().splitlines()]
+    assert calls and all(c == [1, 3] for c in calls)
+    md = (out / "tilegym-bench.md").read_text()
+    assert "| benchmark | shape | cuTile | converted Triton | PyTorch | unit | converted/cuTile |" in md, md
+    assert "| double-fp16-GBps | N=16 | 800.0 | 640.0 | 400.0 | GB/s | 0.80× |" in md, md
+    assert "| neg-fp32-GBps | N=16 | 800.0 | err | 400.0 | GB/s | — |" in md, md
+    # Configs by index: each cuTile mode gets a converted twin, TileGym Triton shows in every mode's row.
+    assert "| benchmark | shape | cuTile | converted Triton | TileGym Triton | unit | converted/cuTile |" in md, md
+    assert "| cfg (fast) | N=4 | 50.0 | 45.0 | 35.0 | GB/s | 0.90× |" in md, md
+    assert "| cfg (slow) | N=4 | 25.0 | 30.0 | 35.0 | GB/s | 1.20× |" in md, md
+    g = (0.8 * 0.8 * 0.9 * 1.2) ** 0.25
+    assert f"Geometric mean converted/cuTile over all 4 shapes: {g:.2f}×" in md, md
+    assert "bench_missing.py" in md  # its process failed: said so, not hidden
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["points"] == 4 and math.isclose(summary["geomean"], g)
+    if importlib.util.find_spec("matplotlib"):
+        assert (out / "bench_double.png").stat().st_size > 1000
+
+
+def test_render_again(tmp_path):
+    pts = [{"kind": "point", "file": "bench_x.py", "plot": "p", "ylabel": "TFLOPS", "x_names": ["M", "N"], "x": [4, 4],
+            "line": line, "args": {}, "value": v} for line, v in (("cutile", 2.0), ("c2t_triton", 1.0), ("torch", 4.0))]
+    (tmp_path / "points.jsonl").write_text("".join(json.dumps(p) + "\n" for p in pts))
+    s = _load().render(tmp_path)
+    assert math.isclose(s["geomean"], 0.5) and s["per_file"]["bench_x.py"]["below_0_8"] == 1
+    assert "| p | M=4, N=4 | 2.00 | 1.00 | 4.00 | TFLOPS | 0.50× |" in (tmp_path / "tilegym-bench.md").read_text()
+
+
+def test_summary_counts_partial_logs_with_spaces_in_ids(tmp_path):
+    """tilegym_summary.from_log (a file killed before its JUnit): ids may hold spaces."""
+    spec = importlib.util.spec_from_file_location("tilegym_summary", ROOT / "benchmarks" / "gpu" / "tilegym_summary.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    log = tmp_path / "x.log"
+    log.write_text("tests/a.py::T::test_op[c2t_triton-torch.bfloat16-3-(1, 1, 16, 32)] PASSED [ 48%]\n"
+                   "tests/a.py::T::test_op[c2t_triton-7-(2, 4, 32, 64)] FAILED [ 51%]\n"
+                   "tests/a.py::test_b[c2t_triton] SKIPPED (reason) [ 60%]\n")
+    counts, fails = mod.from_log(log)
+    assert (counts["passed"], counts["failed"], counts["skipped"]) == (1, 1, 1)
+    assert fails[0][0] == "T::test_op[c2t_triton-7-(2, 4, 32, 64)]"
