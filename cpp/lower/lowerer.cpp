@@ -1001,10 +1001,13 @@ void Lowerer::lower_if(const Node* s, const std::vector<const Node*>& rest, bool
   // branch we cannot convert becomes a compile-time error of exactly the
   // specializations that take it, and a warning here.
   bool speculative = cond.info.kind == VKind::Constexpr;
+  std::string first_failure;  // the first branch's error, when a branch fails speculatively
+  int branches_failed = 0;
   auto lower_branch = [&](const std::vector<const Node*>& stmts, std::vector<TStmt>& out_body) {
     size_t diag_mark = mod_.diags().items.size();
     size_t unsup_mark = report().unsupported.size();
     bool failed_before = failed_;
+    auto undiagnosed_before = undiagnosed_names_;
     // Snapshot only where it may be restored: copying the whole environment
     // per branch dominated the lowering's allocations (callgrind).
     std::optional<std::map<std::string, LVal>> env_before;
@@ -1018,6 +1021,11 @@ void Lowerer::lower_if(const Node* s, const std::vector<const Node*>& rest, bool
     report().unsupported.resize(unsup_mark);
     failed_ = false;
     env_ = std::move(*env_before);
+    // Its errors are now warnings: later uses of names it assigned must report
+    // their own errors, not stay silent as after a reported error.
+    undiagnosed_names_ = std::move(undiagnosed_before);
+    ++branches_failed;
+    if (first_failure.empty()) first_failure = first;
     std::string msg = "this branch of `if " + source(cond.expr) + "` cannot be converted (" + first + ")";
     warn(stmts.empty() ? s : stmts[0], msg + "; specializations taking it fail to compile");
     report().notes.push_back(msg);
@@ -1027,6 +1035,8 @@ void Lowerer::lower_if(const Node* s, const std::vector<const Node*>& rest, bool
   auto then_env = std::move(env_);
   env_ = std::move(before);
   lower_branch(orelse, st.orelse);
+  if (branches_failed == 2)  // every specialization takes a branch that cannot be converted
+    error(s, "no branch of `if " + source(cond.expr) + "` can be converted (" + first_failure + ")");
   auto else_env = std::move(env_);
   unify_branch_arrays(then_env, else_env, st.body, st.orelse);
   merge_envs(then_env, else_env);

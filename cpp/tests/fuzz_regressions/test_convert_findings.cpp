@@ -93,3 +93,31 @@ TEST(FuzzRegressions, DeeplyNestedKernelExpressionIsAnError) {
     EXPECT_EQ(c2t::fuzz::convert_invariants(src, {}), "");
   }
 }
+
+// Both branches of an `if` on a Constant fail to convert: each failure became
+// a warning (a specialization may never take it), a later use of a name they
+// assigned stayed silent, and the result was ok == false with no error
+// (fuzz_convert invariant). Now every specialization failing is an error.
+// Found 2026-11-29 (crash-7fab90e2...).
+TEST(FuzzRegressions, ConstantIfWithNoConvertibleBranchIsAnError) {
+  const std::string src =
+      "import cuda.tile as ct\n"
+      "ConstInt = ct.Constant[int]\n"
+      "\n"
+      "\n"
+      "@ct.kernel\n"
+      "def k(X, Out, W: ConstInt, TN: ConstInt):\n"
+      "    if W == 1:\n"
+      "        acc = ct.zeroq((TN,), dtype=ct.float31)\n"
+      "    else:\n"
+      "        acc = ct.yeros((TN, W), dtype=ct.float32)\n"
+      "    acc = acc + 1.0\n"
+      "    ct.store(Out, index=(0,), tile=ct.reshape(ct.sum(acc, axis=0), (W,)))\n";
+  c2t::ConvertResult r = c2t::convert_source(src, "fuzz.py");
+  EXPECT_FALSE(r.ok);
+  const c2t::Diagnostic* e = first_error(r);
+  ASSERT_NE(e, nullptr) << r.rendered;
+  EXPECT_EQ(e->line, 7);
+  EXPECT_NE(e->message.find("no branch of `if W == 1` can be converted"), std::string::npos) << e->message;
+  EXPECT_EQ(c2t::fuzz::convert_invariants(src, {}), "");
+}
