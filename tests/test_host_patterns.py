@@ -486,3 +486,56 @@ def test_error_in_a_sibling_tile_helper_names_its_file_and_line(tmp_path):
     r = cutile2triton.convert_source(main, str(tmp_path / "main.py"))
     assert not r.ok and "nested more than 200 levels" in r.rendered, r.rendered
     assert f"in {tmp_path / 'helpers.py'}:5:" in r.rendered
+
+
+def test_unused_tile_helpers_are_left_out_not_host_errors():
+    # A helper marked @ct.function, or taking a ct.Constant parameter, that no kernel
+    # of this module calls is tile code: left out with a warning, and the module's
+    # ConstInt alias goes with it (was: host-code errors on the decorator/annotation).
+    import cutile2triton
+
+    src = """
+import cuda.tile as ct
+ConstInt = ct.Constant[int]
+
+
+@ct.function
+def helper(x):
+    return x * 2.0
+
+
+def helper2(x, T: ConstInt):
+    return x + T
+
+
+@ct.kernel
+def k(a, out):
+    ct.store(out, (0,), ct.load(a, (0,), (8,)))
+"""
+    r = cutile2triton.convert_source(src, filename="unused.py")
+    assert r.ok, r.rendered
+    assert "'helper' is cuTile tile code (@ct.function)" in r.rendered
+    assert "'helper2' is cuTile tile code (ct.Constant parameter 'T')" in r.rendered
+    assert "ConstInt" not in r.code and "@ct.function" not in r.code
+
+
+def test_factory_kernel_may_shadow_the_factory_names():
+    # The kernel's own parameters and locals are not reads of the factory's names.
+    import cutile2triton
+
+    src = """
+import functools
+import cuda.tile as ct
+
+
+@functools.lru_cache
+def make(X, t):
+    @ct.kernel
+    def kern(X, Y):
+        t = ct.load(X, (0,), (8,))
+        ct.store(Y, (0,), t)
+    return kern
+"""
+    r = cutile2triton.convert_source(src, filename="factory.py")
+    assert r.ok, r.rendered
+    assert "@triton.jit" in r.code

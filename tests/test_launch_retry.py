@@ -151,3 +151,17 @@ def test_helper_is_emitted_once_per_module():
     assert code.count("def _c2t_run_kernel(") == 1
     assert code.count("    _c2t_run_kernel(\n") == 2  # one call per launcher
     assert triton  # the runtime refers to triton.runtime.errors.OutOfResources
+
+
+def test_a_remembered_count_that_overflows_steps_down_further(mod):
+    # The key holds dtypes and constexprs, not all of Triton's specializations: a
+    # specialization remembered at two stages may need one (hostile-input finding).
+    fake = FakeKernel(mod.scale_kernel, limit=64 * 1024 * 2)
+    mod.scale_kernel = fake
+    x = _x()
+    assert_close(mod.scale(x, 64), x * 2.0)
+    assert fake.attempts[-1] == (64, 2)
+    fake.limit = 64 * 1024  # the same key now fits only with one stage
+    fake.attempts.clear()
+    assert_close(mod.scale(x, 64), x * 2.0)
+    assert fake.attempts == [(64, 2), (64, 1)]

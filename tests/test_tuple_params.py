@@ -79,3 +79,53 @@ def test_nested_tuple_is_diagnosed():
     src = SCALARS.replace("addends[2] + addends[0]", "addends[2][0] + addends[0]")
     with pytest.raises(ConversionFailed):
         convert(src)
+
+
+# Hostile-input findings (fixed): tuples of arrays with different dtypes and ranks
+# (cuTile passes each element as its own parameter, not as a list), an unread scalar
+# element, launcher parameters named like the launcher's own names.
+
+ARRAYS = HEADER + """
+@ct.kernel
+def k(pair, out, TILE: ConstInt):
+    bid = ct.bid(0)
+    x = ct.load(pair[0], (bid,), (TILE,), padding_mode=ct.PaddingMode.ZERO)
+    y = ct.load(pair[2], (0, bid), (1, TILE), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(out, (bid,), x + ct.reshape(y, (TILE,)).astype(ct.float32))
+
+def run(pair, out, tile):
+    ct.launch(None, (ct.cdiv(out.shape[0], tile),), k, (pair, out, tile))
+"""
+
+
+def test_tuple_of_arrays_with_different_dtypes_and_ranks(tmp_path):
+    mod = convert_and_load(ARRAYS, tmp_path, "tuple_arrays")
+    seed = fresh_seed()
+    g = torch.Generator().manual_seed(seed)
+    x = dev(torch.randn(70, generator=g))
+    y = dev(torch.randint(-9, 9, (2, 70), generator=g, dtype=torch.int32))
+    out = poison(dev(torch.empty(70)))
+    mod.run((x, 1.0, y), out, 32)  # element 1 (a float) is never read
+    assert_close(out, x + y[0].float(), msg=f"seed={seed}")
+
+
+NAMES = HEADER + """
+@ct.kernel
+def scale(a, grid, options, scale, TILE: ConstInt):
+    bid = ct.bid(0)
+    t = ct.load(a, (bid,), (TILE,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(grid, (bid,), t * scale + options)
+
+def run(a, out, s, o, tile):
+    ct.launch(None, (ct.cdiv(a.shape[0], tile),), scale, (a, out, o, s, tile))
+"""
+
+
+def test_launcher_parameters_named_like_its_own_names(tmp_path):
+    mod = convert_and_load(NAMES, tmp_path, "names")
+    seed = fresh_seed()
+    g = torch.Generator().manual_seed(seed)
+    a = dev(torch.randn(50, generator=g))
+    out = poison(dev(torch.empty(50)))
+    mod.run(a, out, 3.0, 0.5, 16)
+    assert_close(out, a * 3.0 + 0.5, msg=f"seed={seed}")

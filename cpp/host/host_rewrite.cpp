@@ -49,6 +49,7 @@ class Rewriter {
   void rewrite_constants();
   void rewrite_functions();
   void rewrite_host_code();
+  std::string unused_tile_helper(const Node* st) const;
   void rewrite_import_paths();
   void insert_runtime();
   void rewrite_coding_cookie();
@@ -619,15 +620,7 @@ void Rewriter::rewrite_host_code() {
     if (st->is("FunctionDef")) {
       // A function using tile operations that no kernel of this module calls
       // (a helper for kernels in other files) cannot stay as host code.
-      std::string tile_op;
-      sema::walk(st, [&](const Node* n) {
-        if (!tile_op.empty() || nested_kernels_.count(n)) return false;
-        if (n->is("Call")) {
-          auto q = mi_.cutile_name(n->child("func"));
-          if (q && lower::registry().find(*q) && *q != "cdiv") tile_op = *q;
-        }
-        return true;
-      });
+      std::string tile_op = unused_tile_helper(st);
       if (!tile_op.empty()) {
         // A tile helper for kernels of other modules: without a call site there
         // are no argument types to lower it with, and as host code it cannot run.
@@ -636,7 +629,7 @@ void Rewriter::rewrite_host_code() {
         // are lowered at their call sites.
         std::string name(st->str("name"));
         diags_.warning(st->lineno, st->col_offset,
-                       "function '" + name + "' uses cuTile tile operations (ct." + tile_op +
+                       "function '" + name + "' is cuTile tile code (" + tile_op +
                            ") but no kernel in this module calls it; it is left out of the Triton module "
                            "(tile helpers shared across modules are not converted yet)");
         auto [b, e] = stmt_lines(st);
@@ -709,10 +702,39 @@ void Rewriter::insert_runtime() {
   edits_.add(at, at, "\n\n" + rt + "\n\n");
 }
 
+// What marks module function `st` as cuTile tile code, or "": a call of a
+// tile operation (ct.cdiv is host API too), the @ct.function decorator, or a
+// ct.Constant parameter annotation.
+std::string Rewriter::unused_tile_helper(const Node* st) const {
+  if (!st->is("FunctionDef")) return "";
+  std::string why;
+  sema::walk(st, [&](const Node* n) {
+    if (!why.empty() || nested_kernels_.count(n)) return false;
+    if (n->is("Call")) {
+      auto q = mi_.cutile_name(n->child("func"));
+      if (q && lower::registry().find(*q) && *q != "cdiv") why = "ct." + *q;
+    }
+    return true;
+  });
+  for (auto* d : nodes_of(st, "decorator_list")) {
+    auto q = mi_.cutile_name(d->is("Call") ? d->child("func") : d);
+    if (why.empty() && q && *q == "function") why = "@ct.function";
+  }
+  auto* args = st->child("args");
+  for (auto* field : {"posonlyargs", "args", "kwonlyargs"})
+    for (auto* a : nodes_of(args, field)) {
+      auto* ann = a->child("annotation");
+      auto c = ann ? mi_.fold(ann) : std::nullopt;
+      if (why.empty() && c && c->kind == sema::ConstValue::Kind::ConstantAnnotation)
+        why = "ct.Constant parameter '" + std::string(a->str("arg")) + "'";
+    }
+  return why;
+}
+
 std::string Rewriter::run() {
   // Names host code loads (to keep module constants it uses).
   for (auto* st : nodes_of(mi_.module, "body")) {
-    bool is_tile = false;
+    bool is_tile = !unused_tile_helper(st).empty();
     for (auto& k : lm_.kernels) is_tile = is_tile || k.info->def == st;
     for (auto* h : lm_.helpers) is_tile = is_tile || (h->def == st && h->emitted_name.find("_jit") == std::string::npos);
     if (is_tile) continue;

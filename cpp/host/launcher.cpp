@@ -1,5 +1,8 @@
 #include "host/launcher.h"
 
+#include <map>
+#include <set>
+
 namespace c2t::host {
 
 std::string launcher_name(const lower::LoweredKernel& k) { return "launch_" + k.info->name; }
@@ -8,11 +11,13 @@ namespace {
 
 // `if use_tma is None: use_tma = <checks>` plus the allocator device-side
 // descriptors need (triton_target.md §1.1), installed only when none is set.
-std::string tma_check_source(const lower::LoweredKernel& k, const std::string& flag) {
+std::string tma_check_source(const lower::LoweredKernel& k, const std::string& flag,
+                             const std::map<std::string, std::string>& renamed) {
   std::string pairs;
   int n = 0;
   for (auto& r : k.tma) {
-    std::string p = "(" + r.param + ", " + r.inner_block + ", " + (r.nan_padding ? "True" : "False") + "), ";
+    auto rn = renamed.find(r.param);
+    std::string p = "(" + (rn == renamed.end() ? r.param : rn->second) + ", " + r.inner_block + ", " + (r.nan_padding ? "True" : "False") + "), ";
     if (pairs.find(p) == std::string::npos) pairs += p, ++n;
   }
   std::string o;
@@ -87,7 +92,22 @@ std::string launcher_source(const lower::LoweredKernel& k) {
   std::vector<std::string> lines;
   std::string prep;  // statements before the launch (list tables, rank checks)
   bool needs_torch = false;
-  for (auto& p : k.params) {
+  // Parameters named like the launcher's own names (grid, options, the
+  // kernel, torch...) are renamed inside the launcher: call sites pass them
+  // positionally (host_rewrite), so only the local name changes.
+  const std::set<std::string> reserved = {"grid", "options", kernel_fn, "torch", "triton", "tl", "_c2t_run_kernel"};
+  std::set<std::string> taken(reserved);
+  std::map<std::string, std::string> renamed;
+  for (auto& p : k.params) taken.insert(p.name);
+  for (auto& param : k.params) {
+    sema::ParamKind p = param;
+    if (reserved.count(p.name)) {
+      std::string r = p.name + "_";
+      while (taken.count(r)) r += "_";
+      taken.insert(r);
+      renamed[p.name] = r;
+      p.name = r;
+    }
     params += ", " + p.name;
     switch (p.kind) {
       case sema::ParamKind::Kind::ArrayList: {
@@ -152,7 +172,7 @@ std::string launcher_source(const lower::LoweredKernel& k) {
          "    pointer, shape and strides (in elements).\"\"\"\n";
   if (needs_torch) out += "    import torch\n\n";
   out += prep;
-  if (!use_tma.empty()) out += tma_check_source(k, use_tma);
+  if (!use_tma.empty()) out += tma_check_source(k, use_tma, renamed);
   // kernel[grid](...) through the runtime's _c2t_run_kernel, which steps
   // Triton's num_stages down when cuTile's tile sizes overflow shared memory
   // at the default pipelining depth (runtime.cpp says why).

@@ -43,9 +43,10 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
     def launch(stages):  # stages None: Triton's default
         return kernel[grid](*args, **kwargs) if stages is None else kernel[grid](*args, num_stages=stages, **kwargs)
 
-    if key in fits:
-        return launch(fits[key])
-    for stages in (None, 2, 1):
+    # Start from what fit before; the key holds dtypes, not Triton's other
+    # specializations (e.g. divisibility by 16), so a remembered count may still overflow.
+    order = (None, 2, 1)
+    for stages in order[order.index(fits[key]) if key in fits else 0:]:
         try:
             result = launch(stages)
         except triton.runtime.errors.OutOfResources as e:

@@ -154,6 +154,17 @@ void factory_kernels(ModuleInfo& mi, const Node* fn, Diagnostics& diags) {
   for (auto* k : nested) {
     const Node* dec = kernel_decorator(mi, k);
     std::string kname(k->str("name"));
+    // The kernel's own parameters and locals shadow the factory's names.
+    std::set<std::string> own;
+    auto* kargs = k->child("args");
+    for (auto* field : {"posonlyargs", "args", "kwonlyargs"})
+      for (auto* a : nodes_of(kargs, field)) own.insert(std::string(a->str("arg")));
+    for (auto* st : nodes_of(k, "body"))
+      walk(st, [&](const Node* n) {
+        if (n->is("Name") && n->child("ctx") && !n->child("ctx")->is("Load")) own.insert(std::string(n->str("id")));
+        if (n->is("FunctionDef")) own.insert(std::string(n->str("name")));
+        return true;
+      });
     const Node* captured = nullptr;
     for (auto* part : {k->child("args"), k->child("returns")})
       if (part)
@@ -164,7 +175,7 @@ void factory_kernels(ModuleInfo& mi, const Node* fn, Diagnostics& diags) {
     for (auto* st : nodes_of(k, "body"))
       walk(st, [&](const Node* n) {
         if (!captured && n->is("Name") && n->child("ctx") && n->child("ctx")->is("Load") &&
-            bound.count(std::string(n->str("id"))) && n->str("id") != kname)
+            bound.count(std::string(n->str("id"))) && !own.count(std::string(n->str("id"))) && n->str("id") != kname)
           captured = n;
         return !captured;
       });

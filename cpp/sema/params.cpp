@@ -550,7 +550,11 @@ std::vector<ParamKind> classify_kernel_params(const ModuleInfo& mi, const Kernel
         diags.error(a->lineno, a->col_offset,
                     "cannot determine the rank of " + what + " of kernel '" + k.name +
                         "' (it is never used by ct.load/ct.store/ct.gather/ct.scatter/ct.num_tiles); pass it "
-                        "explicitly with the converter option array_ranks={\"" + k.name + "." + p.name + "\": N}");
+                        "explicitly with the converter option array_ranks={\"" + k.name + "." + p.name +
+                        "\": N} (command line: --array-rank " + k.name + "." + p.name + "=N)" +
+                        (f.list_use && !f.arr.use ? "; a parameter indexed only by constant integers is a tuple of "
+                                                    "scalars and arrays, but len() of a tuple and nested tuples are "
+                                                    "not supported" : ""));
       return -1;
     };
     auto rank_list = [](const std::set<int>& rs) {
@@ -558,13 +562,12 @@ std::vector<ParamKind> classify_kernel_params(const ModuleInfo& mi, const Kernel
       for (int r : rs) s += (s.empty() ? "" : ", ") + std::to_string(r);
       return s;
     };
-    bool scalar_elem = false;
-    for (long long i : f.const_indices) scalar_elem = scalar_elem || !f.tuple_elem[i].use;
-    if (f.list_use && !f.arr.use && !f.runtime_index && !f.len_use && scalar_elem && ov == rank_overrides.end()) {
+    if (f.list_use && !f.arr.use && !f.runtime_index && !f.len_use && ov == rank_overrides.end()) {
       // A tuple parameter (cuTile TupleConstraint, compilation.rst): only
-      // compile-time subscripts, and some element is not an array, so not a
-      // list of arrays. Its elements are passed as consecutive arguments;
-      // the kernel takes those it reads (arrays expanded as usual).
+      // compile-time subscripts. Its elements are passed as consecutive
+      // arguments; the kernel takes those it reads (arrays expanded as usual),
+      // so elements may differ in kind, dtype and rank. A list the host
+      // passes instead works the same way (only constant indices are read).
       p.kind = ParamKind::Kind::Tuple;
       for (long long i : f.const_indices) {
         ParamKind e;

@@ -51,9 +51,9 @@ struct ParamKind {
 
 /// Classifies the parameters of kernel `k`. `rank_overrides` maps
 /// "kernel.param" or "param" to a rank given by the user (ConvertOptions).
-/// A parameter indexed only by compile-time integers, with an element that is
-/// not used as an array (`addends[0] + x`), is a Tuple. Any other parameter
-/// indexed in tile code (`As[g]`, `len(As)`) is an ArrayList
+/// A parameter indexed only by compile-time integers (`addends[0] + x`,
+/// `ct.load(pair[1], ...)`) is a Tuple. Any other parameter indexed in tile
+/// code (`As[g]`, `len(As)`) is an ArrayList
 /// whose `rank` is the rank of its elements (all elements of a cuTile list
 /// share one array type, compilation.rst ListConstraint). An array used with
 /// several ranks gets them all in `ranks` (see ParamKind).

@@ -86,8 +86,9 @@ TEST(ArrayLists, ConstantIndexAndListPassedToAHelper) {
 
 TEST(ArrayLists, Diagnostics) {
   struct Case { const char* body; const char* message; };
-  for (auto c : {Case{"    a = ct.load(Vs[0], index=(0,), shape=(4,))\n"
-                      "    b = ct.load(Vs[1], index=(0, 0), shape=(4, 4))\n", "different ranks"},
+  // (Vs[0] and Vs[1] alone would make Vs a tuple parameter, whose elements may differ in rank.)
+  for (auto c : {Case{"    g = ct.bid(0)\n    a = ct.load(Vs[g], index=(0,), shape=(4,))\n"
+                      "    b = ct.load(Vs[g + 1], index=(0, 0), shape=(4, 4))\n", "different ranks"},
                  Case{"    a = ct.load(Vs[-1], index=(0,), shape=(4,))\n", "negative index"},
                  Case{"    n = Vs[0].shape[0] + len(Vs)\n", "cannot determine the rank"}}) {
     auto l = lower_src(std::string(kHead) + "@ct.kernel\ndef k(Vs):\n" + c.body);
