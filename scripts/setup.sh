@@ -3,7 +3,7 @@
 # machine (Python 3.10+ with pip), then builds and installs the package.
 # Pinned: Triton 3.6.0 (the target), the CPU build of PyTorch 2.13.0, and
 # numpy < 2.4 (Triton 3.6's interpreter breaks on runtime loop bounds with
-# numpy >= 2.4; see docs/triton_notes or reference/triton_target.md H1).
+# numpy >= 2.4, seen in our interpreter tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -70,6 +70,9 @@ def _cmd_convert(args: argparse.Namespace) -> int:
 
     if sum(bool(x) for x in (args.output, args.out_dir, args.stdout)) > 1:
         raise UsageError("use only one of -o, --out-dir, --stdout")
+    if args.stdout and (args.check or args.diff):
+        raise UsageError("--check and --diff compare with the output file: use them with -o FILE, --out-dir DIR "
+                         "or the mirror path, not with --stdout")
     write = not (args.stdout or args.check or args.diff)
     progress = Progress(enabled=not args.json and not args.stdout and _many(args.paths))
     try:
@@ -95,6 +98,8 @@ def _cmd_convert(args: argparse.Namespace) -> int:
         for r in reports:
             if r.status == CONVERTED:
                 sys.stdout.write(r.code)
+            elif r.status == SKIPPED:  # nothing on stdout: say why on stderr
+                print(f"{r.source}: skipped: no cuda.tile import, nothing to convert", file=sys.stderr)
     if args.json:  # with --stdout, the code goes into the JSON (stdout stays one JSON document)
         files = [dict(r.as_dict(), **({"code": r.code} if args.stdout and r.status == CONVERTED else {})) for r in reports]
         print(json.dumps({"files": files}, indent=2))
