@@ -203,15 +203,17 @@ void scope_names(const syntax::Node* fn, const syntax::Node* target, std::set<st
 // a nested function there before the module scope).
 std::set<std::string> enclosing_scope(const sema::ModuleInfo& mi, const syntax::Node* n) {
   std::set<std::string> out;
-  for (auto& entry : mi.functions)
-    if (contains(entry.second, n)) {
-      scope_names(entry.second, n, out);
-      break;
-    }
+  if (auto* fn = module_function_containing(mi, n)) scope_names(fn, n, out);
   return out;
 }
 
 }  // namespace
+
+const syntax::Node* module_function_containing(const sema::ModuleInfo& mi, const syntax::Node* n) {
+  for (auto& entry : mi.functions)
+    if (contains(entry.second, n)) return entry.second;
+  return nullptr;
+}
 
 std::vector<const syntax::Node*> captured_names(const sema::ModuleInfo& mi, const syntax::Node* def) {
   std::vector<const syntax::Node*> out;

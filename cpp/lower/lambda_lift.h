@@ -41,6 +41,9 @@ std::vector<const syntax::Node*> free_name_loads(const syntax::Node* def);
 /// closures, and the combine function of tl.reduce receives only the reduced
 /// values, so captures are diagnosed at this name.
 const syntax::Node* first_capture(const sema::ModuleInfo& mi, const syntax::Node* def);
+/// The module-level function (mi.functions) whose definition contains `n`
+/// (a nested def, a lambda, any node), or nullptr.
+const syntax::Node* module_function_containing(const sema::ModuleInfo& mi, const syntax::Node* n);
 /// Every such name (its first read), in source order.
 std::vector<const syntax::Node*> captured_names(const sema::ModuleInfo& mi, const syntax::Node* def);
 

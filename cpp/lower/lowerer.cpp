@@ -253,112 +253,110 @@ void Lowerer::setup_kernel_params() {
 }
 
 LVal Lowerer::kernel_param_value(const sema::ParamKind& p) {
-  {
-    LVal v;
-    v.node = p.arg_node;
-    switch (p.kind) {
-      case sema::ParamKind::Kind::Tuple: {
-        // The elements the kernel reads, as their own parameters; the others
-        // are never evaluated (sema saw every subscript), so they stay unknown.
-        std::vector<LVal> elems;
-        for (auto& e : p.tuple_elems) {
-          if ((long long)elems.size() <= e.tuple_index) elems.resize(e.tuple_index + 1);
-          sema::ParamKind ep = e;
-          if (ep.kind == sema::ParamKind::Kind::Scalar) ep.name = fresh(e.name);
-          elems[e.tuple_index] = kernel_param_value(ep);
-          if (elems[e.tuple_index].array) elems[e.tuple_index].array->kernel_param.clear();  // no TMA host check
-        }
-        v = make_tuple(std::move(elems));
-        v.node = p.arg_node;
-        break;
+  LVal v;
+  v.node = p.arg_node;
+  switch (p.kind) {
+    case sema::ParamKind::Kind::Tuple: {
+      // The elements the kernel reads, as their own parameters; the others
+      // are never evaluated (sema saw every subscript), so they stay unknown.
+      std::vector<LVal> elems;
+      for (auto& e : p.tuple_elems) {
+        if ((long long)elems.size() <= e.tuple_index) elems.resize(e.tuple_index + 1);
+        sema::ParamKind ep = e;
+        if (ep.kind == sema::ParamKind::Kind::Scalar) ep.name = fresh(e.name);
+        elems[e.tuple_index] = kernel_param_value(ep);
+        if (elems[e.tuple_index].array) elems[e.tuple_index].array->kernel_param.clear();  // no TMA host check
       }
-      case sema::ParamKind::Kind::Array: {
-        auto a = std::make_shared<ArrayVal>();
-        a->display = p.name;
-        a->rank = p.rank < 0 ? 0 : p.rank;
-        a->int64_index = p.int64_index || options().int64_indexing;
-        a->kernel_param = p.name;
-        std::string ptr = fresh(p.name + "_ptr");
-        fn_.params.push_back({ptr, "", nullptr});
-        a->ptr = name(ptr);
-        for (int k = 0; k < a->rank; ++k) {
-          std::string s = fresh(p.name + "_shape_" + std::to_string(k));
-          scalar_params_.insert(s);
-          fn_.params.push_back({s, "", nullptr});
-          a->shape.push_back(name(s));
-        }
-        for (int k = 0; k < a->rank; ++k) {
-          std::string s = fresh(p.name + "_stride_" + std::to_string(k));
-          scalar_params_.insert(s);
-          fn_.params.push_back({s, "", nullptr});
-          a->strides.push_back(name(s));
-        }
-        if (!p.ranks.empty()) {
-          // Several ranks (sema/params.h): the actual one is a constexpr the
-          // launcher passes (tensor.dim()); uses get views (array_use_view).
-          a->ranks = p.ranks;
-          a->ndim_param = fresh(p.name + "_NDIM");
-          a->use_ranks = std::make_shared<const std::map<const Node*, int>>(p.use_ranks);
-          fn_.params.push_back({a->ndim_param, "tl.constexpr", nullptr});
-          constexpr_params_.insert(a->ndim_param);
-        }
-        a->dtype = sema::DType::symbolic(ptr + ".dtype.element_ty");
-        v.info.kind = VKind::Array;
-        v.info.rank = a->rank;
-        v.info.dtype = a->dtype;
-        v.array = a;
-        break;
-      }
-      case sema::ParamKind::Kind::Constexpr: {
-        TExprPtr def;
-        if (p.default_value) {
-          auto c = module().fold(p.default_value);
-          if (c && c->is_number()) def = lit(c->python());
-          else if (c && c->kind == sema::ConstValue::Kind::None) def = lit("None");
-          else error(p.default_value, "default of constexpr parameter '" + p.name + "' must be a literal");
-        }
-        fn_.params.push_back({p.name, "tl.constexpr", def});
-        constexpr_params_.insert(p.name);
-        v.info.kind = VKind::Constexpr;
-        v.expr = name(p.name);
-        if (is_positive_constexpr(p.name)) v.info.sign = sema::Sign::Pos;
-        break;
-      }
-      case sema::ParamKind::Kind::Scalar: {
-        TExprPtr def;
-        if (p.default_value) {
-          auto c = module().fold(p.default_value);
-          if (c && (c->is_number() || c->kind == sema::ConstValue::Kind::None)) def = lit(c->python());
-          else error(p.default_value, "default of parameter '" + p.name + "' must be a literal");
-        }
-        fn_.params.push_back({p.name, "", def});
-        scalar_params_.insert(p.name);
-        v.info.kind = VKind::Scalar;
-        v.expr = name(p.name);
-        if (p.scalar_annotation == "float") v.info.dtype = sema::DType::concrete("float32");
-        break;
-      }
-      case sema::ParamKind::Kind::ArrayList: {
-        // table (int64 words), length, first array (for the element dtype):
-        // the launcher builds them (host/launcher.cpp).
-        auto l = std::make_shared<ArrayListVal>();
-        l->display = p.name;
-        l->rank = p.rank < 0 ? 0 : p.rank;
-        l->int64_index = p.int64_index || options().int64_indexing;
-        std::string table = fresh(p.name + "_table"), len = fresh(p.name + "_len"), first = fresh(p.name + "_first");
-        for (auto& n : {table, len, first}) fn_.params.push_back({n, "", nullptr});
-        scalar_params_.insert(len);
-        l->table = name(table);
-        l->length = name(len);
-        l->first = name(first);
-        v.info.kind = VKind::ArrayList;
-        v.info.dtype = sema::DType::symbolic(first + ".dtype.element_ty");
-        v.list = l;
-        break;
-      }
+      v = make_tuple(std::move(elems));
+      v.node = p.arg_node;
+      break;
     }
-    return v;
+    case sema::ParamKind::Kind::Array: {
+      auto a = std::make_shared<ArrayVal>();
+      a->display = p.name;
+      a->rank = p.rank < 0 ? 0 : p.rank;
+      a->int64_index = p.int64_index || options().int64_indexing;
+      a->kernel_param = p.name;
+      std::string ptr = fresh(p.name + "_ptr");
+      fn_.params.push_back({ptr, "", nullptr});
+      a->ptr = name(ptr);
+      for (int k = 0; k < a->rank; ++k) {
+        std::string s = fresh(p.name + "_shape_" + std::to_string(k));
+        scalar_params_.insert(s);
+        fn_.params.push_back({s, "", nullptr});
+        a->shape.push_back(name(s));
+      }
+      for (int k = 0; k < a->rank; ++k) {
+        std::string s = fresh(p.name + "_stride_" + std::to_string(k));
+        scalar_params_.insert(s);
+        fn_.params.push_back({s, "", nullptr});
+        a->strides.push_back(name(s));
+      }
+      if (!p.ranks.empty()) {
+        // Several ranks (sema/params.h): the actual one is a constexpr the
+        // launcher passes (tensor.dim()); uses get views (array_use_view).
+        a->ranks = p.ranks;
+        a->ndim_param = fresh(p.name + "_NDIM");
+        a->use_ranks = std::make_shared<const std::map<const Node*, int>>(p.use_ranks);
+        fn_.params.push_back({a->ndim_param, "tl.constexpr", nullptr});
+        constexpr_params_.insert(a->ndim_param);
+      }
+      a->dtype = sema::DType::symbolic(ptr + ".dtype.element_ty");
+      v.info.kind = VKind::Array;
+      v.info.rank = a->rank;
+      v.info.dtype = a->dtype;
+      v.array = a;
+      break;
+    }
+    case sema::ParamKind::Kind::Constexpr: {
+      TExprPtr def;
+      if (p.default_value) {
+        auto c = module().fold(p.default_value);
+        if (c && c->is_number()) def = lit(c->python());
+        else if (c && c->kind == sema::ConstValue::Kind::None) def = lit("None");
+        else error(p.default_value, "default of constexpr parameter '" + p.name + "' must be a literal");
+      }
+      fn_.params.push_back({p.name, "tl.constexpr", def});
+      constexpr_params_.insert(p.name);
+      v.info.kind = VKind::Constexpr;
+      v.expr = name(p.name);
+      if (is_positive_constexpr(p.name)) v.info.sign = sema::Sign::Pos;
+      break;
+    }
+    case sema::ParamKind::Kind::Scalar: {
+      TExprPtr def;
+      if (p.default_value) {
+        auto c = module().fold(p.default_value);
+        if (c && (c->is_number() || c->kind == sema::ConstValue::Kind::None)) def = lit(c->python());
+        else error(p.default_value, "default of parameter '" + p.name + "' must be a literal");
+      }
+      fn_.params.push_back({p.name, "", def});
+      scalar_params_.insert(p.name);
+      v.info.kind = VKind::Scalar;
+      v.expr = name(p.name);
+      if (p.scalar_annotation == "float") v.info.dtype = sema::DType::concrete("float32");
+      break;
+    }
+    case sema::ParamKind::Kind::ArrayList: {
+      // table (int64 words), length, first array (for the element dtype):
+      // the launcher builds them (host/launcher.cpp).
+      auto l = std::make_shared<ArrayListVal>();
+      l->display = p.name;
+      l->rank = p.rank < 0 ? 0 : p.rank;
+      l->int64_index = p.int64_index || options().int64_indexing;
+      std::string table = fresh(p.name + "_table"), len = fresh(p.name + "_len"), first = fresh(p.name + "_first");
+      for (auto& n : {table, len, first}) fn_.params.push_back({n, "", nullptr});
+      scalar_params_.insert(len);
+      l->table = name(table);
+      l->length = name(len);
+      l->first = name(first);
+      v.info.kind = VKind::ArrayList;
+      v.info.dtype = sema::DType::symbolic(first + ".dtype.element_ty");
+      v.list = l;
+      break;
+    }
   }
+  return v;
 }
 
 void Lowerer::setup_helper_params() {

@@ -1,9 +1,9 @@
 #include "lower/module_lowering.h"
 
+#include <functional>
 #include <set>
 
-#include <functional>
-
+#include "lower/lambda_lift.h"
 #include "lower/prelude.h"
 #include "sema/ast_util.h"
 
@@ -120,12 +120,7 @@ HelperInstance* ModuleLowering::instantiate_helper(const Node* def, const std::v
   if ((mf == mi_.functions.end() || mf->second != def) && base.rfind("_c2t_", 0) != 0) {
     // A def nested in a kernel or helper: named after it (`k_combine`), so it
     // never takes the name of a module-level function.
-    for (auto& [fname, fdef] : mi_.functions) {
-      bool inside = false;
-      for (auto* st : sema::nodes_of(fdef, "body"))
-        sema::walk(st, [&](const Node* n) { inside = inside || n == def; return !inside; });
-      if (inside) { base = fname + "_" + base; break; }
-    }
+    if (auto* outer = module_function_containing(mi_, def)) base = std::string(outer->str("name")) + "_" + base;
   }
   if (host_used_.count(base)) base += "_jit";
   int n = ++helper_name_count_[base];

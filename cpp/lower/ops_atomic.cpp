@@ -40,6 +40,30 @@ bool atomic_memory_kwargs(OpCall& c, std::vector<std::pair<std::string, TExprPtr
   return true;
 }
 
+TExprPtr atomic_update(Lowerer& L, const LVal& update, const sema::Shape& shape, const sema::DType& elem) {
+  sema::Shape us = ops::shape_of(update);
+  bool lower_rank = !us.empty() && !us.unknown_rank && us.size() < shape.size();
+  return lower_rank ? ops::broadcast_value(L, update, shape, elem) : update.expr;
+}
+
+LVal atomic_cas_at(OpCall& c, TExprPtr ptrs, TExprPtr base, TExprPtr mask, LVal expected, LVal desired,
+                   const std::vector<std::pair<std::string, TExprPtr>>& kw, const sema::Shape& shape,
+                   const sema::DType& elem, const std::string& mask_name) {
+  // tl.atomic_cas broadcasts neither operand (cuTile's _atomic_cas_core does).
+  expected.expr = ops::broadcast_value(c.L, expected, shape, elem);
+  desired.expr = ops::broadcast_value(c.L, desired, shape, elem);
+  if (!mask) return ops::make_value(tl_call("atomic_cas", {ptrs, expected.expr, desired.expr}, kw), shape, elem);
+  // tl.atomic_cas has no mask. Masked-off lanes operate on the array base
+  // with desired == expected, which never changes memory, and report
+  // `expected` as cuTile specifies.
+  auto m = c.L.bind(mask_name, mask);
+  auto cmpn = c.L.as_name(expected, "expected");
+  auto at = tl_call("where", {m, ptrs, base});
+  auto swapped = tl_call("where", {m, desired.expr, cmpn});
+  auto old = tl_call("atomic_cas", {at, cmpn, swapped}, kw);
+  return ops::make_value(tl_call("where", {m, old, cmpn}), shape, elem);
+}
+
 namespace {
 
 LVal atomic_rmw(OpCall& c, const std::string& tl_fn) {
@@ -66,9 +90,7 @@ LVal atomic_rmw(OpCall& c, const std::string& tl_fn) {
   // A lower-rank update tile gets the indices' rank (Triton's atomics broadcast
   // only between equal ranks); numbers and scalars broadcast as they are.
   TExprPtr ptrs = ea->ptrs;
-  sema::Shape us = ops::shape_of(upd);
-  TExprPtr update = !us.empty() && !us.unknown_rank && us.size() < shape->size()
-                        ? ops::broadcast_value(c.L, upd, *shape, ea->array->dtype) : upd.expr;
+  TExprPtr update = atomic_update(c.L, upd, *shape, ea->array->dtype);
   // Returns the previous values (for out-of-bounds lanes: unspecified, as in cuTile).
   return ops::make_value(tl_call(tl_fn, {ptrs, update}, kw), *shape, ea->array->dtype);
 }
@@ -94,20 +116,8 @@ LVal atomic_cas(OpCall& c) {
     c.L.error(c.node, "expected/desired do not broadcast to the index shape");
     return {};
   }
-  // tl.atomic_cas broadcasts neither operand (cuTile's _atomic_cas_core does).
-  LVal cmpb = cmp, valb = val;
-  cmpb.expr = ops::broadcast_value(c.L, cmp, *shape, ea->array->dtype);
-  valb.expr = ops::broadcast_value(c.L, val, *shape, ea->array->dtype);
-  if (!ea->mask) return ops::make_value(tl_call("atomic_cas", {ea->ptrs, cmpb.expr, valb.expr}, kw), *shape, ea->array->dtype);
-  // tl.atomic_cas has no mask. Out-of-bounds lanes operate on the array base
-  // with desired == expected, which never changes memory, and report
-  // `expected` as cuTile specifies.
-  auto mask = c.L.bind(c.L.name_hint("cas") + "_inb", ea->mask);
-  auto cmpn = c.L.as_name(cmpb, "expected");
-  auto ptrs = tl_call("where", {mask, ea->ptrs, ea->array->ptr});
-  auto desired = tl_call("where", {mask, valb.expr, cmpn});
-  auto old = tl_call("atomic_cas", {ptrs, cmpn, desired}, kw);
-  return ops::make_value(tl_call("where", {mask, old, cmpn}), *shape, ea->array->dtype);
+  return atomic_cas_at(c, ea->ptrs, ea->array->ptr, ea->mask, cmp, val, kw, *shape, ea->array->dtype,
+                       c.L.name_hint("cas") + "_inb");
 }
 
 }  // namespace

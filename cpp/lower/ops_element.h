@@ -41,6 +41,17 @@ TExprPtr when_checked(const BoundsCheck& bc, TExprPtr value, TExprPtr alt);
 /// (nothing for cuTile's defaults ACQ_REL / DEVICE, which are Triton's);
 /// false after a diagnostic.
 bool atomic_memory_kwargs(OpCall& c, std::vector<std::pair<std::string, TExprPtr>>& kw);
+/// An atomic's update for pointers of `shape`: a lower-rank tile gets leading
+/// unit axes and is broadcast (Triton's atomics broadcast only between equal
+/// ranks); numbers and scalars stay as they are.
+TExprPtr atomic_update(Lowerer& L, const LVal& update, const sema::Shape& shape, const sema::DType& elem);
+/// tl.atomic_cas at `ptrs` with cuTile's semantics: `expected`/`desired`
+/// broadcast to `shape`; where `mask` (may be null) is false, memory is not
+/// changed (the lane swaps `base` with itself) and `expected` is returned.
+/// `mask_name` names the bound mask in the output.
+LVal atomic_cas_at(OpCall& c, TExprPtr ptrs, TExprPtr base, TExprPtr mask, LVal expected, LVal desired,
+                   const std::vector<std::pair<std::string, TExprPtr>>& kw, const sema::Shape& shape,
+                   const sema::DType& elem, const std::string& mask_name);
 /// `padding_value=` of a masked load as Triton's `other=` (zero padding when
 /// absent); nullopt after a diagnostic.
 std::optional<TExprPtr> padding_value_arg(OpCall& c, const sema::DType& elem);

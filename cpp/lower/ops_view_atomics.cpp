@@ -48,12 +48,7 @@ LVal raw_rmw(OpCall& c, const std::string& tl_fn) {
   if (*mask) kw.push_back({"mask", *mask});
   if (!atomic_memory_kwargs(c, kw)) return {};
   TExprPtr ptrs = binop("+", mem.array->ptr, c.arg("offset").expr);
-  // A lower-rank update tile gets the offsets' rank (Triton's atomics broadcast
-  // only between equal ranks); numbers and scalars broadcast as they are.
-  LVal& u = c.arg("update");
-  sema::Shape us = ops::shape_of(u);
-  TExprPtr upd = !us.empty() && !us.unknown_rank && us.size() < shape->size()
-                     ? ops::broadcast_value(c.L, u, *shape, mem.array->dtype) : u.expr;
+  TExprPtr upd = atomic_update(c.L, c.arg("update"), *shape, mem.array->dtype);
   // Masked-off lanes return an unspecified value in cuTile as in Triton.
   return ops::make_value(tl_call(tl_fn, {ptrs, upd}, kw), *shape, mem.array->dtype);
 }
@@ -69,21 +64,8 @@ LVal raw_cas(OpCall& c) {
   if (!atomic_memory_kwargs(c, kw)) return {};
   const ArrayVal& arr = *mem.array;
   TExprPtr ptrs = binop("+", arr.ptr, c.arg("offset").expr);
-  // tl.atomic_cas broadcasts neither operand (cuTile's _atomic_cas_core does).
-  LVal cmp = c.arg("expected");
-  LVal val = c.arg("desired");
-  cmp.expr = ops::broadcast_value(c.L, cmp, *shape, arr.dtype);
-  val.expr = ops::broadcast_value(c.L, val, *shape, arr.dtype);
-  if (!*mask) return ops::make_value(tl_call("atomic_cas", {ptrs, cmp.expr, val.expr}, kw), *shape, arr.dtype);
-  // tl.atomic_cas has no mask: masked-off lanes compare-and-swap the base
-  // with desired == expected, which never changes memory, and return
-  // `expected` as cuTile specifies.
-  auto m = c.L.bind(c.L.name_hint("cas") + "_on", *mask);
-  auto cmpn = c.L.as_name(cmp, "expected");
-  auto p = tl_call("where", {m, ptrs, arr.ptr});
-  auto desired = tl_call("where", {m, val.expr, cmpn});
-  auto old = tl_call("atomic_cas", {p, cmpn, desired}, kw);
-  return ops::make_value(tl_call("where", {m, old, cmpn}), *shape, arr.dtype);
+  return atomic_cas_at(c, ptrs, arr.ptr, *mask, c.arg("expected"), c.arg("desired"), kw, *shape, arr.dtype,
+                       c.L.name_hint("cas") + "_on");
 }
 
 LVal view_atomic_store(OpCall& c, const std::string& tl_fn) {
@@ -91,7 +73,7 @@ LVal view_atomic_store(OpCall& c, const std::string& tl_fn) {
   if (!v.ok()) return {};
   auto t = tiled_view_access(c, v);
   if (!t) return {};
-  auto update = tiled_view_tile_for(c, "update", v);
+  auto update = tiled_view_tile(c, "update", v);
   if (!update) return {};
   AccessPlan plan = plan_tile_access(*t->array, t->shape, t->order, "", true, false, true);
   plan.steps = t->steps;
@@ -99,7 +81,7 @@ LVal view_atomic_store(OpCall& c, const std::string& tl_fn) {
   std::vector<std::pair<std::string, TExprPtr>> kw;
   if (tp.mask) kw.push_back({"mask", tp.mask});
   kw.push_back({"sem", lit_str("relaxed")});
-  return ops::make_none(tl_call(tl_fn, {tp.ptrs, *update}, kw));
+  return ops::make_none(tl_call(tl_fn, {tp.ptrs, update->expr}, kw));
 }
 
 }  // namespace

@@ -15,11 +15,7 @@
 
 namespace c2t::lower {
 
-namespace {
-
 using sema::VKind;
-
-}  // namespace
 
 bool raw_offsets_ok(OpCall& c, LVal& off) {
   if (!off.ok()) return false;
@@ -43,6 +39,48 @@ std::optional<TExprPtr> raw_offset_mask(OpCall& c, const sema::Shape& shape) {
     return std::nullopt;
   }
   return m;
+}
+
+std::optional<TileAccess> tiled_view_access(OpCall& c, const LVal& view) {
+  const TiledSpec& spec = *view.tiled;
+  TileAccess t;
+  t.array = view.array.get();
+  auto index = tile_index_arg(c, "index", t.array->rank);
+  if (!index) return std::nullopt;
+  auto bc = bounds_check_arg(c);
+  auto tma = allow_tma_arg(c);
+  if (!bc || !tma) return std::nullopt;
+  t.index = std::move(*index);
+  t.shape = spec.tile_shape;
+  for (int k = 0; k < t.array->rank; ++k) t.order.push_back(k);
+  if (!spec.partition()) t.steps = spec.steps;
+  t.bounds = *bc;
+  t.allow_tma = *tma;
+  t.padding = spec.padding;
+  return t;
+}
+
+std::optional<LVal> tiled_view_tile(OpCall& c, const std::string& p, const LVal& view) {
+  const TiledSpec& spec = *view.tiled;
+  LVal& tile = c.arg(p);
+  if (!tile.ok()) return std::nullopt;
+  if (!ops::is_number_like(tile)) {
+    c.L.error(c.at(p), "expected a tile or a scalar");
+    return std::nullopt;
+  }
+  sema::Shape ts = ops::shape_of(tile);
+  const sema::Shape& want = spec.tile_shape;
+  if (ts.unknown_rank || !sema::broadcasts_to(ts, want)) {
+    c.L.error(c.at(p), "the tile's shape is not broadcastable to the tiled view's tile shape");
+    return std::nullopt;
+  }
+  LVal out = tile;
+  if (!want.empty()) {
+    out.expr = ops::broadcast_value(c.L, tile, want, view.array->dtype);
+    out.info.kind = VKind::Tile;
+    out.info.shape = want;
+  }
+  return out;
 }
 
 namespace {
@@ -163,65 +201,20 @@ LVal tiled_view(OpCall& c) {
   return out;
 }
 
-// The index, bounds check and TMA choice of a tiled-view access.
-std::optional<TileAccess> view_access(OpCall& c, const LVal& view) {
-  const TiledSpec& spec = *view.tiled;
-  TileAccess t;
-  t.array = view.array.get();
-  auto index = tile_index_arg(c, "index", t.array->rank);
-  if (!index) return std::nullopt;
-  auto bc = bounds_check_arg(c);
-  auto tma = allow_tma_arg(c);
-  if (!bc || !tma) return std::nullopt;
-  t.index = std::move(*index);
-  t.shape = spec.tile_shape;
-  for (int k = 0; k < t.array->rank; ++k) t.order.push_back(k);
-  if (!spec.partition()) t.steps = spec.steps;
-  t.bounds = *bc;
-  t.allow_tma = *tma;
-  t.padding = spec.padding;
-  return t;
-}
-
 LVal view_load(OpCall& c) {
   LVal& v = c.arg("self");
   if (!v.ok()) return {};
-  auto t = view_access(c, v);
+  auto t = tiled_view_access(c, v);
   if (!t) return {};
   return lower_tile_load(c, *t);
-}
-
-// The tile broadcast to the view's tile shape (cuTile: "The tile's shape must
-// be broadcastable to tile_shape").
-std::optional<LVal> tile_for_view(OpCall& c, const std::string& p, const TiledSpec& spec,
-                                  const sema::DType& view_dtype) {
-  LVal& tile = c.arg(p);
-  if (!tile.ok()) return std::nullopt;
-  if (!ops::is_number_like(tile)) {
-    c.L.error(c.at(p), "expected a tile or a scalar");
-    return std::nullopt;
-  }
-  sema::Shape ts = ops::shape_of(tile);
-  const sema::Shape& want = spec.tile_shape;
-  if (ts.unknown_rank || !sema::broadcasts_to(ts, want)) {
-    c.L.error(c.at(p), "the tile's shape is not broadcastable to the tiled view's tile shape");
-    return std::nullopt;
-  }
-  LVal out = tile;
-  if (!want.empty()) {
-    out.expr = ops::broadcast_value(c.L, tile, want, view_dtype);
-    out.info.kind = VKind::Tile;
-    out.info.shape = want;
-  }
-  return out;
 }
 
 LVal view_store(OpCall& c) {
   LVal& v = c.arg("self");
   if (!v.ok()) return {};
-  auto t = view_access(c, v);
+  auto t = tiled_view_access(c, v);
   if (!t) return {};
-  auto tile = tile_for_view(c, "tile", *v.tiled, v.array->dtype);
+  auto tile = tiled_view_tile(c, "tile", v);
   if (!tile) return {};
   return lower_tile_store(c, *t, *tile);
 }
@@ -244,14 +237,6 @@ LVal view_num_tiles(OpCall& c) {
 }
 
 }  // namespace
-
-std::optional<TExprPtr> tiled_view_tile_for(OpCall& c, const std::string& param, const LVal& view) {
-  auto t = tile_for_view(c, param, *view.tiled, view.array->dtype);
-  if (!t) return std::nullopt;
-  return t->expr;
-}
-
-std::optional<TileAccess> tiled_view_access(OpCall& c, const LVal& view) { return view_access(c, view); }
 
 void register_view_ops(Registry& r) {
   r.add("Array.get_raw_memory", "memory", "self", get_raw_memory, "the array's pointer, addressed by element offsets");

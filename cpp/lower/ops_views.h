@@ -23,8 +23,9 @@ std::optional<TExprPtr> raw_offset_mask(OpCall& c, const sema::Shape& shape);
 /// optional "check_bounds"/"allow_tma"); nullopt after a diagnostic.
 std::optional<TileAccess> tiled_view_access(OpCall& c, const LVal& view);
 
-/// Argument `param` broadcast to the view's tile shape (tl.broadcast_to when
-/// the shapes differ); nullopt after a diagnostic when it does not broadcast.
-std::optional<TExprPtr> tiled_view_tile_for(OpCall& c, const std::string& param, const LVal& view);
+/// Argument `param` broadcast to the view's tile shape (cuTile: "The tile's
+/// shape must be broadcastable to tile_shape"); nullopt after a diagnostic
+/// when it does not broadcast.
+std::optional<LVal> tiled_view_tile(OpCall& c, const std::string& param, const LVal& view);
 
 }  // namespace c2t::lower
