@@ -63,12 +63,17 @@ def _nvidia_backend():
 
 
 def compile_for_gpu(jit_fn, signature: dict, constexprs: dict | None = None, arch: int = 90,
-                    options: dict | None = None, last_stage: str | None = None) -> dict:
+                    options: dict | None = None, last_stage: str | None = None,
+                    divisible: list | None = None) -> dict:
     """Runs Triton's compile pipeline for cuda:`arch` (warp size 32) on `jit_fn`
     (a triton.runtime.JITFunction, not an interpreted one).
 
     signature: {param name: Triton type string ("*fp16", "i32", "fp32", "constexpr")} for
     every parameter; constexprs: {param name: value} for the constexpr ones.
+    divisible: names of parameters Triton's launcher would specialize as multiples of 16
+    (pointers 16-byte aligned, integers divisible by 16: backends/compiler.py
+    get_*_specialization), so the alignment-dependent passes (vectorization, the
+    software pipeliner's cp.async loads) see what a GPU launch compiles.
     Stops after `last_stage` (default "cubin", or "llir" when ptxas is missing).
     Returns {stage name: IR text} for the stages run (cubin as its byte length).
     Raises GpuCompileError with the compiler's message when a stage fails.
@@ -81,12 +86,15 @@ def compile_for_gpu(jit_fn, signature: dict, constexprs: dict | None = None, arc
         # Under TRITON_INTERPRET=1 (set before triton was imported) @triton.jit,
         # triton.language's own tl.sum / tl.max included, makes interpreter
         # stand-ins the code generator cannot call: compile in a fresh process.
-        return _compile_in_subprocess(jit_fn, signature, constexprs or {}, arch, options or {}, last_stage)
+        return _compile_in_subprocess(jit_fn, signature, constexprs or {}, arch, options or {}, last_stage,
+                                      divisible or [])
     if last_stage is None:
         last_stage = "cubin" if have_ptxas else "llir"
     target = GPUTarget("cuda", arch, 32)
     backend = make_backend(target)
-    src = ASTSource(fn=jit_fn, signature=dict(signature), constexprs=dict(constexprs or {}))
+    names = list(jit_fn.arg_names)
+    attrs = {(names.index(n),): [["tt.divisibility", 16]] for n in (divisible or [])}
+    src = ASTSource(fn=jit_fn, signature=dict(signature), constexprs=dict(constexprs or {}), attrs=attrs)
     opts = backend.parse_options(dict(options or {}))
     # The same steps as triton.compiler.compile, minus the on-disk cache and
     # the driver (there is no GPU here), stopping at `last_stage`.
@@ -142,21 +150,21 @@ if kernel is None and req.get("factory"):  # a kernel defined inside a factory f
     kernel = getattr(mod, req["factory"])(*req["factory_args"])
 try:
     out = compile_for_gpu(kernel, req["signature"], req["constexprs"], req["arch"],
-                          req["options"], req["last_stage"])
+                          req["options"], req["last_stage"], req["divisible"])
     print(json.dumps({"ok": True, "stages": out}))
 except GpuCompileError as e:
     print(json.dumps({"ok": False, "error": str(e)}))
 """
 
 
-def _compile_in_subprocess(fn, signature, constexprs, arch, options, last_stage) -> dict:
+def _compile_in_subprocess(fn, signature, constexprs, arch, options, last_stage, divisible) -> dict:
     import json
     import subprocess
 
     pyfn = getattr(fn, "fn", fn)
     req = {"helper_dir": str(pathlib.Path(__file__).resolve().parent), "file": pyfn.__code__.co_filename,
            "kernel": pyfn.__name__, "signature": signature, "constexprs": constexprs, "arch": arch,
-           "options": options, "last_stage": last_stage}
+           "options": options, "last_stage": last_stage, "divisible": divisible}
     if "<locals>" in pyfn.__qualname__:  # made by a kernel factory: the child calls it with these arguments
         req["factory"] = pyfn.__qualname__.split(".")[0]
         req["factory_args"] = list(getattr(fn, "_c2t_factory_args", ()))
@@ -256,7 +264,7 @@ def capture_kernel(module_globals: dict, kname: str, fn, *args, **kwargs):
     bound = list(got["args"])
     for i in range(len(bound), len(names)):  # trailing keyword arguments
         bound.append(opts.pop(names[i]) if names[i] in opts else params[i][2])
-    signature, constexprs = {}, {}
+    signature, constexprs, divisible = {}, {}, []
     for i, (n, v) in enumerate(zip(names, bound)):
         if params[i][1]:
             signature[n], constexprs[n] = "constexpr", v
@@ -265,14 +273,24 @@ def capture_kernel(module_globals: dict, kname: str, fn, *args, **kwargs):
         signature[n] = ty
         if ty == "constexpr":
             constexprs[n] = cval
+        elif ty.startswith("*") or (isinstance(v, int) and not isinstance(v, bool) and v % 16 == 0):
+            divisible.append(n)  # CPU tensors stand for 16-byte aligned CUDA ones
     options = {k: v for k, v in opts.items() if k in ("num_warps", "num_stages", "num_ctas", "maxnreg")}
+    _last_divisible[:] = divisible
     return jit_fn, signature, constexprs, options
 
 
-def compile_launch(launcher, *args, arch: int = 90, **kwargs) -> dict:
-    """capture_launch + compile_for_gpu."""
+# Parameters the last capture_launch/capture_kernel found divisible by 16 (see compile_for_gpu).
+_last_divisible: list = []
+
+
+def compile_launch(launcher, *args, arch: int = 90, last_stage: str | None = None, **kwargs) -> dict:
+    """capture_launch + compile_for_gpu, with the launch's divisibility specialization."""
     jit_fn, sig, cst, opts = capture_launch(launcher, *args, **kwargs)
-    return compile_for_gpu(jit_fn, sig, cst, arch=arch, options=opts)
+    return compile_for_gpu(jit_fn, sig, cst, arch=arch, options=opts, last_stage=last_stage,
+                           divisible=list(_last_divisible))
+
+
 
 
 _counter = 0

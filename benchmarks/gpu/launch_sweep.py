@@ -1,0 +1,290 @@
+"""Sweeps Triton launch options (num_warps, num_stages, num_ctas, the TMA path) over TileGym's ops
+as converted by cutile2triton, at TileGym's benchmark shapes, to derive and check the launch
+heuristics the converter emits (BENCHMARKS.md, "Launch options").
+
+Each case runs the converted op through TileGym's dispatcher (``tilegym.ops.<op>(...,
+backend="c2t_triton")``) with every kernel launch of the converted modules given the case's
+options: the modules' ``_c2t_run_kernel`` is wrapped, and an option the converted launcher
+already chose is overridden. ``auto`` is the launcher's own choice (what users get). Between
+settings the modules' tuning caches are cleared, so host-side searches (cuTile's
+``exhaustive_search`` on Triton) re-run under the new options (``--search-filter`` narrows
+them). Timing is TileGym's ``profile_with_l2flush`` (kernel-only device
+time, L2 flushed, median). Every result is checked against PyTorch first.
+
+  python3 launch_sweep.py --tilegym TILEGYM --converted CONV --out OUT.jsonl [--cases rms,bmm ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+
+C2T = "c2t_triton"
+
+
+def _first_line(e: BaseException) -> str:
+    s = "".join(traceback.format_exception_only(type(e), e)).strip().splitlines()
+    return (s[0] if s else type(e).__name__)[:300]
+
+
+class Override:
+    """Launch options forced on every converted kernel launch (None: the launcher's own)."""
+
+    options: dict | None = None
+
+
+def install_override(modules) -> None:
+    import triton
+
+    for mod in modules:
+        run = getattr(mod, "_c2t_run_kernel", None)
+        if run is None or getattr(run, "_sweep", False):
+            continue
+
+        def wrapped(kernel, grid, *args, _run=run, **kwargs):
+            if Override.options:
+                kwargs.update(Override.options)
+                if kwargs.get("USE_TMA"):
+                    triton.set_allocator(_alloc)
+            return _run(kernel, grid, *args, **kwargs)
+
+        wrapped._sweep = True
+        mod._c2t_run_kernel = wrapped
+
+
+def _alloc(size, align, stream):
+    import torch
+
+    return torch.empty(size, dtype=torch.int8, device="cuda")
+
+
+def limit_searches(modules, keep: str) -> None:
+    """Host-side searches try only the configs `c` for which the expression `keep` is true."""
+    test = eval(f"lambda c: {keep}") if keep else (lambda c: True)  # noqa: S307 -- a command-line option
+
+    for mod in modules:
+        search = getattr(mod, "_c2t_exhaustive_search", None)
+        if search is None or getattr(search, "_sweep", False):
+            continue
+
+        def limited(space, *a, _s=search, **k):
+            space = list(space)
+            return _s([c for c in space if test(c)] or space, *a, **{**k, "quiet": True})
+
+        limited._sweep = True
+        mod._c2t_exhaustive_search = limited
+
+
+def clear_caches(modules) -> None:
+    for mod in modules:
+        for name, v in list(vars(mod).items()):
+            if isinstance(v, dict) and ("cache" in name.lower() or name == "_c2t_fitting_stages" or "tune" in name):
+                v.clear()
+
+
+def cases(torch, tilegym):
+    """name -> list of (shape label, make() -> (fn(backend), ref(), work units, unit))."""
+    dev = "cuda"
+    out = {}
+
+    def rms(M, N, mode, dt=torch.bfloat16):
+        def make():
+            x = torch.randn(M, N, dtype=dt, device=dev)
+            w = torch.randn(N, dtype=dt, device=dev)
+            fn = lambda be: tilegym.ops.rms_norm(x, (N,), w, 1e-6, mode=mode, backend=be)
+            ref = lambda: torch.nn.functional.rms_norm(x.float(), (N,), w.float(), 1e-6).to(dt)
+            return fn, ref, 2 * x.numel() * x.element_size(), "GB/s"
+        return make
+
+    # rms first: the quick memory-bound cases come before the searches of the GEMM/attention ones
+    out["rms"] = [(f"static_persistent M=4096 N={n}", rms(4096, n, "static_persistent")) for n in (1024, 16384)]
+    out["rms"] += [(f"multi_wave_cached M=4096 N={n}", rms(4096, n, "multi_wave_cached")) for n in (16384,)]
+    out["rms"] += [(f"multi_wave_reload M=4096 N={n}", rms(4096, n, "multi_wave_reload")) for n in (16384,)]
+
+    def softmax(M, N, dt, **kw):
+        def make():
+            x = torch.randn(M, N, dtype=dt, device=dev)
+            fn = lambda be: tilegym.ops.softmax(x, backend=be, **kw)
+            ref = lambda: torch.softmax(x.float(), -1).to(dt)
+            return fn, ref, 2 * x.numel() * x.element_size(), "GB/s"
+        return make
+
+    out["softmax"] = [(f"bf16 M=4096 N={n} tma={t}", softmax(4096, n, torch.bfloat16, use_tma=t, use_chunked=False,
+                                                              use_multi_wave=False))
+                      for n in (1024, 16384) for t in (False, True)]
+
+    def layernorm(M, N, dt=torch.bfloat16):
+        def make():
+            x = torch.randn(M, N, dtype=dt, device=dev)
+            w = torch.randn(N, dtype=dt, device=dev)
+            b = torch.randn(N, dtype=dt, device=dev)
+            fn = lambda be: tilegym.ops.persistent_layer_norm(input=x, normalized_shape=(N,), weight=w, bias=b, eps=1e-6,
+                                                              backend=be)
+            ref = lambda: torch.nn.functional.layer_norm(x.float(), (N,), w.float(), b.float(), 1e-6).to(dt)
+            return fn, ref, 2 * x.numel() * x.element_size(), "GB/s"
+        return make
+
+    out["layernorm"] = [(f"persistent M=30000 N={n}", layernorm(30000, n)) for n in (256, 16384)]
+
+    def swiglu(B, M, N, dt):
+        def make():
+            a = torch.randn(B, M, N, dtype=dt, device=dev)
+            b = torch.randn(B, M, N, dtype=dt, device=dev)
+            fn = lambda be: tilegym.ops.get_swiglu(backend=be)(a, b)
+            ref = lambda: (torch.nn.functional.silu(a.float()) * b.float()).to(dt)
+            return fn, ref, 3 * a.numel() * a.element_size(), "GB/s"
+        return make
+
+    out["swiglu"] = [(f"B=1 M=128 N=16384 {d}", swiglu(1, 128, 16384, getattr(torch, d))) for d in ("float32", "bfloat16")]
+
+    def bmm(Q, n, dt=torch.float16):
+        def make():
+            a = torch.randn(Q, n, n, dtype=dt, device=dev)
+            b = torch.randn(Q, n, n, dtype=dt, device=dev)
+            fn = lambda be: tilegym.ops.bmm(a, b, transpose_a=False, transpose_b=False, backend=be)
+            ref = lambda: torch.bmm(a, b)
+            return fn, ref, 2 * Q * n ** 3, "TFLOPS"
+        return make
+
+    out["bmm"] = [(f"batch2 {n}^3 fp16", bmm(2, n)) for n in (1024, 4096)]
+
+    def matmul(n, dt=torch.float16):
+        def make():
+            a = torch.randn(n, n, dtype=dt, device=dev)
+            b = torch.randn(n, n, dtype=dt, device=dev)
+            fn = lambda be: tilegym.ops.matmul(a, b, use_tma=True, static_persistent=False, backend=be)
+            ref = lambda: a @ b
+            return fn, ref, 2 * n ** 3, "TFLOPS"
+        return make
+
+    out["matmul"] = [(f"{n}^3 fp16", matmul(n)) for n in (1024, 4096)]
+
+    def fmha(B, H, S, D, causal, dt=torch.float16):
+        def make():
+            q, k, v = (torch.randn(B, H, S, D, dtype=dt, device=dev) for _ in range(3))
+            sc = 1.0 / math.sqrt(D)
+            fn = lambda be: tilegym.ops.fmha(q, k, v, scaling=sc, is_causal=causal, backend=be)
+            ref = lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=sc)
+            return fn, ref, 4 * B * H * S * S * D * (0.5 if causal else 1.0), "TFLOPS"
+        return make
+
+    out["fmha"] = [(f"B4 H32 S={s} D128 causal", fmha(4, 32, s, 128, True)) for s in (1024, 4096)]
+
+    def gemma(S, dt=torch.bfloat16):
+        def make():
+            q = torch.randn(2, 8, S, 256, dtype=dt, device=dev)
+            k = torch.randn(2, 1, S, 256, dtype=dt, device=dev)
+            v = torch.randn(2, 1, S, 256, dtype=dt, device=dev)
+            sc = 1.0 / 16
+            fn = lambda be: tilegym.ops.gemma_attention(q, k, v, scaling=sc, soft_cap=50.0, is_causal=True, backend=be)
+            ref = None  # checked by TileGym's tests; the soft cap has no torch one-liner
+            return fn, ref, 2 * 2.0 * 2 * 8 * S * S * 256 * 0.5, "TFLOPS"
+        return make
+
+    out["gemma"] = [(f"B2 H8 KVH1 D256 S={s}", gemma(s)) for s in (512, 8192)]
+
+    def mla(S, dt=torch.bfloat16):
+        def make():
+            g = lambda *sh: torch.empty(*sh, device=dev, dtype=dt).normal_(0.0, 0.3)
+            q, qpe, k, kpe, v = g(4, 16, S, 128), g(4, 16, S, 64), g(4, 16, S, 128), g(4, 1, S, 64), g(4, 16, S, 128)
+            sc = 1.0 / math.sqrt(192)
+            fn = lambda be: tilegym.ops.mla(q, k, v, qpe, kpe, True, sc, backend=be)
+            ref = None
+            flops = 2 * 4 * 16 * S * S * 128 * 2 + 2 * 4 * 16 * S * S * 64
+            return fn, ref, flops * 0.5, "TFLOPS"
+        return make
+
+    out["mla"] = [(f"B4 H16 S={s}", mla(s)) for s in (1024, 4096)]
+    return out
+
+
+SETTINGS = {
+    # per case: launch-option settings to try (None = the launcher's own choice)
+    "rms": [None, {"num_warps": 4}, {"num_warps": 8}, {"num_warps": 16}, {"num_warps": 32}],
+    "softmax": [None, {"num_warps": 1}, {"num_warps": 2}, {"num_warps": 4}, {"num_warps": 8}, {"num_warps": 16}],
+    "layernorm": [None, {"num_warps": 1}, {"num_warps": 2}, {"num_warps": 4}, {"num_warps": 8}, {"num_warps": 16}],
+    "swiglu": [None, {"num_warps": 4}, {"num_warps": 8}, {"num_warps": 16}],
+    "bmm": [None, {"num_warps": 4}, {"num_warps": 8}, {"num_warps": 8, "num_ctas": 2}, {"num_warps": 8, "USE_TMA": True},
+            {"num_warps": 8, "num_stages": 4}],
+    "matmul": [None, {"num_warps": 4}, {"num_warps": 8}, {"num_warps": 8, "num_ctas": 2}, {"num_warps": 8, "num_stages": 4}],
+    "fmha": [None, {"num_warps": 4}, {"num_warps": 8}, {"num_warps": 8, "num_stages": 2}],
+    "gemma": [None, {"num_warps": 4}, {"num_warps": 8}],
+    "mla": [None, {"num_warps": 4}, {"num_warps": 8}],
+}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tilegym", required=True, type=Path)
+    ap.add_argument("--converted", required=True, type=Path)
+    ap.add_argument("--out", required=True, type=Path)
+    ap.add_argument("--cases", default="", help="comma-separated case names (default: all)")
+    ap.add_argument("--cutile", action="store_true", help="also time cuTile once per shape")
+    ap.add_argument("--search-filter", default="", help="Python expression of a config `c`: host-side searches "
+                    "try only the configs for which it is true (all when none is)")
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--rep", type=int, default=20)
+    ap.add_argument("--budget", type=float, default=400.0, help="seconds; later points are skipped")
+    a = ap.parse_args()
+    t0 = time.time()
+    os.environ["DISABLE_FALLBACK"] = "1"
+    sys.path.insert(0, str(a.tilegym / "tests" / "benchmark"))
+    import torch
+    import tilegym
+    from bench_utils import profile_with_l2flush
+    from cutile2triton.pytest_tilegym import load_converted
+
+    mounts = load_converted(a.converted)
+    modules = [sys.modules[m] for m in mounts.loaded]
+    install_override(modules)
+    limit_searches(modules, a.search_filter)
+    all_cases = cases(torch, tilegym)
+    names = [c for c in a.cases.split(",") if c] or list(all_cases)
+    a.out.parent.mkdir(parents=True, exist_ok=True)
+    with a.out.open("a") as out:
+        for cname in names:
+            for label, make in all_cases[cname]:
+                if time.time() - t0 > a.budget:
+                    print(f"{cname} {label}: budget spent", flush=True)
+                    continue
+                try:
+                    fn, ref, work, unit = make()
+                except Exception as e:  # noqa: BLE001
+                    print(f"{cname} {label}: inputs: {_first_line(e)}", flush=True)
+                    continue
+                runs = [(C2T, s) for s in SETTINGS[cname]] + ([("cutile", None)] if a.cutile else [])
+                for backend, setting in runs:
+                    if time.time() - t0 > a.budget:
+                        break
+                    Override.options = setting
+                    clear_caches(modules)
+                    rec = {"case": cname, "shape": label, "backend": backend,
+                           "setting": "auto" if setting is None else setting, "unit": unit}
+                    ts = time.time()
+                    try:
+                        got = fn(backend)
+                        if ref is not None:
+                            torch.testing.assert_close(got.float(), ref().float(), atol=2e-2, rtol=2e-2)
+                        ms = profile_with_l2flush(lambda: fn(backend), warmup=a.warmup, rep=a.rep)
+                        rec["ms"] = ms
+                        rec["value"] = work / ms / 1e6 if unit == "GB/s" else work / ms / 1e9
+                    except Exception as e:  # noqa: BLE001
+                        rec["error"] = _first_line(e)
+                    rec["wall_s"] = round(time.time() - ts, 1)
+                    out.write(json.dumps(rec) + "\n")
+                    out.flush()
+                    val = f"{rec['value']:.1f} {unit} ({rec['ms'] * 1000:.1f} us)" if "value" in rec else rec["error"]
+                    print(f"{cname:9s} {label:32s} {backend:10s} {str(rec['setting']):45s} {val} [{rec['wall_s']}s]",
+                          flush=True)
+    Override.options = None
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs benchmarks/gpu/launch_sweep.py on a CUDA machine: TileGym's ops as converted in .tilegym/
+# (bash benchmarks/gpu/tilegym_prepare.sh) under several Triton launch options each.
+# Usage: SWEEP_ARGS="--cases rms,bmm --budget 400" SWEEP_FILTER="<python expr of c>" bash benchmarks/gpu/launch_sweep_on_device.sh
+# Writes $OUT/launch-sweep.jsonl and the log. cuTile is not needed (no --cutile): carry .whl/ too
+# and pass --cutile to time it as well.
+set -uo pipefail
+OUT=${OUT:-/tmp/c2t-sweep}
+REPO=$(pwd)
+WORK=/tmp/c2t-sweep-work
+mkdir -p "$OUT" && rm -rf "$WORK" && mkdir -p "$WORK/tg" "$WORK/plug/cutile2triton"
+if [ -d .whl ] && [ ! -d /tmp/site/cuda/tile ] && ls .whl/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl
+  if [ -f .whl/tileiras-kit.tar.xz ]; then
+    tar -xJf .whl/tileiras-kit.tar.xz -C /tmp/site
+    mkdir -p /tmp/site/nvidia/cu13/nvvm/lib64
+    ln -sf ../../lib/libnvvm.so.4 /tmp/site/nvidia/cu13/nvvm/lib64/libnvvm.so
+  fi
+fi
+export PATH=/tmp/site/nvidia/cu13/bin:$PATH
+unset CUDA_HOME CUDA_PATH
+tar -xJf .tilegym/tilegym.tar.xz -C "$WORK/tg" || exit 1
+echo '"""cutile2triton, plug-in only (no compiler extension on this machine)."""' > "$WORK/plug/cutile2triton/__init__.py"
+cp src/cutile2triton/pytest_tilegym.py "$WORK/plug/cutile2triton/"
+export PYTHONPATH=$WORK/tg/TileGym/src:$WORK/plug:/tmp/site
+export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
+export TRITON_CACHE_DIR=${TRITON_CACHE_DIR:-$REPO/.triton-cache}  # kept while the machine stays warm
+{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+  python3 -c "import sys, torch, triton; print('python', sys.version.split()[0], '| torch', torch.__version__, '| triton', triton.__version__)"
+  echo "cutile2triton: $(cat $WORK/tg/cutile2triton-version.txt) | TileGym commit: $(cat $WORK/tg/tilegym-commit.txt)"
+} 2>&1 | tee "$OUT/env.txt"
+python3 "$REPO/benchmarks/gpu/launch_sweep.py" --tilegym "$WORK/tg/TileGym" --converted "$WORK/tg/conv" \
+  --out "$OUT/launch-sweep.jsonl" --search-filter "${SWEEP_FILTER:-}" ${SWEEP_ARGS:-} 2>&1 | tee "$OUT/launch-sweep.log" | grep -v "^\s*$"
