@@ -1,5 +1,7 @@
 #include "host/launcher.h"
 
+#include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -82,6 +84,52 @@ std::string list_table_source(const sema::ParamKind& p, const std::string& items
   o += "    " + table + " = torch.tensor([v for t in " + items + " for v in (t.data_ptr(), *t.shape, *t.stride())],\n";
   o += std::string(20 + table.size(), ' ') + "dtype=torch.int64, device=" + items + "[0].device)\n";
   return o;
+}
+
+// `options.setdefault("num_warps", _c2t_num_warps(...))` from the kernel's
+// tile footprints (lower/lowerer.h TileFootprint), in the launcher's names
+// of its constexpr parameters; "" when no footprint is expressible there.
+std::string num_warps_source(const lower::LoweredKernel& k, const std::map<std::string, std::string>& renamed) {
+  std::set<std::string> constexprs;
+  for (auto& p : k.params)
+    if (p.kind == sema::ParamKind::Kind::Constexpr) constexprs.insert(p.name);
+  std::vector<std::string> dots, tiles;
+  bool unknown_dot = false;
+  for (auto& f : k.footprints) {
+    std::vector<std::string> dims;
+    bool ok = !f.dims.empty();
+    unknown_dot = unknown_dot || (f.dot && f.dims.empty());
+    for (auto& d : f.dims) {
+      if (!d.empty() && std::isdigit((unsigned char)d[0])) {
+        dims.push_back(d);
+      } else if (constexprs.count(d)) {
+        auto r = renamed.find(d);
+        dims.push_back(r == renamed.end() ? d : r->second);
+      } else {
+        ok = false;
+      }
+    }
+    if (!ok) {
+      unknown_dot = unknown_dot || f.dot;
+      continue;
+    }
+    std::string elems;
+    for (auto& d : dims)
+      if (d != "1") elems += (elems.empty() ? "" : " * ") + d;
+    if (elems.empty()) elems = "1";
+    std::string item = f.dot ? "(" + (dims.size() >= 2 ? dims[dims.size() - 2] : dims[0]) + ", " + elems + ")" : elems;
+    auto& to = f.dot ? dots : tiles;
+    if (std::find(to.begin(), to.end(), item) == to.end()) to.push_back(item);
+  }
+  // Matrix products only of unknown size: Triton's default (the tile rule is for kernels without one).
+  if ((dots.empty() && unknown_dot) || (dots.empty() && tiles.empty())) return "";
+  auto tuple = [](const std::vector<std::string>& v) {
+    std::string t;
+    for (auto& x : v) t += (t.empty() ? "" : ", ") + x;
+    return "(" + t + (v.size() == 1 ? ",)" : ")");
+  };
+  return "    options.setdefault(\"num_warps\", _c2t_num_warps(lambda: " + tuple(dots) + ", lambda: " + tuple(tiles) +
+         "))\n";
 }
 
 }  // namespace
@@ -173,6 +221,8 @@ std::string launcher_source(const lower::LoweredKernel& k) {
   if (needs_torch) out += "    import torch\n\n";
   out += prep;
   if (!use_tma.empty()) out += tma_check_source(k, use_tma, renamed);
+  // Warps from the tile sizes unless the caller (or a num_worker_warps hint) chose them.
+  out += num_warps_source(k, renamed);
   // kernel[grid](...) through the runtime's _c2t_run_kernel, which steps
   // Triton's num_stages down when cuTile's tile sizes overflow shared memory
   // at the default pipelining depth (runtime.cpp says why).

@@ -55,6 +55,29 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
             continue
         fits[key] = stages
         return result
+
+
+def _c2t_num_warps(dots, tiles):
+    """num_warps for a launch that chose none, from the kernel's tile sizes. cuTile sizes each
+    kernel's thread blocks itself; Triton's default is 4 warps whatever the tiles, which on the
+    H200 spills registers and starves large tiles (BENCHMARKS.md, "Launch options": e.g. RMSNorm
+    over 16384-wide rows 2.4 -> 3.7 TB/s with 8 warps, attention with 128x128 tiles 3.5x faster).
+    dots(): (rows, elements) of each tl.dot accumulator; tiles(): the elements of each tile the
+    kernel loads or stores. With tl.dot: 8 warps when the accumulators hold more than 16384
+    elements (128 x 128 fp32: 128 registers per thread at 4 warps) and one has 128 rows or more
+    (Hopper's wgmma gives each 4-warp group 64 rows), else 4 -- e.g. attention with 128 x 64
+    tiles spills registers at 4 warps, a 128 x 128 GEMM tile ran as fast or faster at 4.
+    Otherwise one warp per 1024 elements of the largest tile (32 per thread), from 4 to 16."""
+    try:
+        d, t = dots(), tiles()
+    except TypeError:  # an extent that is not an int at run time: Triton's default
+        return 4
+    if d:
+        return 8 if sum(e for _, e in d) > 16384 and max(r for r, _ in d) >= 128 else 4
+    big, warps = max(t, default=0), 4
+    while warps < 16 and big >= 2048 * warps:
+        warps *= 2
+    return warps
 )PY";
 
 // Kernel objects with cuTile hints. Hints map to Triton launch options where
@@ -126,8 +149,27 @@ def _c2t_on_stream(stream, launcher, grid, *args):
 )PY";
 
 // cuTile's tune.exhaustive_search: same signature and result shape
-// (result.best.config, .successes, .failures); configs timed with do_bench.
+// (result.best.config, .successes, .failures). Configs are timed from a CUDA
+// graph: a converted launch costs tens of microseconds of Python on the host
+// (launcher, hints, Triton's argument binding), more than a small kernel runs,
+// so plain do_bench timed the host and the search picked among equal numbers
+// (TileGym's bmm at 1024^3 on the H200: 34 us chosen where 22 us existed).
 const char* kTune = R"PY(
+def _c2t_device_ms(fn):
+    """Milliseconds of device time per fn() call: replayed from a CUDA graph
+    (triton.testing.do_bench_cudagraph), so the host's launch cost does not hide the kernel's;
+    plain do_bench when fn cannot be captured."""
+    import torch
+    import triton.testing
+
+    fn()  # compiles (and settles the pipeline stages) outside any capture
+    try:
+        return triton.testing.do_bench_cudagraph(fn)
+    except Exception:  # not capturable (e.g. a host sync): time it with the host in the loop
+        torch.cuda.synchronize()
+        return triton.testing.do_bench(fn)
+
+
 class _C2TMeasurement:
     def __init__(self, config, mean_us):
         self.config, self.mean_us, self.num_samples, self.error_margin_us = config, mean_us, 1, 0.0
@@ -140,8 +182,8 @@ class _C2TTuningResult:
 
 def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints_fn=None, *, quiet=False,
                            single_run_timeout_sec=None):
-    """cuTile's tune.exhaustive_search on Triton: times every config with
-    triton.testing.do_bench and returns the fastest. Without a CUDA device (e.g. the
+    """cuTile's tune.exhaustive_search on Triton: times every config (device time, see
+    _c2t_device_ms) and returns the fastest. Without a CUDA device (e.g. the
     TRITON_INTERPRET=1 interpreter, where do_bench cannot run) the first config is
     returned untimed, as with TILEGYM_DISABLE_AUTOTUNE."""
     import os
@@ -161,7 +203,7 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
         k = _c2t_kernel(k, **(hints_fn(cfg) if hints_fn else {}))
         grid, args = grid_fn(cfg), args_fn(cfg)
         try:
-            ms = triton.testing.do_bench(lambda: _c2t_launch(grid, k, *args))
+            ms = _c2t_device_ms(lambda: _c2t_launch(grid, k, *args))
             successes.append(_C2TMeasurement(cfg, ms * 1000.0))
         except Exception as e:  # a config that does not compile or run is recorded, as in cuTile
             failures.append((cfg, type(e), str(e)))

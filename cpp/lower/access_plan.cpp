@@ -69,7 +69,7 @@ std::optional<std::string> padding_mode_arg(OpCall& c) {
 }
 
 TilePointers emit_tile_pointers(Lowerer& L, const ArrayVal& array, const std::vector<LVal>& index,
-                                const AccessPlan& plan, const std::string& hint) {
+                                const AccessPlan& plan, const std::string& hint, bool squeeze) {
   TilePointers out;
   size_t r = plan.tile_shape.size();
   if (plan.strategy == AccessPlan::Strategy::PointerScalar) {
@@ -94,7 +94,21 @@ TilePointers emit_tile_pointers(Lowerer& L, const ArrayVal& array, const std::ve
   // Unit tile axes use the scalar index directly; if every axis is unit the
   // pointers still need the tile's rank, so those keep arange(0, 1).
   bool all_unit = true;
-  for (auto& d : plan.tile_shape) all_unit = all_unit && d.is_one();
+  size_t units = 0;
+  for (auto& d : plan.tile_shape) {
+    all_unit = all_unit && d.is_one();
+    units += d.is_one() ? 1 : 0;
+  }
+  // Only down to rank 2 (the matrix operands): a (1, N) row stays a row, as measured.
+  squeeze = squeeze && !all_unit && units > 0 && r - units >= 2;
+  // Pointer rank and each non-unit tile axis' position in it.
+  size_t pr = squeeze ? r - units : r;
+  std::vector<size_t> pos(r, 0);
+  for (size_t k = 0, j = 0; k < r; ++k)
+    if (!(squeeze && plan.tile_shape[k].is_one())) pos[k] = j++;
+  if (squeeze)
+    for (auto& d : plan.tile_shape)
+      if (!d.is_one()) out.squeezed.push_back(Lowerer::dim_to_expr(d));
   for (size_t k = 0; k < r; ++k) {
     const sema::Dim& d = plan.tile_shape[k];
     const sema::Dim& step = plan.steps.empty() ? d : plan.steps[k];
@@ -123,11 +137,11 @@ TilePointers emit_tile_pointers(Lowerer& L, const ArrayVal& array, const std::ve
       std::string nm = r == 1 ? hint + "_offs" : hint + "_offs_" + std::to_string(k);
       offs = L.bind(nm, offs);
     }
-    // Broadcast to rank r: offs[None, :, None] etc. (scalars broadcast as they are).
+    // Broadcast to the pointer rank: offs[None, :, None] etc. (scalars broadcast as they are).
     TExprPtr b = offs;
-    if (!unit && r > 1) {
+    if (!unit && pr > 1) {
       std::vector<TExprPtr> ix;
-      for (size_t j = 0; j < r; ++j) ix.push_back(j == k ? full_slice() : lit("None"));
+      for (size_t j = 0; j < pr; ++j) ix.push_back(j == pos[k] ? full_slice() : lit("None"));
       b = subscript(offs, ix);
     }
     if (!is_const(offs, "0")) ptrs = binop("+", ptrs, binop("*", b, array.strides[ax]));

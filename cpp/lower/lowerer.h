@@ -52,8 +52,19 @@ struct TmaRequirement {
   bool nan_padding = false; // padding_option="nan": floating-point dtypes only
 };
 
+/// A tile whose size sets the kernel's default number of warps (host
+/// launcher, runtime.cpp _c2t_num_warps): what a kernel loads, stores or
+/// accumulates in a matrix product. Each dim is an int literal or the name of
+/// a constexpr parameter of the function it was recorded in.
+struct TileFootprint {
+  std::vector<std::string> dims;
+  bool dot = false;  // a tl.dot accumulator (dims: ..., rows, columns)
+  bool operator==(const TileFootprint& o) const { return dims == o.dims && dot == o.dot; }
+};
+
 struct LoweredFunction {
   TFunction fn;
+  std::vector<TileFootprint> footprints;
   std::vector<TmaRequirement> tma;  // kernels: descriptors behind the flag
   std::string tma_flag;             // kernels: name of the constexpr flag ("" = no TMA path)
   LVal result;          // helpers: template of the returned value (exprs unused)
@@ -93,6 +104,12 @@ class Lowerer {
   std::string prelude(const std::string& helper);
   /// Records that the kernel used cuTile operation `op` (for the report).
   void note_op(const std::string& op);
+  /// Records a tile of `shape` for the launcher's num_warps choice; shapes
+  /// with a dim that is neither a literal nor a parameter name are skipped.
+  void note_footprint(const sema::Shape& shape, bool dot);
+  /// Adds a called helper's footprints, its parameter names replaced by the
+  /// caller's constexpr argument texts (`subst`); unmapped ones are dropped.
+  void add_footprints(const std::vector<TileFootprint>& fps, const std::map<std::string, std::string>& subst);
 
   /// A compile-time constant as a value (Triton literal for numbers).
   LVal constant(const sema::ConstValue& c, const syntax::Node* at);
@@ -228,6 +245,7 @@ class Lowerer {
   std::vector<TStmt> tma_setup_;
   std::map<std::string, std::string> tma_desc_names_;
   std::vector<TmaRequirement> tma_reqs_;
+  std::vector<TileFootprint> footprints_;
   std::set<std::string> constexpr_params_;
 };
 

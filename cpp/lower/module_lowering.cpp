@@ -81,6 +81,7 @@ LoweredModule ModuleLowering::run() {
       Lowerer L(*this, spec);
       LoweredFunction f = L.run();
       lk.fn = std::move(f.fn);
+      lk.footprints = std::move(f.footprints);
       lk.tma = std::move(f.tma);
       lk.tma_flag = f.tma_flag;
       lk.ok = f.ok;
@@ -140,6 +141,7 @@ HelperInstance* ModuleLowering::instantiate_helper(const Node* def, const std::v
   Lowerer L(*this, spec);
   LoweredFunction f = L.run();
   raw->fn = std::move(f.fn);
+  raw->footprints = std::move(f.footprints);
   raw->result = f.result;
   raw->has_result = f.has_result;
   raw->ok = f.ok;
@@ -312,6 +314,21 @@ LVal Lowerer::call_helper(const Node* call_node, const Node* def) {
     }
   }
   TExprPtr c = call(name(inst->emitted_name), cargs);
+  {
+    // The helper's footprints name its constexpr parameters and its tile parameters' extents
+    // (`q.shape[0]`): map both to this function's texts.
+    std::map<std::string, std::string> fsub;
+    for (size_t j = 0; j < vals.size(); ++j) {
+      std::string pname(params[j]->str("arg"));
+      if (vals[j].info.kind == VKind::Constexpr && vals[j].expr) fsub[pname] = source(vals[j].expr);
+      if (vals[j].info.kind != VKind::Tile || vals[j].info.shape.unknown_rank) continue;
+      for (size_t k = 0; k < vals[j].info.shape.size(); ++k) {
+        const sema::Dim& d = vals[j].info.shape[k];
+        fsub[pname + ".shape[" + std::to_string(k) + "]"] = d.value ? std::to_string(*d.value) : d.expr;
+      }
+    }
+    add_footprints(inst->footprints, fsub);
+  }
   if (!inst->has_result) {
     LVal none;
     none.info.kind = VKind::None;

@@ -22,6 +22,7 @@ struct LoweredKernel {
   const sema::KernelInfo* info = nullptr;
   std::vector<sema::ParamKind> params;   // cuTile parameters, for the host launcher
   TFunction fn;                          // the @triton.jit kernel
+  std::vector<TileFootprint> footprints; // tiles that set the launcher's default num_warps
   std::vector<TmaRequirement> tma;       // descriptors behind `tma_flag` (host checks them)
   std::string tma_flag;                  // constexpr TMA flag parameter ("" = pointer path only)
   // The module uses ct.mma_scaled: its float8_e8m0fnu scale arrays, which have
@@ -39,6 +40,7 @@ struct HelperInstance {
   std::vector<bool> passed;      // per helper parameter: passed at run time (else baked in)
   std::vector<LVal> param_args;  // the argument templates the instance was built for
   TFunction fn;
+  std::vector<TileFootprint> footprints;  // in the helper's parameter names
   LVal result;
   bool has_result = false;
   bool ok = false;

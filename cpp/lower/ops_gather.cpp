@@ -155,6 +155,7 @@ LVal gather(OpCall& c) {
   auto ea = element_access(c, "indices", bc->on, c.L.name_hint("gather"));
   if (!ea) return {};
   record_element_site(c, *ea, bc->on);
+  c.L.note_footprint(ea->shape, false);
   TExprPtr user = combine_user_mask(c, nullptr, ea->shape);
   if (c.has("mask") && !user && c.L.failed()) return {};
   TExprPtr mask = when_checked(*bc, ea->mask && user ? binop("&", ea->mask, user) : ea->mask ? ea->mask : user, user);
@@ -176,6 +177,7 @@ LVal scatter(OpCall& c) {
   auto ea = element_access(c, "indices", bc->on, c.L.name_hint(c.arg("array").ok() && c.arg("array").array ? c.arg("array").array->display : "scatter"));
   if (!ea) return {};
   record_element_site(c, *ea, bc->on);
+  c.L.note_footprint(ea->shape, false);
   LVal& v = c.arg("value");
   if (!v.ok()) return {};
   if (!ops::is_number_like(v)) {

@@ -152,21 +152,24 @@ LVal lower_tile_load(OpCall& c, const TileAccess& t) {
   plan.steps = t.steps;
   TExprPtr desc = tma_for(c, arr, plan, t.padding);
   record(c, arr, plan, (int)t.shape.size(), false);
-  auto tp = emit_tile_pointers(c.L, arr, t.index, plan, c.L.name_hint("tile"));
+  c.L.note_footprint(t.shape, false);
+  auto tp = emit_tile_pointers(c.L, arr, t.index, plan, c.L.name_hint("tile"), true);
+  // Loaded without its extent-1 axes (access_plan.h says why), then given the tile's shape.
+  auto unsqueeze = [&](TExprPtr e) { return tp.squeezed.empty() ? e : tl_call("reshape", {e, ops::shape_list(t.shape)}); };
   if (!t.sem.empty()) {
     TExprPtr none = lit("None");
     TExprPtr mask = tp.mask ? when_checked(t.bounds, tp.mask, none) : none;
     TExprPtr other = tp.mask ? when_checked(t.bounds, padding_value(c.L, t.padding, arr.dtype), none) : none;
     TExprPtr e = call(name(c.L.prelude("_c2t_load_ordered")),
                       {tp.ptrs, mask, other, lit_str(t.sem), lit_str(t.scope)});
-    return ops::make_value(e, t.shape, arr.dtype);
+    return ops::make_value(unsqueeze(e), t.shape, arr.dtype);
   }
   std::vector<std::pair<std::string, TExprPtr>> kw;
   if (tp.mask) {
     kw.push_back({"mask", when_checked(t.bounds, tp.mask, nullptr)});
     kw.push_back({"other", when_checked(t.bounds, padding_value(c.L, t.padding, arr.dtype), nullptr)});
   }
-  TExprPtr e = tl_call("load", {tp.ptrs}, kw);
+  TExprPtr e = unsqueeze(tl_call("load", {tp.ptrs}, kw));
   // Both paths pad with zero (UNDETERMINED/ZERO) or NaN (NAN): see tma.cpp.
   if (desc) {
     e = ifexp(c.L.tma_flag(), method(desc, "load", {tma_offsets(t.index, plan)}), e);
@@ -261,6 +264,7 @@ LVal lower_tile_store(OpCall& c, const TileAccess& t, const LVal& tile) {
   plan.steps = t.steps;
   TExprPtr desc = tma_for(c, arr, plan, "ZERO");
   record(c, arr, plan, (int)t.shape.size(), true);
+  c.L.note_footprint(t.shape, false);
   // With a descriptor: `if USE_TMA: desc.store(...) else: <pointer store>`
   // (the descriptor store also converts to the element type and drops
   // out-of-bounds elements, triton_target.md §1.1/§1.3).
@@ -270,17 +274,23 @@ LVal lower_tile_store(OpCall& c, const TileAccess& t, const LVal& tile) {
     branch.body.push_back(TStmt::expr(method(desc, "store", {tma_offsets(t.index, plan), tile.expr})));
     c.L.push_block(&branch.orelse);
   }
-  auto tp = emit_tile_pointers(c.L, arr, t.index, plan, arr.display);
+  // A tile value loses its extent-1 axes with the pointers' (access_plan.h); scalars broadcast.
+  // (only a tile of exactly the access's shape: a broadcast one keeps the full-rank pointers).
+  sema::Shape ts = ops::shape_of(tile);
+  bool is_tile = tile.info.kind == sema::VKind::Tile && !ts.unknown_rank && ts.size() == t.shape.size();
+  for (size_t k = 0; is_tile && k < ts.size(); ++k) is_tile = ts[k].same(t.shape[k]);
+  auto tp = emit_tile_pointers(c.L, arr, t.index, plan, arr.display, is_tile);
+  TExprPtr value = tp.squeezed.empty() ? tile.expr : tl_call("reshape", {tile.expr, list(tp.squeezed)});
   if (!t.sem.empty()) {
     TExprPtr none = lit("None");
     TExprPtr mask = tp.mask ? when_checked(t.bounds, tp.mask, none) : none;
     return ops::make_none(call(name(c.L.prelude("_c2t_store_ordered")),
-                               {tp.ptrs, tile.expr, mask, lit_str(t.sem), lit_str(t.scope)}));
+                               {tp.ptrs, value, mask, lit_str(t.sem), lit_str(t.scope)}));
   }
   std::vector<std::pair<std::string, TExprPtr>> kw;
   if (tp.mask) kw.push_back({"mask", when_checked(t.bounds, tp.mask, nullptr)});
   // tl.store converts to the array's element type (cuTile allows only widening; valid input never narrows).
-  TExprPtr st = tl_call("store", {tp.ptrs, tile.expr}, kw);
+  TExprPtr st = tl_call("store", {tp.ptrs, value}, kw);
   if (!desc) return ops::make_none(st);
   c.L.emit(TStmt::expr(st));
   c.L.pop_block();
