@@ -357,8 +357,8 @@ def _corpus() -> pathlib.Path | None:
 def _corpus_kernel_module(tmp_path, rel: str, name: str) -> types.ModuleType:
     """The converted kernels and launchers of a corpus file, without its host
     code (which imports tilegym / torch.distributed): every @triton.jit
-    function and launch_* definition, plus the runtime's _c2t_run_kernel the
-    launchers call, executed in a fresh module."""
+    function and launch_* definition, plus the runtime's _c2t_run_kernel and
+    _c2t_num_warps the launchers call, executed in a fresh module."""
     corpus = _corpus()
     if corpus is None:
         pytest.skip("C2T_CORPUS not set")
@@ -367,11 +367,13 @@ def _corpus_kernel_module(tmp_path, rel: str, name: str) -> types.ModuleType:
     lines = code.splitlines(keepends=True)
     keep, take = ["import triton\nimport triton.language as tl\n\n"], False
     for ln in lines:
-        if ln.startswith(("@triton.jit", "def launch_", "def _c2t_run_kernel", "_c2t_fitting_stages = ")):
+        if ln.startswith(("@triton.jit", "def launch_", "def _c2t_run_kernel", "_c2t_fitting_stages = ",
+                          "def _c2t_num_warps", "_c2t_num_warps_of = ")):
             take = True
         elif ln and not ln[0].isspace() and not ln.startswith((")", "def ")) and take:
             take = False
-        elif (ln.startswith("def ") and not ln.startswith(("def launch_", "def _c2t_run_kernel")) and take
+        elif (ln.startswith("def ") and not ln.startswith(("def launch_", "def _c2t_run_kernel", "def _c2t_num_warps"))
+              and take
               and keep[-1].strip() != "@triton.jit"):
             take = False
         if take:

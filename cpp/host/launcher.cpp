@@ -86,10 +86,12 @@ std::string list_table_source(const sema::ParamKind& p, const std::string& items
   return o;
 }
 
-// `options.setdefault("num_warps", _c2t_num_warps(...))` from the kernel's
+// `options["num_warps"] = _c2t_num_warps(...)` (unless given) from the kernel's
 // tile footprints (lower/lowerer.h TileFootprint), in the launcher's names
 // of its constexpr parameters; "" when no footprint is expressible there.
 std::string num_warps_source(const lower::LoweredKernel& k, const std::map<std::string, std::string>& renamed) {
+  if (k.worker_warps > 0)
+    return "    options.setdefault(\"num_warps\", " + std::to_string(k.worker_warps) + ")  # @ct.kernel(num_worker_warps=...)\n";
   std::set<std::string> constexprs;
   for (auto& p : k.params)
     if (p.kind == sema::ParamKind::Kind::Constexpr) constexprs.insert(p.name);
@@ -128,8 +130,8 @@ std::string num_warps_source(const lower::LoweredKernel& k, const std::map<std::
     for (auto& x : v) t += (t.empty() ? "" : ", ") + x;
     return "(" + t + (v.size() == 1 ? ",)" : ")");
   };
-  return "    options.setdefault(\"num_warps\", _c2t_num_warps(lambda: " + tuple(dots) + ", lambda: " + tuple(tiles) +
-         "))\n";
+  return "    if \"num_warps\" not in options:\n        options[\"num_warps\"] = _c2t_num_warps(lambda: " + tuple(dots) +
+         ", lambda: " + tuple(tiles) + ")\n";
 }
 
 }  // namespace

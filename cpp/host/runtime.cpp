@@ -57,6 +57,9 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
         return result
 
 
+_c2t_num_warps_of = {}  # (dots, tiles) -> num_warps: launches repeat their tile sizes
+
+
 def _c2t_num_warps(dots, tiles):
     """num_warps for a launch that chose none, from the kernel's tile sizes. cuTile sizes each
     kernel's thread blocks itself; Triton's default is 4 warps whatever the tiles, which on the
@@ -69,14 +72,19 @@ def _c2t_num_warps(dots, tiles):
     tiles spills registers at 4 warps, a 128 x 128 GEMM tile ran as fast or faster at 4.
     Otherwise one warp per 1024 elements of the largest tile (32 per thread), from 4 to 16."""
     try:
-        d, t = dots(), tiles()
+        key = (dots(), tiles())
     except TypeError:  # an extent that is not an int at run time: Triton's default
         return 4
-    if d:
-        return 8 if sum(e for _, e in d) > 16384 and max(r for r, _ in d) >= 128 else 4
-    big, warps = max(t, default=0), 4
-    while warps < 16 and big >= 2048 * warps:
-        warps *= 2
+    warps = _c2t_num_warps_of.get(key)
+    if warps is None:
+        d, t = key
+        if d:
+            warps = 8 if sum(e for _, e in d) > 16384 and max(r for r, _ in d) >= 128 else 4
+        else:
+            big, warps = max(t, default=0), 4
+            while warps < 16 and big >= 2048 * warps:
+                warps *= 2
+        _c2t_num_warps_of[key] = warps
     return warps
 )PY";
 
@@ -142,10 +150,15 @@ def _c2t_on_stream(stream, launcher, grid, *args):
     launch runs inside torch.cuda.stream(stream) unless that stream is already current."""
     import torch
 
-    if not isinstance(stream, torch.cuda.Stream) or stream == torch.cuda.current_stream(stream.device):
-        return launcher(grid, *args)
-    with torch.cuda.stream(stream):
-        return launcher(grid, *args)
+    if isinstance(stream, torch.cuda.Stream):
+        try:  # the raw-handle query Triton's own launcher uses: torch.cuda.current_stream() costs ~10 us
+            current = torch._C._cuda_getCurrentRawStream(stream.device_index) == stream.cuda_stream
+        except AttributeError:
+            current = stream == torch.cuda.current_stream(stream.device)
+        if not current:
+            with torch.cuda.stream(stream):
+                return launcher(grid, *args)
+    return launcher(grid, *args)
 )PY";
 
 // cuTile's tune.exhaustive_search: same signature and result shape

@@ -63,9 +63,18 @@ LoweredModule ModuleLowering::run() {
                 : p.kind == sema::ParamKind::Kind::Tuple ? "tuple" : "scalar";
       rep.params.push_back(pr);
     }
-    for (auto& [opt, node] : k.options)
-      rep.notes.push_back("kernel option " + opt + " has no direct Triton equivalent and is not applied");
     LoweredKernel lk;
+    for (auto& [opt, node] : k.options) {
+      // num_worker_warps: the warps that run the tile code, Triton's num_warps (runtime.cpp
+      // _c2t_launch_options does the same for hints given at launch).
+      auto c = opt == "num_worker_warps" ? mi_.fold(node) : std::nullopt;
+      if (c && c->kind == sema::ConstValue::Kind::Int && c->i > 0) {
+        lk.worker_warps = (int)c->i;
+        rep.notes.push_back("kernel option num_worker_warps=" + std::to_string(c->i) + " is the launch's default num_warps");
+        continue;
+      }
+      rep.notes.push_back("kernel option " + opt + " has no direct Triton equivalent and is not applied");
+    }
     lk.info = &k;
     lk.params = params;
     bool param_errors = false;

@@ -1,0 +1,186 @@
+"""Launch options the converted launchers choose (BENCHMARKS.md, "Launch options").
+
+cuTile sizes each kernel's thread blocks itself; Triton launches 4 warps unless told otherwise,
+which on the H200 spilled registers and starved large tiles. The launchers therefore default
+num_warps from the kernel's tile footprints (the runtime's _c2t_num_warps), and tiles with
+extent-1 axes around a matrix are loaded without them. Checked here: the rule itself, that
+launchers apply it (from sizes only known at launch, through helper calls) without overriding a
+caller's or a cuTile hint's choice, that the squeezed loads and stores compute the same values
+on ragged sizes (interpreter), and, compiled for sm_90 on this CPU, that the warps chosen leave
+no register spills and the K loop's loads stay software-pipelined (cp.async).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from c2t_interp import assert_close, convert, dev, fresh_seed, load
+
+import torch  # noqa: E402  (after c2t_interp set TRITON_INTERPRET)
+
+SRC = '''
+import cuda.tile as ct
+import torch
+
+ConstInt = ct.Constant[int]
+
+
+@ct.kernel
+def row_scale(x, out, TILE: ConstInt):
+    i = ct.bid(0)
+    t = ct.load(x, index=(i, 0), shape=(1, TILE), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(out, index=(i, 0), tile=t * 2.0)
+
+
+def acc_tile(a, b, acc):
+    return ct.mma(a, b, acc)
+
+
+@ct.kernel
+def bmm(A, B, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    bm, bn, bq = ct.bid(0), ct.bid(1), ct.bid(2)
+    acc = ct.full((TM, TN), 0.0, dtype=ct.float32)
+    for k in range(ct.num_tiles(A, axis=2, shape=(1, TM, TK))):
+        a = ct.load(A, index=(bq, bm, k), shape=(1, TM, TK), padding_mode=ct.PaddingMode.ZERO).reshape((TM, TK))
+        b = ct.load(B, index=(bq, k, bn), shape=(1, TK, TN), padding_mode=ct.PaddingMode.ZERO).reshape((TK, TN))
+        acc = acc_tile(a, b, acc)
+    ct.store(C, index=(bq, bm, bn), tile=acc.astype(C.dtype).reshape((1, TM, TN)))
+
+
+def run_bmm(a, b, tm, tn, tk):
+    c = torch.empty((a.shape[0], a.shape[1], b.shape[2]), dtype=a.dtype, device=a.device)
+    grid = (ct.cdiv(a.shape[1], tm), ct.cdiv(b.shape[2], tn), a.shape[0])
+    ct.launch(torch.cuda.current_stream(), grid, bmm, (a, b, c, tm, tn, tk))
+    return c
+'''
+
+
+@pytest.fixture(scope="module")
+def code():
+    return convert(SRC, filename="launch_options.py")
+
+
+@pytest.fixture
+def mod(code, tmp_path):
+    return load(code, tmp_path, "launch_options")
+
+
+class Recorder:
+    """Stands in for a @triton.jit kernel and records each launch's options."""
+
+    params = ()
+
+    def __init__(self):
+        self.options = []
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self.options.append(kwargs)
+
+
+def test_num_warps_rule(mod):
+    w = mod._c2t_num_warps
+    # Without tl.dot: one warp per 1024 elements of the largest tile, from 4 to 16.
+    assert [w(lambda: (), lambda: (n,)) for n in (64, 1024, 8191, 8192, 16384, 1 << 20)] == [4, 4, 4, 8, 16, 16]
+    assert w(lambda: (), lambda: (512, 16 * 1024)) == 16  # the largest tile counts
+    # With tl.dot: 8 warps for accumulators of more than 16384 elements with 128+ rows.
+    assert w(lambda: ((128, 128 * 128),), lambda: (1 << 20,)) == 4  # a 128x128 GEMM tile; loads do not count
+    assert w(lambda: ((128, 128 * 256),), lambda: ()) == 8
+    assert w(lambda: ((128, 128 * 64), (128, 128 * 128)), lambda: ()) == 8  # attention: QK^T and PV
+    assert w(lambda: ((64, 64 * 64), (64, 64 * 256)), lambda: ()) == 4  # 64-row tiles: one warp group each
+    assert w(lambda: (), lambda: (None * 2,)) == 4  # noqa -- an extent that is no int: Triton's default
+
+
+def test_launchers_choose_warps_from_launch_time_tile_sizes(code, mod):
+    assert 'if "num_warps" not in options:' in code
+    rec = Recorder()
+    mod.row_scale = rec
+    x = dev(torch.randn(3, 100))
+    for tile in (128, 16384):
+        mod.launch_row_scale((3,), x, torch.empty_like(x), tile)
+    mod.launch_row_scale((3,), x, torch.empty_like(x), 16384, num_warps=2)  # the caller's choice stays
+    assert [o["num_warps"] for o in rec.options] == [4, 16, 2]
+
+
+def test_dot_footprint_crosses_helper_calls(code, mod):
+    # The accumulator lives in a helper whose tile parameters have no sizes of their own: the
+    # launcher still sees TM x TN from the call site.
+    assert "lambda: ((TM, TM * TN),)" in code, code
+    rec = Recorder()
+    mod.bmm = rec
+    a = dev(torch.randn(1, 8, 8))
+    for tm, tn in ((128, 128), (128, 256), (64, 256)):
+        mod.launch_bmm((1, 1, 1), a, a, a, tm, tn, 64)
+    assert [o["num_warps"] for o in rec.options] == [4, 8, 4]
+
+
+def test_cutile_hint_num_worker_warps_is_kept(tmp_path):
+    src = SRC.replace("@ct.kernel\ndef row_scale", "@ct.kernel(num_worker_warps=2)\ndef row_scale")
+    src += '''
+
+def scale(x, tile):
+    out = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (x.shape[0],), row_scale, (x, out, tile))
+    return out
+'''
+    m = load(convert(src, filename="hinted.py"), tmp_path, "hinted")
+    rec = Recorder()
+    m.row_scale = rec
+    m.scale(dev(torch.randn(2, 8)), 16384)
+    assert rec.options[-1]["num_warps"] == 2
+
+
+def test_squeezed_loads_and_stores(code):
+    # A (1, TM, TK) tile is loaded as (TM, TK) and reshaped; the store drops the unit axis again.
+    assert re.search(r"tl\.reshape\(\s*tl\.load\(\s*A_ptr \+ bq \* A_stride_0 \+ a_offs_1\[:, None\]", code), code
+    assert "[1, TM, TK]" in code
+    assert re.search(r"tl\.reshape\([^\n]*, \[TM, TN\]\)", code), code
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+def test_squeezed_bmm_matches_torch_on_ragged_sizes(mod, dtype):
+    g = torch.Generator().manual_seed(fresh_seed())
+    q, m, k, n = 2, 37, 45, 29  # none a multiple of the tiles
+    a = torch.randn(q, m, k, generator=g).to(dtype)
+    b = torch.randn(q, k, n, generator=g).to(dtype)
+    got = mod.run_bmm(dev(a), dev(b), 16, 16, 16)
+    want = torch.bmm(a.double(), b.double()).to(dtype)
+    assert_close(got, want, relaxed=True)
+
+
+def _ptxas_spills(ptx: str) -> int:
+    from triton import knobs
+
+    with tempfile.TemporaryDirectory() as d:
+        src = Path(d, "k.ptx")
+        src.write_text(ptx)
+        r = subprocess.run([knobs.nvidia.ptxas.path, "-v", "--gpu-name=sm_90a", str(src), "-o", str(Path(d, "k.o"))],
+                           capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    spills = re.findall(r"(\d+) bytes spill stores", r.stderr + r.stdout)
+    assert spills, r.stderr
+    return int(spills[-1])
+
+
+@pytest.mark.parametrize("tm,tn", [(128, 128), (128, 256)])
+def test_sm90_no_spills_and_pipelined_k_loop(code, tmp_path, tm, tn):
+    from triton_compile_check import compile_launch, load_for_compile
+
+    try:
+        from triton import knobs
+
+        if not knobs.nvidia.ptxas.path:
+            pytest.skip("no ptxas")
+    except Exception as e:  # pragma: no cover
+        pytest.skip(f"installed Triton has no CUDA backend: {e}")
+    gm = load_for_compile(code, tmp_path, "launch_options_gpu")
+    a = torch.empty(2, 1024, 1024, dtype=torch.float16)
+    stages = compile_launch(gm.launch_bmm, (8, 8, 2), a, a, a, tm, tn, 64, last_stage="ptx")
+    ttgir = stages["ttgir"]
+    assert "ttng.warp_group_dot" in ttgir  # Hopper's wgmma
+    assert "ttg.async_copy_global_to_local" in ttgir  # the K loop's loads are pipelined
+    assert _ptxas_spills(stages["ptx"]) == 0
