@@ -464,6 +464,54 @@ def run(a):
     assert_close(m.run(a), torch.clamp(a + 1.5, min=0.0))
 
 
+def test_sibling_helper_that_only_calls_tile_helpers_is_copied(tmp_path):
+    # TileGym's activation/gelu.py: gelu_forward_ct(x, BLOCK: ct.Constant[int]) has no ct.*
+    # call of its own, only a call of another tile helper. It is tile code all the same (was:
+    # taken for a host function, left imported, and geglu's kernel lost that branch on the GPU).
+    src = tmp_path / "src" / "pkg" / "cutile"
+    src.mkdir(parents=True)
+    (src / "helpers.py").write_text('''
+import cuda.tile as ct
+
+
+def cdf(x, TILE: ct.Constant[int]):
+    return ct.full((TILE,), 0.5, dtype=x.dtype) * x
+
+
+def plain(x, TILE: ct.Constant[int]):
+    return x * cdf(x, TILE)
+
+
+def untyped(x):
+    return plain(x, 16) + 1.0
+''')
+    (src / "user.py").write_text('''
+import cuda.tile as ct
+import torch
+from .helpers import untyped
+
+
+@ct.kernel
+def k(a, out):
+    i = ct.bid(0)
+    x = ct.load(a, index=(i,), shape=(16,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(out, index=(i,), tile=untyped(x))
+
+
+def run(a):
+    out = torch.empty_like(a)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(a.shape[0], 16),), k, (a, out))
+    return out
+''')
+    code = convert((src / "user.py").read_text(), filename=str(src / "user.py"))
+    assert "from .helpers import" not in code and "cannot be converted" not in code, code
+    for f in ("untyped", "plain", "cdf"):
+        assert f"@triton.jit\ndef {f}(" in code, code
+    m = load(code, tmp_path, "user_chain")
+    a = dev(torch.randn(40))
+    assert_close(m.run(a), a * a * 0.5 + 1.0)
+
+
 def test_error_in_a_sibling_tile_helper_names_its_file_and_line(tmp_path):
     # The helper is compiled in the importing module (copied in, driver/splice.h);
     # its error is reported at the import, naming the helper's own file:line:col.

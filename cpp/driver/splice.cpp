@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <vector>
@@ -127,6 +128,38 @@ Splice splice_imported_helpers(const Node* module, const std::set<std::string>& 
       });
       return found;
     };
+    // A ct.Constant parameter marks tile code too (host code takes no compile-time
+    // constants); so does calling a sibling tile helper (TileGym's gelu_forward_ct only
+    // calls standard_normal_cdf_ct, which uses cuTile).
+    auto constant_param = [&](const Node* st) {
+      bool found = false;
+      sema::walk(st, [&](const Node* n) {
+        if (auto* a = n->is("arg") ? n->child("annotation") : nullptr)
+          sema::walk(a, [&](const Node* m) {
+            found = found || (m->is("Attribute") && m->str("attr") == "Constant");
+            return !found;
+          });
+        return !found;
+      });
+      return found;
+    };
+    std::map<const Node*, bool> tile_memo;
+    std::function<bool(const Node*)> is_tile_helper = [&](const Node* st) {
+      auto [it, fresh] = tile_memo.emplace(st, false);  // false while in progress: recursion ends
+      if (!fresh) return it->second;
+      bool tile = uses_ct(st) || constant_param(st);
+      // Calls of undecorated sibling functions only: host code names kernels too (ct.launch).
+      sema::walk(st, [&](const Node* n) {
+        if (tile) return false;
+        const Node* f = n->is("Call") ? n->child("func") : nullptr;
+        if (!f || !f->is("Name")) return true;
+        auto d = defs.find(std::string(f->str("id")));
+        tile = d != defs.end() && d->second != st && d->second->is("FunctionDef") &&
+               nodes_of(d->second, "decorator_list").empty() && is_tile_helper(d->second);
+        return !tile;
+      });
+      return tile_memo[st] = tile;
+    };
     // The imported tile helpers, then what they refer to in the sibling.
     std::vector<const Node*> todo;
     std::set<std::string> wanted;
@@ -137,7 +170,7 @@ Splice splice_imported_helpers(const Node* module, const std::set<std::string>& 
         continue;
       }
       auto it = defs.find(n);
-      if (!a->str("asname").empty() || it == defs.end() || !it->second->is("FunctionDef") || !uses_ct(it->second))
+      if (!a->str("asname").empty() || it == defs.end() || !it->second->is("FunctionDef") || !is_tile_helper(it->second))
         continue;
       wanted.insert(n);
       todo.push_back(it->second);
