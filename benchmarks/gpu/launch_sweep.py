@@ -12,6 +12,7 @@ them). Timing is TileGym's ``profile_with_l2flush`` (kernel-only device
 time, L2 flushed, median). Every result is checked against PyTorch first.
 
   python3 launch_sweep.py --tilegym TILEGYM --converted CONV --out OUT.jsonl [--cases rms,bmm ...]
+  python3 launch_sweep.py --render OUT.jsonl     # Markdown tables
 """
 
 from __future__ import annotations
@@ -125,7 +126,7 @@ def cases(torch, tilegym):
             w = torch.randn(N, dtype=dt, device=dev)
             b = torch.randn(N, dtype=dt, device=dev)
             fn = lambda be: tilegym.ops.persistent_layer_norm(input=x, normalized_shape=(N,), weight=w, bias=b, eps=1e-6,
-                                                              backend=be)
+                                                              backend=be)[0]  # (y, mean, rstd, ...)
             ref = lambda: torch.nn.functional.layer_norm(x.float(), (N,), w.float(), b.float(), 1e-6).to(dt)
             return fn, ref, 2 * x.numel() * x.element_size(), "GB/s"
         return make
@@ -219,7 +220,34 @@ SETTINGS = {
 }
 
 
+def render(points: Path) -> str:
+    """A Markdown table per case from the points file: one row per shape, one column per setting
+    (value and unit; the best converted setting in bold)."""
+    rows: dict = {}
+    for line in points.read_text().splitlines():
+        r = json.loads(line)
+        label = r["backend"] if r["backend"] != C2T else (
+            "auto" if r["setting"] == "auto" else ", ".join(f"{k}={v}" for k, v in r["setting"].items()))
+        cell = f"{r['value']:.0f}" if "value" in r else "error: " + r["error"].split(":")[0]
+        rows.setdefault(r["case"], {}).setdefault(r["shape"], {})[label] = (cell, r.get("value"), r["unit"])
+    out = []
+    for case, shapes in rows.items():
+        cols = list(dict.fromkeys(c for cells in shapes.values() for c in cells))
+        unit = next(iter(next(iter(shapes.values())).values()))[2]
+        out += [f"#### {case} ({unit})", "", "| shape | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
+        for shape, cells in shapes.items():
+            best = max((v for c, (_, v, _) in cells.items() if v is not None and c != "cutile"), default=None)
+            fmt = [("**" + cells[c][0] + "**" if cells[c][1] == best and best is not None else cells[c][0])
+                   if c in cells else "" for c in cols]
+            out.append(f"| {shape} | " + " | ".join(fmt) + " |")
+        out.append("")
+    return "\n".join(out)
+
+
 def main() -> int:
+    if len(sys.argv) == 3 and sys.argv[1] == "--render":
+        print(render(Path(sys.argv[2])))
+        return 0
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tilegym", required=True, type=Path)
     ap.add_argument("--converted", required=True, type=Path)

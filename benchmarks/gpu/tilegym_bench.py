@@ -3,9 +3,12 @@ more backend: cuTile vs cutile2triton's conversion vs TileGym's hand-written Tri
 benchmarks one) vs PyTorch.
 
 TileGym's tests/benchmark/bench_*.py each build ``triton.testing.Benchmark``s whose ``line_arg`` is
-``backend`` (values "cutile", "torch", sometimes "triton"/"tilecpp") and time with
-``bench_utils.profile_with_l2flush`` (kernel-only device time from torch.profiler, median of
-``rep`` runs, L2 flushed before each). Nothing in TileGym is edited. In each bench file's own
+``backend`` (values "cutile", "torch", sometimes "triton"/"tilecpp") and time with a timer each
+file chooses (TIMERS below): ``bench_utils.profile_with_l2flush`` (kernel-only device time from
+torch.profiler, median of ``rep`` runs, L2 flushed before each; its rep/warmup are this script's
+options), ``triton.testing.do_bench_cudagraph`` (device time of CUDA-graph replays), or
+``triton.testing.do_bench`` (CUDA events around each call: when the host takes longer to launch
+than the kernel runs, this times the host). Nothing in TileGym is edited. In each bench file's own
 process, this script
 
 * mounts the converted tree and registers its ops under the backend ``c2t_triton``
@@ -50,6 +53,13 @@ DEFAULT_FILES = [
     "bench_persistent_matmul.py", "bench_group_gemm.py", "bench_fused_attention.py", "bench_mla.py",
     "bench_mla_decoding.py", "bench_gemma_attention.py",
 ]
+# The timer each bench file calls (TileGym 75a14307), for the report: small shapes timed with do_bench
+# measure host launch cost as much as the kernel (BENCHMARKS.md, "Host launch cost").
+TIMERS = {
+    "bench_softmax.py": "profile_with_l2flush", "bench_rmsnorm.py": "profile_with_l2flush",
+    "bench_bmm.py": "do_bench", "bench_gemma_attention.py": "do_bench", "bench_layernorm.py": "do_bench",
+    "bench_group_gemm.py": "do_bench", "bench_nvfp4_quantize.py": "do_bench",
+}  # the others: do_bench_cudagraph
 # Not run by default: bench_mix_triton_cutile.py (a demo mixing both in one model, its backends are not
 # ops), bench_nvfp4_quantize.py (nvfp4_quantize does not convert: fp4 packing; 48 shapes of cuTile alone).
 
@@ -312,13 +322,17 @@ def render(out: Path) -> dict:
     g_all = geomean(all_ratios)
     head = ["# TileGym's benchmarks: cuTile vs converted Triton vs TileGym Triton vs PyTorch", "",
             f"Higher is better in every unit used (GB/s, TFLOPS, FLOPS); converted/cuTile > 1 means the "
-            f"converted op is faster. Timing: TileGym's `profile_with_l2flush` (kernel-only device time, "
-            f"L2 flushed, median) with warmup={meta.get('warmup', '?')}, rep={meta.get('rep', '?')}; "
-            f"at most {meta.get('max_x', '?')} x values per Benchmark (evenly spread, largest included).", "",
-            "| bench file | shapes with both | geomean converted/cuTile | shapes < 0.8× |", "|---|---|---|---|"]
+            f"converted op is faster. Timing: each bench file's own timer (column `timer`): TileGym's "
+            f"`profile_with_l2flush` (kernel-only device time, L2 flushed, median; here warmup="
+            f"{meta.get('warmup', '?')}, rep={meta.get('rep', '?')}), `do_bench_cudagraph` (device time of "
+            f"graph replays) or `do_bench` (events around each call, host launch cost included when it "
+            f"exceeds the kernel's time); at most {meta.get('max_x', '?')} x values per Benchmark (evenly "
+            f"spread, largest included).", "",
+            "| bench file | timer | shapes with both | geomean converted/cuTile | shapes < 0.8× |",
+            "|---|---|---|---|---|"]
     for fname, s in per_file.items():
-        head.append(f"| {fname} | {s['points']} | " + (f"{s['geomean']:.2f}×" if s["points"] else "—") +
-                    f" | {s['below_0_8']} |")
+        head.append(f"| {fname} | {TIMERS.get(fname, 'do_bench_cudagraph')} | {s['points']} | " +
+                    (f"{s['geomean']:.2f}×" if s["points"] else "—") + f" | {s['below_0_8']} |")
     head += ["", f"**Geometric mean converted/cuTile over all {len(all_ratios)} shapes: "
              + (f"{g_all:.2f}×" if all_ratios else "—") + "**", ""]
     if meta.get("runs"):
