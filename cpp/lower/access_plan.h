@@ -52,8 +52,9 @@ AccessPlan plan_tile_access(const ArrayVal& array, const sema::Shape& tile_shape
 
 /// Pointer expression (and mask, null when not needed) of a tile access,
 /// emitting the offset computations as statements named after `hint`.
-/// With `squeeze`, the extent-1 axes of a tile with two or more other axes
-/// take no pointer dimension: the pointers have the rank of the other axes and
+/// With `squeeze`, the leading extent-1 axes of a tile with two or more other
+/// axes (and no other unit axis) take no pointer dimension: the pointers have
+/// the rank of the other axes and
 /// `squeezed` lists those axes' extents (the caller reshapes between the two).
 /// Why: a (1, TM, TK) tile reshaped to (TM, TK) for tl.dot cost Triton a
 /// layout conversion per load (sm_90 TTGIR of TileGym's bmm: 5 convert_layout
