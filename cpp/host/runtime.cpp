@@ -53,6 +53,11 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
             if e.name != "shared memory" or stages == 1:
                 raise
             continue
+        if stages is not None and key not in fits:  # said once per specialization
+            import warnings
+
+            warnings.warn(f"cutile2triton: {getattr(kernel, '__name__', kernel)} overflows shared memory at "
+                          f"Triton's default num_stages; launched with num_stages={stages}", stacklevel=3)
         fits[key] = stages
         return result
 
