@@ -54,8 +54,8 @@ AccessPlan plan_tile_access(const ArrayVal& array, const sema::Shape& tile_shape
 /// emitting the offset computations as statements named after `hint`.
 /// With `squeeze`, the leading extent-1 axes of a tile with two or more other
 /// axes (and no other unit axis) take no pointer dimension: the pointers have
-/// the rank of the other axes and
-/// `squeezed` lists those axes' extents (the caller reshapes between the two).
+/// the rank of the other axes and `squeezed` lists those axes' extents (the
+/// caller reshapes between the two).
 /// Why: a (1, TM, TK) tile reshaped to (TM, TK) for tl.dot cost Triton a
 /// layout conversion per load (sm_90 TTGIR of TileGym's bmm: 5 convert_layout
 /// ops, 1 when loaded as (TM, TK)); tl.reshape(tl.reshape(x, A), B) folds.

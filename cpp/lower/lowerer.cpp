@@ -1,8 +1,6 @@
 // Lowerer: setup, services and statements. Expressions: lower_expr.cpp.
 #include "lower/lowerer.h"
 
-#include <algorithm>
-#include <cctype>
 #include <optional>
 
 #include "lower/module_lowering.h"
@@ -35,72 +33,12 @@ void Lowerer::note_op(const std::string& op) {
   ops.push_back(op);
 }
 
-namespace {
-
-bool is_identifier(const std::string& s) {
-  if (s.empty() || std::isdigit((unsigned char)s[0])) return false;
-  for (char ch : s)
-    if (!std::isalnum((unsigned char)ch) && ch != '_') return false;
-  return true;
-}
-
-bool is_int_literal(const std::string& s) {
-  if (s.empty()) return false;
-  for (char ch : s)
-    if (!std::isdigit((unsigned char)ch)) return false;
-  return true;
-}
-
-// `p.shape[k]`: an extent of a tile parameter of a helper (setup_helper_params),
-// which the caller maps to its own extent of the argument (call_helper).
-bool is_param_extent(const std::string& s) {
-  size_t dot = s.find(".shape[");
-  if (dot == std::string::npos || s.back() != ']') return false;
-  return is_identifier(s.substr(0, dot)) && is_int_literal(s.substr(dot + 7, s.size() - dot - 8));
-}
-
-void add_unique(std::vector<TileFootprint>& to, TileFootprint f) {
-  if (std::find(to.begin(), to.end(), f) == to.end()) to.push_back(std::move(f));
-}
-
-}  // namespace
-
 void Lowerer::note_footprint(const sema::Shape& shape, bool dot) {
-  TileFootprint f;
-  f.dot = dot;
-  // An extent only Triton knows: the tile has no say in the launch options,
-  // but a matrix product of unknown size still marks the kernel as one (no dims).
-  bool known = !shape.unknown_rank && !shape.empty();
-  for (size_t k = 0; known && k < shape.size(); ++k) {
-    const sema::Dim& d = shape[k];
-    if (d.value) f.dims.push_back(std::to_string(*d.value));
-    else if (is_identifier(d.expr) || is_param_extent(d.expr)) f.dims.push_back(d.expr);
-    else known = false;
-  }
-  if (!known) {
-    if (!dot) return;
-    f.dims.clear();
-  }
-  add_unique(footprints_, std::move(f));
+  if (auto f = footprint_of(shape, dot)) add_footprint(footprints_, std::move(*f));
 }
 
 void Lowerer::add_footprints(const std::vector<TileFootprint>& fps, const std::map<std::string, std::string>& subst) {
-  for (auto& fp : fps) {
-    TileFootprint f;
-    f.dot = fp.dot;
-    bool ok = true;
-    for (auto& d : fp.dims) {  // (a dot of unknown size stays one: no dims to map)
-      if (is_int_literal(d)) {
-        f.dims.push_back(d);
-        continue;
-      }
-      auto it = subst.find(d);
-      ok = ok && it != subst.end() && (is_identifier(it->second) || is_int_literal(it->second) || is_param_extent(it->second));
-      if (ok) f.dims.push_back(it->second);
-    }
-    if (ok) add_unique(footprints_, std::move(f));
-    else if (f.dot) add_unique(footprints_, TileFootprint{{}, true});
-  }
+  for (auto& f : map_footprints(fps, subst)) add_footprint(footprints_, std::move(f));
 }
 
 void Lowerer::error(const Node* at, const std::string& msg) {

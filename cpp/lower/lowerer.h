@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "lower/footprint.h"
 #include "lower/options.h"
 #include "lower/report.h"
 #include "lower/triton_ast.h"
@@ -50,16 +51,6 @@ struct TmaRequirement {
   std::string param;        // cuTile array parameter
   std::string inner_block;  // last block extent: an int literal or a constexpr parameter name
   bool nan_padding = false; // padding_option="nan": floating-point dtypes only
-};
-
-/// A tile whose size sets the kernel's default number of warps (host
-/// launcher, runtime.cpp _c2t_num_warps): what a kernel loads, stores or
-/// accumulates in a matrix product. Each dim is an int literal or the name of
-/// a constexpr parameter of the function it was recorded in.
-struct TileFootprint {
-  std::vector<std::string> dims;
-  bool dot = false;  // a tl.dot accumulator (dims: ..., rows, columns)
-  bool operator==(const TileFootprint& o) const { return dims == o.dims && dot == o.dot; }
 };
 
 struct LoweredFunction {
@@ -104,11 +95,9 @@ class Lowerer {
   std::string prelude(const std::string& helper);
   /// Records that the kernel used cuTile operation `op` (for the report).
   void note_op(const std::string& op);
-  /// Records a tile of `shape` for the launcher's num_warps choice; shapes
-  /// with a dim that is neither a literal nor a parameter name are skipped.
+  /// Records a tile of `shape` for the launcher's num_warps choice (footprint.h).
   void note_footprint(const sema::Shape& shape, bool dot);
-  /// Adds a called helper's footprints, its parameter names replaced by the
-  /// caller's constexpr argument texts (`subst`); unmapped ones are dropped.
+  /// Adds a called helper's footprints in this function's texts (map_footprints).
   void add_footprints(const std::vector<TileFootprint>& fps, const std::map<std::string, std::string>& subst);
 
   /// A compile-time constant as a value (Triton literal for numbers).

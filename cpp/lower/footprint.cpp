@@ -1,0 +1,78 @@
+#include "lower/footprint.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace c2t::lower {
+
+namespace {
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || std::isdigit((unsigned char)s[0])) return false;
+  for (char ch : s)
+    if (!std::isalnum((unsigned char)ch) && ch != '_') return false;
+  return true;
+}
+
+bool is_int_literal(const std::string& s) {
+  if (s.empty()) return false;
+  for (char ch : s)
+    if (!std::isdigit((unsigned char)ch)) return false;
+  return true;
+}
+
+// `p.shape[k]`: an extent of a helper's tile parameter (Lowerer::setup_helper_params
+// names symbolic extents so), which the caller maps to its own extent of the argument.
+bool is_param_extent(const std::string& s) {
+  size_t dot = s.find(".shape[");
+  if (dot == std::string::npos || s.back() != ']') return false;
+  return is_identifier(s.substr(0, dot)) && is_int_literal(s.substr(dot + 7, s.size() - dot - 8));
+}
+
+bool is_dim_text(const std::string& s) { return is_int_literal(s) || is_identifier(s) || is_param_extent(s); }
+
+}  // namespace
+
+std::optional<TileFootprint> footprint_of(const sema::Shape& shape, bool dot) {
+  TileFootprint f;
+  f.dot = dot;
+  bool known = !shape.unknown_rank && !shape.empty();
+  for (size_t k = 0; known && k < shape.size(); ++k) {
+    const sema::Dim& d = shape[k];
+    if (d.value) f.dims.push_back(std::to_string(*d.value));
+    else if (is_identifier(d.expr) || is_param_extent(d.expr)) f.dims.push_back(d.expr);
+    else known = false;
+  }
+  if (known) return f;
+  if (!dot) return std::nullopt;
+  f.dims.clear();
+  return f;
+}
+
+void add_footprint(std::vector<TileFootprint>& to, TileFootprint f) {
+  if (std::find(to.begin(), to.end(), f) == to.end()) to.push_back(std::move(f));
+}
+
+std::vector<TileFootprint> map_footprints(const std::vector<TileFootprint>& fps,
+                                          const std::map<std::string, std::string>& subst) {
+  std::vector<TileFootprint> out;
+  for (auto& fp : fps) {
+    TileFootprint f;
+    f.dot = fp.dot;
+    bool ok = true;
+    for (auto& d : fp.dims) {
+      if (is_int_literal(d)) {
+        f.dims.push_back(d);
+        continue;
+      }
+      auto it = subst.find(d);
+      ok = ok && it != subst.end() && is_dim_text(it->second);
+      if (ok) f.dims.push_back(it->second);
+    }
+    if (ok) add_footprint(out, std::move(f));
+    else if (f.dot) add_footprint(out, TileFootprint{{}, true});
+  }
+  return out;
+}
+
+}  // namespace c2t::lower

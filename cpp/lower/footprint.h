@@ -1,0 +1,41 @@
+// Tile footprints: the tile sizes a kernel loads, stores or accumulates in a
+// matrix product, kept as texts the host launcher can evaluate at launch time
+// (host/launcher.cpp num_warps_source, the runtime's _c2t_num_warps). cuTile
+// sizes each kernel's thread blocks itself; Triton needs num_warps per launch,
+// and its default of 4 spilled registers at cuTile's tile sizes on the H200
+// (BENCHMARKS.md, "Launch options").
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sema/types.h"
+
+namespace c2t::lower {
+
+/// One tile. Each dim is an int literal, the name of a constexpr parameter of
+/// the function it was recorded in, or `p.shape[k]` for an extent of a helper's
+/// tile parameter `p`. A matrix product whose size is not expressible keeps
+/// `dot` with no dims: the kernel still counts as one with tl.dot.
+struct TileFootprint {
+  std::vector<std::string> dims;
+  bool dot = false;  // a tl.dot accumulator (dims: ..., rows, columns)
+  bool operator==(const TileFootprint& o) const { return dims == o.dims && dot == o.dot; }
+};
+
+/// The footprint of a tile of `shape`; nullopt when a dim is an expression
+/// only Triton knows and the tile is no matrix-product accumulator.
+std::optional<TileFootprint> footprint_of(const sema::Shape& shape, bool dot);
+
+/// Appends `f` unless `to` has it already.
+void add_footprint(std::vector<TileFootprint>& to, TileFootprint f);
+
+/// A callee's footprints in the caller's texts: `subst` maps the callee's
+/// parameter names (and `p.shape[k]`) to the caller's argument texts. A tile
+/// with an unmapped dim is dropped; a matrix product keeps its `dot` mark.
+std::vector<TileFootprint> map_footprints(const std::vector<TileFootprint>& fps,
+                                          const std::map<std::string, std::string>& subst);
+
+}  // namespace c2t::lower
