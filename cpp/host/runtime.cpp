@@ -15,6 +15,7 @@ namespace {
 const char* kRunKernel = R"PY(
 # Pipeline stages that fit in shared memory: {kernel: {specialization: num_stages or None}}.
 _c2t_fitting_stages = {}
+_c2t_constexpr_positions = {}  # kernel -> indices of its constexpr parameters
 
 
 def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
@@ -32,9 +33,14 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
             if e.name != "shared memory" or "num_stages" in kwargs:
                 raise
         fits = _c2t_fitting_stages.setdefault(kernel, {})
-    params = getattr(kernel, "params", ())
-    key = tuple(a if i < len(params) and params[i].is_constexpr else getattr(a, "dtype", type(a))
-                for i, a in enumerate(args)) + tuple(sorted(kwargs.items()))
+    # The specialization: constexpr values, tensor dtypes, options. Every later launch of a
+    # kernel that once overflowed comes here, so the key is cheap to build (positions cached).
+    at = _c2t_constexpr_positions.get(kernel)
+    if at is None:
+        at = _c2t_constexpr_positions[kernel] = tuple(
+            i for i, p in enumerate(getattr(kernel, "params", ())) if p.is_constexpr)
+    key = (tuple(args[i] for i in at if i < len(args)), tuple(a.dtype for a in args if hasattr(a, "dtype")),
+           tuple(sorted(kwargs.items())))
     try:
         hash(key)
     except TypeError:
