@@ -70,11 +70,12 @@ void Lowerer::note_footprint(const sema::Shape& shape, bool dot) {
   f.dot = dot;
   // An extent only Triton knows: the tile has no say in the launch options,
   // but a matrix product of unknown size still marks the kernel as one (no dims).
+  // A parameter this function rebinds (`B = B * 2`) names another value here than at the launch.
   bool known = !shape.unknown_rank && !shape.empty();
   for (size_t k = 0; known && k < shape.size(); ++k) {
     const sema::Dim& d = shape[k];
     if (d.value) f.dims.push_back(std::to_string(*d.value));
-    else if (is_identifier(d.expr) || is_param_extent(d.expr)) f.dims.push_back(d.expr);
+    else if (auto e = footprint_dim(d.expr)) f.dims.push_back(*e);
     else known = false;
   }
   if (!known) {
@@ -82,6 +83,23 @@ void Lowerer::note_footprint(const sema::Shape& shape, bool dot) {
     f.dims.clear();
   }
   add_unique(footprints_, std::move(f));
+}
+
+bool Lowerer::rebound(const std::string& id) const {
+  auto it = assign_count_.find(id);
+  return it != assign_count_.end() && it->second > 0;
+}
+
+std::optional<std::string> Lowerer::footprint_dim(const std::string& e) const {
+  if (is_int_literal(e)) return e;
+  if (is_identifier(e)) return rebound(e) ? std::nullopt : std::optional<std::string>(e);
+  if (!is_param_extent(e)) return std::nullopt;
+  // `p.shape[k]`: in the source's name of a tile parameter the helper rebinds (setup_helper_params).
+  size_t dot = e.find(".shape[");
+  std::string p = e.substr(0, dot);
+  if (rebound(p)) return std::nullopt;
+  auto it = tile_param_alias_.find(p);
+  return it == tile_param_alias_.end() ? e : it->second + e.substr(dot);
 }
 
 void Lowerer::add_footprints(const std::vector<TileFootprint>& fps, const std::map<std::string, std::string>& subst) {
@@ -95,8 +113,9 @@ void Lowerer::add_footprints(const std::vector<TileFootprint>& fps, const std::m
         continue;
       }
       auto it = subst.find(d);
-      ok = ok && it != subst.end() && (is_identifier(it->second) || is_int_literal(it->second) || is_param_extent(it->second));
-      if (ok) f.dims.push_back(it->second);
+      auto e = it == subst.end() ? std::nullopt : footprint_dim(it->second);
+      ok = ok && e;
+      if (ok) f.dims.push_back(*e);
     }
     if (ok) add_unique(footprints_, std::move(f));
     else if (f.dot) add_unique(footprints_, TileFootprint{{}, true});
@@ -501,12 +520,23 @@ void Lowerer::setup_helper_params() {
       case VKind::Tile:
       case VKind::Constexpr:
         if (v.info.kind == VKind::Constexpr && v.info.cval && !v.info.cval->is_number()) break;  // baked
-        fn_.params.push_back({pname, "", nullptr});
-        if (v.info.kind == VKind::Scalar) scalar_params_.insert(pname);
-        v.expr = name(pname);
-        v.info.cval.reset();
-        for (size_t k = 0; k < v.info.shape.size(); ++k)
-          if (!v.info.shape[k].value) v.info.shape[k].expr = pname + ".shape[" + std::to_string(k) + "]";
+        {
+          // A tile parameter the helper rebinds (`t = ct.permute(t, ...)`) arrives under a
+          // name of its own, copied to the local: its extents (`t.shape[k]`) must keep
+          // naming the argument's.
+          std::string pn = pname;
+          if (v.info.kind == VKind::Tile && rebound(pname)) {
+            pn = fresh(pname + "_arg");
+            tile_param_alias_[pn] = pname;
+            emit(TStmt::assign(name(pname), name(pn)));
+          }
+          fn_.params.push_back({pn, "", nullptr});
+          if (v.info.kind == VKind::Scalar) scalar_params_.insert(pn);
+          v.expr = name(pname);
+          v.info.cval.reset();
+          for (size_t k = 0; k < v.info.shape.size(); ++k)
+            if (!v.info.shape[k].value) v.info.shape[k].expr = pn + ".shape[" + std::to_string(k) + "]";
+        }
         if (!v.info.dtype.known()) v.info.dtype = sema::DType::dynamic();
         break;
       case VKind::DTypeV:
