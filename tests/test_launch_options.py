@@ -289,3 +289,38 @@ def run(x, out, out2):
     m.run(dev(x), dev(out), dev(out2))
     assert_close(out, x + 1)
     assert_close(out2, x * 2)
+
+
+def test_constexpr_parameters_named_like_the_launchers_builtins(tmp_path):
+    src = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, out, all: ct.Constant[int], str: ct.Constant[int], isinstance: ct.Constant[int]):
+    i = ct.bid(0)
+    t = ct.load(x, index=(i, 0), shape=(all, str))
+    ct.store(out, index=(i, 0), tile=t * isinstance)
+
+
+@ct.kernel
+def k3(xs, out, len: ct.Constant[int], list: ct.Constant[int], _allocation: ct.Constant[int]):
+    i = ct.bid(0)
+    acc = ct.zeros((len, list), dtype=ct.float32)
+    for j in range(2):
+        acc = acc + ct.load(xs[j], index=(i, 0), shape=(len, list))
+    ct.store(out, index=(i, 0), tile=acc * _allocation)
+
+
+def run3(x, out):
+    ct.launch(None, (2,), k3, ([x, x], out, 2, 8, 1))
+'''
+    m = load(convert(src, filename="builtins.py"), tmp_path, "builtins_named")
+    x = torch.randn(4, 8)
+    for use_tma in (False, None):  # None: the descriptor check runs (all(...), str(...))
+        out = torch.zeros_like(x)
+        m.launch_k((2,), dev(x), dev(out), 2, 8, 3, use_tma=use_tma)
+        assert_close(out, x * 3)
+    out = torch.zeros_like(x)
+    m.run3(dev(x), dev(out))  # list(xs), len(...), all(...) of the list-of-arrays table
+    assert_close(out, x * 2)

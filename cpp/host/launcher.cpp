@@ -147,9 +147,11 @@ std::string launcher_source(const lower::LoweredKernel& k) {
   std::string prep;  // statements before the launch (list tables, rank checks)
   bool needs_torch = false;
   // Parameters named like the launcher's own names (grid, options, the
-  // kernel, torch...) are renamed inside the launcher: call sites pass them
-  // positionally (host_rewrite), so only the local name changes.
-  const std::set<std::string> reserved = {"grid", "options", kernel_fn, "torch", "triton", "tl", "_c2t_run_kernel"};
+  // kernel, torch, the builtins and imports of its checks...) are renamed
+  // inside the launcher: call sites pass them positionally (host_rewrite), so
+  // only the local name changes.
+  const std::set<std::string> reserved = {"grid", "options", kernel_fn, "torch", "triton", "tl", "_c2t_run_kernel",
+                                          "all", "str", "len", "list", "isinstance", "ValueError", "_allocation"};
   std::set<std::string> taken(reserved);
   std::map<std::string, std::string> renamed;
   for (auto& p : k.params) taken.insert(p.name);
