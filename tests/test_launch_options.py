@@ -324,3 +324,15 @@ def run3(x, out):
     out = torch.zeros_like(x)
     m.run3(dev(x), dev(out))  # list(xs), len(...), all(...) of the list-of-arrays table
     assert_close(out, x * 2)
+
+
+def test_sm90_compiles_a_rebound_constexpr_parameter(rebound_code, tmp_path):
+    # `ROWS = ROWS * 2` of a constexpr parameter: Triton's compiler refuses to declare a
+    # parameter tl.constexpr again (the interpreter does not mind), so the value is renamed.
+    from triton_compile_check import compile_launch, load_for_compile
+
+    gm = load_for_compile(rebound_code, tmp_path, "rebound_gpu")
+    x = torch.empty(64, 64, dtype=torch.float16)
+    for use_tma in (False, True):
+        compile_launch(gm.launch_doubled_rows, (4,), x, x, 8, 64, use_tma=use_tma, last_stage="ttgir")
+    compile_launch(gm.launch_transpose_plus_one, (2,), x, x, x, 16, 32, last_stage="ttgir")

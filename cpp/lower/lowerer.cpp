@@ -740,8 +740,13 @@ void Lowerer::bind_name(const std::string& id, LVal value, const Node* at) {
         env_[id] = std::move(value);  // strings are only used at conversion time
         return;
       }
-      emit(TStmt::ann_assign(name(id), "tl.constexpr", value.expr));
-      value.expr = name(id);
+      // A parameter cannot be declared again (Triton: "constexpr cannot be
+      // reassigned"): `B = B * 2` gets a name of its own.
+      std::string nm = id;
+      for (auto& p : fn_.params)
+        if (p.name == id) nm = fresh(id);
+      emit(TStmt::ann_assign(name(nm), "tl.constexpr", value.expr));
+      value.expr = name(nm);
       env_[id] = std::move(value);
       return;
     }
