@@ -512,6 +512,50 @@ def run(a):
     assert_close(m.run(a), a * a * 0.5 + 1.0)
 
 
+def test_sibling_helper_with_an_aliased_constant_parameter_is_copied(tmp_path):
+    # `ConstInt = ct.Constant[int]` (TileGym's and cuTile's own spelling): a parameter
+    # annotated with the alias marks tile code as `ct.Constant[int]` does (was: the helper
+    # stayed imported as host code and the kernel failed with "'outer' is not defined").
+    src = tmp_path / "src" / "pkg" / "cutile"
+    src.mkdir(parents=True)
+    (src / "helpers.py").write_text('''
+import cuda.tile as ct
+
+ConstInt = ct.Constant[int]
+
+
+def scale(x, N: ConstInt):
+    return x * N
+
+
+def outer(x):
+    return scale(x, 3) + 1.0
+''')
+    (src / "user.py").write_text('''
+import cuda.tile as ct
+import torch
+from .helpers import outer, scale
+
+
+@ct.kernel
+def k(a, out):
+    i = ct.bid(0)
+    x = ct.load(a, index=(i,), shape=(16,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(out, index=(i,), tile=outer(x) + scale(x, 2))
+
+
+def run(a):
+    out = torch.empty_like(a)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(a.shape[0], 16),), k, (a, out))
+    return out
+''')
+    code = convert((src / "user.py").read_text(), filename=str(src / "user.py"))
+    assert "from .helpers import" not in code, code
+    m = load(code, tmp_path, "user_alias")
+    a = dev(torch.randn(40))
+    assert_close(m.run(a), a * 5 + 1.0)
+
+
 def test_error_in_a_sibling_tile_helper_names_its_file_and_line(tmp_path):
     # The helper is compiled in the importing module (copied in, driver/splice.h);
     # its error is reported at the import, naming the helper's own file:line:col.

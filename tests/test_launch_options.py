@@ -184,3 +184,155 @@ def test_sm90_no_spills_and_pipelined_k_loop(code, tmp_path, tm, tn):
     assert "ttng.warp_group_dot" in ttgir  # Hopper's wgmma
     assert "ttg.async_copy_global_to_local" in ttgir  # the K loop's loads are pipelined
     assert _ptxas_spills(stages["ptx"]) == 0
+
+
+REBOUND = '''
+import cuda.tile as ct
+
+ConstInt = ct.Constant[int]
+
+
+def add_one_transposed(out, i, t):
+    t = ct.permute(t, (1, 0))  # the parameter rebound: its extents are the argument's, swapped
+    ones = ct.full((t.shape[0], t.shape[1]), 1.0, dtype=ct.float32)
+    ct.store(out, index=(i, 0), tile=t + ones)
+
+
+def times_eight(out, i, t, n: ConstInt):
+    for _ in range(n):
+        t = t * 2.0  # carried by the loop
+    ct.store(out, index=(0, i), tile=t)
+
+
+@ct.kernel
+def transpose_plus_one(x, out, out8, TM: ConstInt, TN: ConstInt):
+    i = ct.bid(0)
+    t = ct.load(x, index=(0, i), shape=(TM, TN), padding_mode=ct.PaddingMode.ZERO)
+    add_one_transposed(out, i, t)
+    times_eight(out8, i, t, 3)
+
+
+@ct.kernel
+def doubled_rows(x, out, ROWS: ConstInt, COLS: ConstInt):
+    top = ct.load(x, index=(0, 0), shape=(2, COLS))  # a descriptor path for the kernel
+    ROWS = ROWS * 2  # a constexpr parameter rebound: tiles of 2 * ROWS rows
+    i = ct.bid(0)
+    t = ct.load(x, index=(i, 0), shape=(ROWS, COLS))
+    ct.store(out, index=(i, 0), tile=t + ct.sum(top, axis=0, keepdims=True) * 0.0 + 1.0)
+
+
+@ct.kernel
+def wide(x, out, grid: ConstInt, options: ConstInt):
+    i = ct.bid(0)
+    ct.store(out, index=(i, 0), tile=ct.load(x, index=(i, 0), shape=(grid, options)))
+'''
+
+
+@pytest.fixture(scope="module")
+def rebound_code():
+    return convert(REBOUND, filename="rebound.py")
+
+
+def test_helper_rebinding_its_tile_parameter_keeps_the_argument_extents(rebound_code, tmp_path):
+    m = load(rebound_code, tmp_path, "rebound")
+    g = torch.Generator().manual_seed(fresh_seed())
+    x = torch.randn(4, 19, generator=g)  # TM=4, TN=8: not square, and ragged along TN
+    out, out8 = torch.full((24, 4), float("nan")), torch.full_like(x, float("nan"))
+    m.launch_transpose_plus_one((3,), dev(x), dev(out), dev(out8), 4, 8)
+    assert_close(out[:19], x.T + 1)
+    assert_close(out8, x * 8)
+
+
+@pytest.mark.parametrize("use_tma", [False, True])
+def test_rebound_constexpr_parameter_sizes_tiles_and_descriptors(rebound_code, tmp_path, use_tma):
+    # The descriptors are made at the kernel's top, before ROWS = ROWS * 2: none for that tile.
+    assert "[ROWS, COLS]" not in rebound_code.split("def doubled_rows", 1)[1].split("def launch_", 1)[0]
+    # The launcher's ROWS is the argument, not the tile's 2 * ROWS rows: no footprint from it.
+    assert "ROWS * COLS" not in rebound_code
+    m = load(rebound_code, tmp_path, "rebound_tma")
+    x = torch.randn(16, 8)
+    out = torch.zeros_like(x)
+    m.launch_doubled_rows((4,), dev(x), dev(out), 2, 8, use_tma=use_tma)
+    assert_close(out, x + 1)
+
+
+def test_tma_check_uses_renamed_block_extents(rebound_code):
+    # `options` (a constexpr) is `options_` in the launcher, whose `options` are Triton's.
+    assert "(x, options_, False)" in rebound_code and "(x, options, False)" not in rebound_code, rebound_code
+    assert "lambda: (grid_ * options_,)" in rebound_code
+
+
+def test_kernels_named_like_the_launchers_parameters(tmp_path):
+    src = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def grid(x, out, N: ct.Constant[int]):
+    i = ct.bid(0)
+    ct.store(out, index=(i, 0), tile=ct.load(x, index=(i, 0), shape=(2, N)) + 1.0)
+
+
+@ct.kernel
+def options(x, out, grid_: ct.Constant[int], options: ct.Constant[int]):
+    i = ct.bid(0)
+    ct.store(out, index=(i, 0), tile=ct.load(x, index=(i, 0), shape=(grid_, options)) * 2.0)
+
+
+def run(x, out, out2):
+    ct.launch(None, (x.shape[0] // 2,), grid, (x, out, x.shape[1]))
+    ct.launch(None, (x.shape[0] // 2,), options, (x, out2, 2, x.shape[1]))
+'''
+    m = load(convert(src, filename="named.py"), tmp_path, "named")
+    x = torch.randn(4, 8)
+    out, out2 = torch.zeros_like(x), torch.zeros_like(x)
+    m.run(dev(x), dev(out), dev(out2))
+    assert_close(out, x + 1)
+    assert_close(out2, x * 2)
+
+
+def test_constexpr_parameters_named_like_the_launchers_builtins(tmp_path):
+    src = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, out, all: ct.Constant[int], str: ct.Constant[int], isinstance: ct.Constant[int]):
+    i = ct.bid(0)
+    t = ct.load(x, index=(i, 0), shape=(all, str))
+    ct.store(out, index=(i, 0), tile=t * isinstance)
+
+
+@ct.kernel
+def k3(xs, out, len: ct.Constant[int], list: ct.Constant[int], _allocation: ct.Constant[int]):
+    i = ct.bid(0)
+    acc = ct.zeros((len, list), dtype=ct.float32)
+    for j in range(2):
+        acc = acc + ct.load(xs[j], index=(i, 0), shape=(len, list))
+    ct.store(out, index=(i, 0), tile=acc * _allocation)
+
+
+def run3(x, out):
+    ct.launch(None, (2,), k3, ([x, x], out, 2, 8, 1))
+'''
+    m = load(convert(src, filename="builtins.py"), tmp_path, "builtins_named")
+    x = torch.randn(4, 8)
+    for use_tma in (False, None):  # None: the descriptor check runs (all(...), str(...))
+        out = torch.zeros_like(x)
+        m.launch_k((2,), dev(x), dev(out), 2, 8, 3, use_tma=use_tma)
+        assert_close(out, x * 3)
+    out = torch.zeros_like(x)
+    m.run3(dev(x), dev(out))  # list(xs), len(...), all(...) of the list-of-arrays table
+    assert_close(out, x * 2)
+
+
+def test_sm90_compiles_a_rebound_constexpr_parameter(rebound_code, tmp_path):
+    # `ROWS = ROWS * 2` of a constexpr parameter: Triton's compiler refuses to declare a
+    # parameter tl.constexpr again (the interpreter does not mind), so the value is renamed.
+    from triton_compile_check import compile_launch, load_for_compile
+
+    gm = load_for_compile(rebound_code, tmp_path, "rebound_gpu")
+    x = torch.empty(64, 64, dtype=torch.float16)
+    for use_tma in (False, True):
+        compile_launch(gm.launch_doubled_rows, (4,), x, x, 8, 64, use_tma=use_tma, last_stage="ttgir")
+    compile_launch(gm.launch_transpose_plus_one, (2,), x, x, x, 16, 32, last_stage="ttgir")

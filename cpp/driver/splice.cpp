@@ -129,12 +129,17 @@ Splice splice_imported_helpers(const Node* module, const std::set<std::string>& 
       return found;
     };
     // A ct.Constant parameter marks tile code too (host code takes no compile-time
-    // constants); so does calling a sibling tile helper (TileGym's gelu_forward_ct only
-    // calls standard_normal_cdf_ct, which uses cuTile).
+    // constants), also through an alias (`ConstInt = ct.Constant[int]`); so does calling
+    // a sibling tile helper (TileGym's gelu_forward_ct only calls standard_normal_cdf_ct,
+    // which uses cuTile).
     auto constant_param = [&](const Node* st) {
       bool found = false;
       sema::walk(st, [&](const Node* n) {
-        if (auto* a = n->is("arg") ? n->child("annotation") : nullptr)
+        auto* a = n->is("arg") ? n->child("annotation") : nullptr;
+        if (!a || found) return !found;
+        auto c = there.fold(a);
+        found = c && c->kind == sema::ConstValue::Kind::ConstantAnnotation;
+        if (!found)
           sema::walk(a, [&](const Node* m) {
             found = found || (m->is("Attribute") && m->str("attr") == "Constant");
             return !found;

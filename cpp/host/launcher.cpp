@@ -18,8 +18,12 @@ std::string tma_check_source(const lower::LoweredKernel& k, const std::string& f
   std::string pairs;
   int n = 0;
   for (auto& r : k.tma) {
-    auto rn = renamed.find(r.param);
-    std::string p = "(" + (rn == renamed.end() ? r.param : rn->second) + ", " + r.inner_block + ", " + (r.nan_padding ? "True" : "False") + "), ";
+    // Both in the launcher's names: the array and the innermost block extent (a literal or a constexpr parameter).
+    auto local = [&](const std::string& n) {
+      auto rn = renamed.find(n);
+      return rn == renamed.end() ? n : rn->second;
+    };
+    std::string p = "(" + local(r.param) + ", " + local(r.inner_block) + ", " + (r.nan_padding ? "True" : "False") + "), ";
     if (pairs.find(p) == std::string::npos) pairs += p, ++n;
   }
   std::string o;
@@ -89,9 +93,10 @@ std::string list_table_source(const sema::ParamKind& p, const std::string& items
 // `options["num_warps"] = _c2t_num_warps(...)` (unless given) from the kernel's
 // tile footprints (lower/lowerer.h TileFootprint), in the launcher's names
 // of its constexpr parameters; "" when no footprint is expressible there.
-std::string num_warps_source(const lower::LoweredKernel& k, const std::map<std::string, std::string>& renamed) {
+std::string num_warps_source(const lower::LoweredKernel& k, const std::map<std::string, std::string>& renamed,
+                             const std::string& options) {
   if (k.worker_warps > 0)
-    return "    options.setdefault(\"num_warps\", " + std::to_string(k.worker_warps) + ")  # @ct.kernel(num_worker_warps=...)\n";
+    return "    " + options + ".setdefault(\"num_warps\", " + std::to_string(k.worker_warps) + ")  # @ct.kernel(num_worker_warps=...)\n";
   std::set<std::string> constexprs;
   for (auto& p : k.params)
     if (p.kind == sema::ParamKind::Kind::Constexpr) constexprs.insert(p.name);
@@ -130,7 +135,7 @@ std::string num_warps_source(const lower::LoweredKernel& k, const std::map<std::
     for (auto& x : v) t += (t.empty() ? "" : ", ") + x;
     return "(" + t + (v.size() == 1 ? ",)" : ")");
   };
-  return "    if \"num_warps\" not in options:\n        options[\"num_warps\"] = _c2t_num_warps(lambda: " + tuple(dots) +
+  return "    if \"num_warps\" not in " + options + ":\n        " + options + "[\"num_warps\"] = _c2t_num_warps(lambda: " + tuple(dots) +
          ", lambda: " + tuple(tiles) + ")\n";
 }
 
@@ -138,17 +143,27 @@ std::string num_warps_source(const lower::LoweredKernel& k, const std::map<std::
 
 std::string launcher_source(const lower::LoweredKernel& k) {
   std::string kernel_fn(k.info->def->str("name"));
-  std::string params = "grid";
   std::vector<std::string> lines;
   std::string prep;  // statements before the launch (list tables, rank checks)
   bool needs_torch = false;
   // Parameters named like the launcher's own names (grid, options, the
-  // kernel, torch...) are renamed inside the launcher: call sites pass them
-  // positionally (host_rewrite), so only the local name changes.
-  const std::set<std::string> reserved = {"grid", "options", kernel_fn, "torch", "triton", "tl", "_c2t_run_kernel"};
+  // kernel, torch, the builtins and imports of its checks...) are renamed
+  // inside the launcher: call sites pass them positionally (host_rewrite), so
+  // only the local name changes.
+  const std::set<std::string> reserved = {"grid", "options", kernel_fn, "torch", "triton", "tl", "_c2t_run_kernel",
+                                          "all", "str", "len", "list", "isinstance", "ValueError", "_allocation"};
   std::set<std::string> taken(reserved);
   std::map<std::string, std::string> renamed;
   for (auto& p : k.params) taken.insert(p.name);
+  // The launcher's own parameters take other names when the kernel has theirs (`def grid(...)`).
+  auto own = [&](const std::string& n) {
+    std::string r = n;
+    while (r == kernel_fn || (r != n && taken.count(r))) r += "_";
+    taken.insert(r);
+    return r;
+  };
+  const std::string grid = own("grid"), options = own("options");
+  std::string params = grid;
   for (auto& param : k.params) {
     sema::ParamKind p = param;
     if (reserved.count(p.name)) {
@@ -212,28 +227,27 @@ std::string launcher_source(const lower::LoweredKernel& k) {
   std::string use_tma;
   if (!k.tma_flag.empty()) {
     use_tma = "use_tma";
-    for (auto& p : k.params)
-      if (p.name == use_tma) use_tma += "_";
+    while (use_tma == kernel_fn || taken.count(use_tma)) use_tma += "_";
     params += ", " + use_tma + "=False";
   }
   // **options: Triton launch options (num_warps...) from cuTile hints, see runtime.h.
-  std::string out = "def " + launcher_name(k) + "(" + params + ", **options):\n";
+  std::string out = "def " + launcher_name(k) + "(" + params + ", **" + options + "):\n";
   out += "    \"\"\"Launches " + kernel_fn + " on `grid` with ct.launch's argument list; arrays are passed as\n"
          "    pointer, shape and strides (in elements).\"\"\"\n";
   if (needs_torch) out += "    import torch\n\n";
   out += prep;
   if (!use_tma.empty()) out += tma_check_source(k, use_tma, renamed);
   // Warps from the tile sizes unless the caller (or a num_worker_warps hint) chose them.
-  out += num_warps_source(k, renamed);
+  out += num_warps_source(k, renamed, options);
   // kernel[grid](...) through the runtime's _c2t_run_kernel, which steps
   // Triton's num_stages down when cuTile's tile sizes overflow shared memory
   // at the default pipelining depth (runtime.cpp says why).
   out += "    _c2t_run_kernel(\n";
-  out += "        " + kernel_fn + ", grid,\n";
+  out += "        " + kernel_fn + ", " + grid + ",\n";
   // Positional, in the kernel's parameter order (constexprs included).
   for (auto& l : lines) out += "        " + l + ",\n";
   if (!use_tma.empty()) out += "        " + k.tma_flag + "=" + use_tma + ",\n";
-  out += "        **options,\n";
+  out += "        **" + options + ",\n";
   out += "    )\n";
   return out;
 }

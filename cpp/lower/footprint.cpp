@@ -29,18 +29,27 @@ bool is_param_extent(const std::string& s) {
   return is_identifier(s.substr(0, dot)) && is_int_literal(s.substr(dot + 7, s.size() - dot - 8));
 }
 
-bool is_dim_text(const std::string& s) { return is_int_literal(s) || is_identifier(s) || is_param_extent(s); }
-
 }  // namespace
 
-std::optional<TileFootprint> footprint_of(const sema::Shape& shape, bool dot) {
+DimKind dim_kind(const std::string& s) {
+  if (is_int_literal(s)) return DimKind::Literal;
+  if (is_identifier(s)) return DimKind::Name;
+  if (is_param_extent(s)) return DimKind::ParamExtent;
+  return DimKind::Other;
+}
+
+std::optional<std::string> plain_dim_text(const std::string& s) {
+  return dim_kind(s) == DimKind::Other ? std::nullopt : std::optional<std::string>(s);
+}
+
+std::optional<TileFootprint> footprint_of(const sema::Shape& shape, bool dot, const DimText& text) {
   TileFootprint f;
   f.dot = dot;
   bool known = !shape.unknown_rank && !shape.empty();
   for (size_t k = 0; known && k < shape.size(); ++k) {
     const sema::Dim& d = shape[k];
-    if (d.value) f.dims.push_back(std::to_string(*d.value));
-    else if (is_identifier(d.expr) || is_param_extent(d.expr)) f.dims.push_back(d.expr);
+    auto t = d.value ? std::optional<std::string>(std::to_string(*d.value)) : text(d.expr);
+    if (t) f.dims.push_back(*t);
     else known = false;
   }
   if (known) return f;
@@ -54,7 +63,7 @@ void add_footprint(std::vector<TileFootprint>& to, TileFootprint f) {
 }
 
 std::vector<TileFootprint> map_footprints(const std::vector<TileFootprint>& fps,
-                                          const std::map<std::string, std::string>& subst) {
+                                          const std::map<std::string, std::string>& subst, const DimText& text) {
   std::vector<TileFootprint> out;
   for (auto& fp : fps) {
     TileFootprint f;
@@ -66,8 +75,9 @@ std::vector<TileFootprint> map_footprints(const std::vector<TileFootprint>& fps,
         continue;
       }
       auto it = subst.find(d);
-      ok = ok && it != subst.end() && is_dim_text(it->second);
-      if (ok) f.dims.push_back(it->second);
+      auto t = it == subst.end() ? std::nullopt : text(it->second);
+      ok = ok && t;
+      if (ok) f.dims.push_back(*t);
     }
     if (ok) add_footprint(out, std::move(f));
     else if (f.dot) add_footprint(out, TileFootprint{{}, true});

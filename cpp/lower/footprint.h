@@ -6,6 +6,7 @@
 // (BENCHMARKS.md, "Launch options").
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -25,17 +26,29 @@ struct TileFootprint {
   bool operator==(const TileFootprint& o) const { return dims == o.dims && dot == o.dot; }
 };
 
-/// The footprint of a tile of `shape`; nullopt when a dim is an expression
-/// only Triton knows and the tile is no matrix-product accumulator.
-std::optional<TileFootprint> footprint_of(const sema::Shape& shape, bool dot);
+/// What a dim text is: an int literal, a name, `p.shape[k]`, or none of these.
+enum class DimKind { Other, Literal, Name, ParamExtent };
+DimKind dim_kind(const std::string& s);
+
+/// Maps a symbolic dim text to its footprint text, nullopt when the launcher
+/// cannot evaluate it. The default keeps literals, names and `p.shape[k]`; the
+/// Lowerer also refuses names the function rebinds (Lowerer::footprint_dim).
+using DimText = std::function<std::optional<std::string>(const std::string&)>;
+std::optional<std::string> plain_dim_text(const std::string& s);
+
+/// The footprint of a tile of `shape`; nullopt when a dim has no text and the
+/// tile is no matrix-product accumulator.
+std::optional<TileFootprint> footprint_of(const sema::Shape& shape, bool dot, const DimText& text = plain_dim_text);
 
 /// Appends `f` unless `to` has it already.
 void add_footprint(std::vector<TileFootprint>& to, TileFootprint f);
 
 /// A callee's footprints in the caller's texts: `subst` maps the callee's
-/// parameter names (and `p.shape[k]`) to the caller's argument texts. A tile
-/// with an unmapped dim is dropped; a matrix product keeps its `dot` mark.
+/// parameter names (and `p.shape[k]`) to the caller's argument texts, which
+/// `text` checks. A tile with an unmapped dim is dropped; a matrix product
+/// keeps its `dot` mark.
 std::vector<TileFootprint> map_footprints(const std::vector<TileFootprint>& fps,
-                                          const std::map<std::string, std::string>& subst);
+                                          const std::map<std::string, std::string>& subst,
+                                          const DimText& text = plain_dim_text);
 
 }  // namespace c2t::lower

@@ -34,11 +34,32 @@ void Lowerer::note_op(const std::string& op) {
 }
 
 void Lowerer::note_footprint(const sema::Shape& shape, bool dot) {
-  if (auto f = footprint_of(shape, dot)) add_footprint(footprints_, std::move(*f));
+  // A parameter this function rebinds (`B = B * 2`) names another value here than at the launch.
+  auto text = [this](const std::string& e) { return footprint_dim(e); };
+  if (auto f = footprint_of(shape, dot, text)) add_footprint(footprints_, std::move(*f));
+}
+
+bool Lowerer::rebound(const std::string& id) const {
+  auto it = assign_count_.find(id);
+  return it != assign_count_.end() && it->second > 0;
+}
+
+std::optional<std::string> Lowerer::footprint_dim(const std::string& e) const {
+  DimKind kind = dim_kind(e);
+  if (kind == DimKind::Literal) return e;
+  if (kind == DimKind::Name) return rebound(e) ? std::nullopt : std::optional<std::string>(e);
+  if (kind != DimKind::ParamExtent) return std::nullopt;
+  // `p.shape[k]`: in the source's name of a tile parameter the helper rebinds (setup_helper_params).
+  size_t dot = e.find(".shape[");
+  std::string p = e.substr(0, dot);
+  if (rebound(p)) return std::nullopt;
+  auto it = tile_param_alias_.find(p);
+  return it == tile_param_alias_.end() ? e : it->second + e.substr(dot);
 }
 
 void Lowerer::add_footprints(const std::vector<TileFootprint>& fps, const std::map<std::string, std::string>& subst) {
-  for (auto& f : map_footprints(fps, subst)) add_footprint(footprints_, std::move(f));
+  auto text = [this](const std::string& e) { return footprint_dim(e); };
+  for (auto& f : map_footprints(fps, subst, text)) add_footprint(footprints_, std::move(f));
 }
 
 void Lowerer::error(const Node* at, const std::string& msg) {
@@ -439,12 +460,23 @@ void Lowerer::setup_helper_params() {
       case VKind::Tile:
       case VKind::Constexpr:
         if (v.info.kind == VKind::Constexpr && v.info.cval && !v.info.cval->is_number()) break;  // baked
-        fn_.params.push_back({pname, "", nullptr});
-        if (v.info.kind == VKind::Scalar) scalar_params_.insert(pname);
-        v.expr = name(pname);
-        v.info.cval.reset();
-        for (size_t k = 0; k < v.info.shape.size(); ++k)
-          if (!v.info.shape[k].value) v.info.shape[k].expr = pname + ".shape[" + std::to_string(k) + "]";
+        {
+          // A tile parameter the helper rebinds (`t = ct.permute(t, ...)`) arrives under a
+          // name of its own, copied to the local: its extents (`t.shape[k]`) must keep
+          // naming the argument's.
+          std::string pn = pname;
+          if (v.info.kind == VKind::Tile && rebound(pname)) {
+            pn = fresh(pname + "_arg");
+            tile_param_alias_[pn] = pname;
+            emit(TStmt::assign(name(pname), name(pn)));
+          }
+          fn_.params.push_back({pn, "", nullptr});
+          if (v.info.kind == VKind::Scalar) scalar_params_.insert(pn);
+          v.expr = name(pname);
+          v.info.cval.reset();
+          for (size_t k = 0; k < v.info.shape.size(); ++k)
+            if (!v.info.shape[k].value) v.info.shape[k].expr = pn + ".shape[" + std::to_string(k) + "]";
+        }
         if (!v.info.dtype.known()) v.info.dtype = sema::DType::dynamic();
         break;
       case VKind::DTypeV:
@@ -648,8 +680,13 @@ void Lowerer::bind_name(const std::string& id, LVal value, const Node* at) {
         env_[id] = std::move(value);  // strings are only used at conversion time
         return;
       }
-      emit(TStmt::ann_assign(name(id), "tl.constexpr", value.expr));
-      value.expr = name(id);
+      // A parameter cannot be declared again (Triton: "constexpr cannot be
+      // reassigned"): `B = B * 2` gets a name of its own.
+      std::string nm = id;
+      for (auto& p : fn_.params)
+        if (p.name == id) nm = fresh(id);
+      emit(TStmt::ann_assign(name(nm), "tl.constexpr", value.expr));
+      value.expr = name(nm);
       env_[id] = std::move(value);
       return;
     }

@@ -99,6 +99,11 @@ class Lowerer {
   void note_footprint(const sema::Shape& shape, bool dot);
   /// Adds a called helper's footprints in this function's texts (map_footprints).
   void add_footprints(const std::vector<TileFootprint>& fps, const std::map<std::string, std::string>& subst);
+  /// Whether this function assigns `id` (a rebound parameter no longer holds its argument).
+  bool rebound(const std::string& id) const;
+  /// A tile extent as a footprint names it (a literal, a parameter, `p.shape[k]` of a tile
+  /// parameter `p` in its source name); nullopt for anything else, or what this function rebinds.
+  std::optional<std::string> footprint_dim(const std::string& e) const;
 
   /// A compile-time constant as a value (Triton literal for numbers).
   LVal constant(const sema::ConstValue& c, const syntax::Node* at);
@@ -236,6 +241,7 @@ class Lowerer {
   std::vector<TmaRequirement> tma_reqs_;
   std::vector<TileFootprint> footprints_;
   std::set<std::string> constexpr_params_;
+  std::map<std::string, std::string> tile_param_alias_;  // emitted name -> source name of a rebound tile parameter
 };
 
 }  // namespace c2t::lower

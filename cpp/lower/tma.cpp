@@ -80,8 +80,11 @@ TExprPtr Lowerer::tma_descriptor(const ArrayVal& a, const std::vector<int>& orde
       if (v <= 0 || (v & (v - 1)) != 0) return no("block extent " + std::to_string(v) + " is not a power of two");
     } else {
       if (d.expr.empty()) return no("block extent only known to Triton");
-      for (auto& id : identifiers(d.expr))
+      for (auto& id : identifiers(d.expr)) {
         if (!constexpr_params_.count(id)) return no("block extent '" + d.expr + "' is not a constexpr parameter");
+        if (rebound(id))  // descriptors are made at the kernel's top, before the assignment
+          return no("block extent '" + d.expr + "' is a constexpr parameter the kernel reassigns");
+      }
       // The launcher evaluates the innermost extent: keep it a literal or a bare name.
       if (k + 1 == block.size() && !is_identifier(d.expr))
         return no("innermost block extent '" + d.expr + "' is not a single constexpr parameter");
