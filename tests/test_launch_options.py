@@ -85,13 +85,16 @@ class Recorder:
 def test_num_warps_rule(mod):
     w = mod._c2t_num_warps
     # Without tl.dot: one warp per 1024 elements of the largest tile, from 4 to 16.
-    assert [w(lambda: (), lambda: (n,)) for n in (64, 1024, 8191, 8192, 16384, 1 << 20)] == [4, 4, 4, 8, 16, 16]
+    assert [w(lambda: (), lambda: (n,)) for n in (64, 1024, 8191, 8192, 12288, 16384, 1 << 20)] == [4, 4, 4, 8, 8, 16, 16]
     assert w(lambda: (), lambda: (512, 16 * 1024)) == 16  # the largest tile counts
     # With tl.dot: 8 warps for accumulators of more than 16384 elements with 128+ rows.
     assert w(lambda: ((128, 128 * 128),), lambda: (1 << 20,)) == 4  # a 128x128 GEMM tile; loads do not count
     assert w(lambda: ((128, 128 * 256),), lambda: ()) == 8
     assert w(lambda: ((128, 128 * 64), (128, 128 * 128)), lambda: ()) == 8  # attention: QK^T and PV
     assert w(lambda: ((64, 64 * 64), (64, 64 * 256)), lambda: ()) == 4  # 64-row tiles: one warp group each
+    # gemma attention, 256x128 tiles over a 256-wide head: spills either way, 4 warps measured faster
+    assert w(lambda: ((256, 256 * 128), (256, 256 * 256)), lambda: ()) == 4
+    assert w(lambda: ((128, 128 * 128), (128, 128 * 256)), lambda: ()) == 8  # its 128x128 tiles
     assert w(lambda: (), lambda: (None * 2,)) == 4  # noqa -- an extent that is no int: Triton's default
 
 

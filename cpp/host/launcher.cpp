@@ -237,6 +237,8 @@ std::string launcher_source(const lower::LoweredKernel& k) {
   if (needs_torch) out += "    import torch\n\n";
   out += prep;
   if (!use_tma.empty()) out += tma_check_source(k, use_tma, renamed);
+  // A kernel without a descriptor path accepts use_tma= like the others (Triton rejects unknown options).
+  else out += "    options.pop(\"use_tma\", None)  # no TMA path in this kernel\n";
   // Warps from the tile sizes unless the caller (or a num_worker_warps hint) chose them.
   out += num_warps_source(k, renamed, options);
   // kernel[grid](...) through the runtime's _c2t_run_kernel, which steps

@@ -78,10 +78,12 @@ def _c2t_num_warps(dots, tiles):
     over 16384-wide rows 2.4 -> 3.7 TB/s with 8 warps, attention with 128x128 tiles 3.5x faster).
     dots(): (rows, elements) of each tl.dot accumulator; tiles(): the elements of each tile the
     kernel loads or stores. With tl.dot: 8 warps when the accumulators hold more than 16384
-    elements (128 x 128 fp32: 128 registers per thread at 4 warps) and one has 128 rows or more
-    (Hopper's wgmma gives each 4-warp group 64 rows), else 4 -- e.g. attention with 128 x 64
-    tiles spills registers at 4 warps, a 128 x 128 GEMM tile ran as fast or faster at 4.
-    Otherwise one warp per 1024 elements of the largest tile (32 per thread), from 4 to 16."""
+    elements (128 x 128 fp32: 128 registers per thread at 4 warps) and at most 65536 (beyond,
+    they spill at 8 warps as well, and gemma attention's 256 x 128 tiles over a 256-wide head ran
+    faster at 4), and one has 128 rows or more (Hopper's wgmma gives each 4-warp group 64 rows);
+    else 4 -- e.g. attention with 128 x 64 tiles spills registers at 4 warps, a 128 x 128 GEMM
+    tile ran as fast or faster at 4. Otherwise 4, 8 or 16 warps: the largest power of two not
+    above one warp per 1024 elements of the largest tile (32 per thread), from 4 to 16."""
     try:
         key = (dots(), tiles())
     except TypeError:  # an extent that is not an int at run time: Triton's default
@@ -90,7 +92,7 @@ def _c2t_num_warps(dots, tiles):
     if warps is None:
         d, t = key
         if d:
-            warps = 8 if sum(e for _, e in d) > 16384 and max(r for r, _ in d) >= 128 else 4
+            warps = 8 if 16384 < sum(e for _, e in d) <= 65536 and max(r for r, _ in d) >= 128 else 4
         else:
             big, warps = max(t, default=0), 4
             while warps < 16 and big >= 2048 * warps:
@@ -131,8 +133,8 @@ def _c2t_kernel(fn, **hints):
 def _c2t_launch_options(hints):
     """Triton launch options for cuTile hints. num_worker_warps -> num_warps (the warps that
     run the tile code). occupancy and opt_level have no Triton equivalent and are dropped;
-    num_ctas (CTA clusters) is dropped because the converted kernels use no cluster
-    features, so it could only change speed, and Triton's num_ctas > 1 path is Hopper-only."""
+    num_ctas (CTA clusters) is dropped: Triton 3.6's num_ctas=2 gave wrong bmm results and a
+    compile failure on the H200, and slowed matmul (BENCHMARKS.md, "Launch options")."""
     options = {}
     warps = _c2t_resolve(hints.get("num_worker_warps"))
     if warps:
