@@ -229,3 +229,24 @@ def k(X, TILE: ct.Constant[int]):
     # Importing the real Triton modules under their usual names is fine.
     ok = cutile2triton.convert_source("import triton\nimport triton.language as tl\n" + src.replace(binding, ""), "k.py")
     assert ok.ok, ok.rendered
+
+
+def test_unusable_output_paths_are_io_errors_reported_per_file(tmp_path):
+    # -o naming a folder: exit 2 with the reason, no traceback.
+    src = tmp_path / "k.py"
+    src.write_text(KERNEL.format(shape=64))
+    rc, _, err = run("convert", str(src), "-o", str(tmp_path))
+    assert rc == 2 and "cannot read the existing output" in err and "Traceback" not in err, err
+    # Several paths, one of which has no output path (not under a `cutile` folder, no --out-dir):
+    # the others are converted and reported, the bad one is named, exit 2 (was: exit 2 after the
+    # others were written, with no report and the diagnostics of the others lost).
+    good = tmp_path / "pkg" / "ops" / "cutile" / "good.py"
+    good.parent.mkdir(parents=True)
+    good.write_text(KERNEL.format(shape=64))
+    loose = tmp_path / "other" / "loose.py"
+    loose.parent.mkdir()
+    loose.write_text(KERNEL.format(shape=64))
+    rc, out, err = run("convert", str(good), str(loose))
+    assert rc == 2, (out, err)
+    assert (tmp_path / "pkg" / "ops" / "triton" / "good.py").exists()
+    assert f"{loose}: error:" in err and "converted" in out, (out, err)

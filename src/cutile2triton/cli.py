@@ -86,14 +86,14 @@ def _cmd_convert(args: argparse.Namespace) -> int:
         if r.rendered:
             sys.stderr.write(r.rendered)
         if r.status == FAILED:
-            rc = EXIT_DIAGNOSTICS
+            rc = EXIT_USAGE if r.io_error else max(rc, EXIT_DIAGNOSTICS)
         elif r.status == EXISTS:
             print(f"{r.output}: error: output exists and differs; use --force to overwrite", file=sys.stderr)
-            rc = EXIT_DIAGNOSTICS
+            rc = max(rc, EXIT_DIAGNOSTICS)
         elif r.status == WOULD_CHANGE:
             if args.diff:
                 sys.stdout.write(r.diff)
-            rc = EXIT_DIAGNOSTICS if args.check else rc
+            rc = max(rc, EXIT_DIAGNOSTICS) if args.check else rc
     if args.stdout and not args.json:
         for r in reports:
             if r.status == CONVERTED:

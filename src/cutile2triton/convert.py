@@ -35,6 +35,7 @@ class FileReport:
     rendered: str = ""
     diff: str = ""
     code: str = ""  # the converted module, kept when it was not written (write=False)
+    io_error: bool = False  # failed on its output path (no destination, unreadable, unwritable): exit code 2
 
     def as_dict(self) -> dict:
         d = {"source": self.source, "output": self.output, "status": self.status, "diagnostics": self.diagnostics}
@@ -132,13 +133,26 @@ def _convert_one(src, root, out, out_dir, check, diff, force, write, options) ->
     # registration and import paths rewritten (result.code).
     if not result.is_cutile and "cutile" not in src.resolve().parent.parts:
         return FileReport(str(src), None, SKIPPED)
-    dest = output_for(src, out, out_dir, root) if write or check or diff else None
     diags = [d.as_dict() for d in result.diagnostics]
+
+    def io_failure(dest, msg):  # the file converted (or not), but its output path is unusable
+        return FileReport(str(src), str(dest) if dest else None, FAILED,
+                          diags + [{"severity": "error", "line": 0, "col": 0, "message": msg}],
+                          result.rendered + msg + "\n", io_error=True)
+
+    try:
+        dest = output_for(src, out, out_dir, root) if write or check or diff else None
+    except UsageError as e:  # reported with the other files (was raised after earlier files were written)
+        text = str(e)
+        return io_failure(None, f"{src}: error: {text[len(str(src)) + 2:] if text.startswith(f'{src}: ') else text}")
     if not result.ok:
         return FileReport(str(src), str(dest) if dest else None, FAILED, diags, result.rendered)
     if dest is None:
         return FileReport(str(src), None, CONVERTED, diags, result.rendered, code=result.code)
-    old = dest.read_text(encoding="utf-8") if dest.exists() else None
+    try:
+        old = dest.read_text(encoding="utf-8") if dest.exists() else None
+    except (OSError, UnicodeDecodeError) as e:
+        return io_failure(dest, f"{dest}: error: cannot read the existing output: {getattr(e, 'strerror', None) or e}")
     if old == result.code:
         return FileReport(str(src), str(dest), UNCHANGED, diags, result.rendered)
     if check or diff:
@@ -152,7 +166,5 @@ def _convert_one(src, root, out, out_dir, check, diff, force, write, options) ->
     try:
         atomic_write(dest, result.code)
     except OSError as e:
-        msg = f"{dest}: error: cannot write file: {e.strerror}"
-        return FileReport(str(src), str(dest), FAILED, diags + [{"severity": "error", "line": 0, "col": 0, "message": msg}],
-                          result.rendered + msg + "\n")
+        return io_failure(dest, f"{dest}: error: cannot write file: {e.strerror}")
     return FileReport(str(src), str(dest), CONVERTED, diags, result.rendered)
