@@ -12,9 +12,17 @@ from __future__ import annotations
 
 import os
 import pathlib
+import sys
 import sysconfig
 
 import pytest
+
+# The parser reproduces CPython 3.11's ast.dump byte for byte. Other interpreters dump
+# differently (3.12 moved the positions inside f-strings: 1302 of 1740 standard-library
+# files matched on 3.12.1; 3.10's dump lacks 3.11's fields), so the comparison with the
+# running interpreter is made on 3.11 only.
+pytestmark = pytest.mark.skipif(sys.version_info[:2] != (3, 11),
+                                reason="parser conformance is checked against CPython 3.11's ast.dump")
 
 from conformance import check_files, corpus_files, mismatches, stdlib_files
 

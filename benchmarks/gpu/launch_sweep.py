@@ -5,7 +5,9 @@ heuristics the converter emits (BENCHMARKS.md, "Launch options").
 Each case runs the converted op through TileGym's dispatcher (``tilegym.ops.<op>(...,
 backend="c2t_triton")``) with every kernel launch of the converted modules given the case's
 options: the modules' ``_c2t_run_kernel`` is wrapped, and an option the converted launcher
-already chose is overridden. ``auto`` is the launcher's own choice (what users get). Between
+already chose is overridden. ``auto`` is the launcher's own choice (what users of the converter
+that made CONV get: in the 2026-11-29 results, the converter before the warps rule, i.e. Triton's
+default 4 warps). Between
 settings the modules' tuning caches are cleared, so host-side searches (cuTile's
 ``exhaustive_search`` on Triton) re-run under the new options (``--search-filter`` narrows
 them). Timing is TileGym's ``profile_with_l2flush`` (kernel-only device
@@ -245,13 +247,12 @@ def render(points: Path) -> str:
 
 
 def main() -> int:
-    if len(sys.argv) == 3 and sys.argv[1] == "--render":
-        print(render(Path(sys.argv[2])))
-        return 0
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--tilegym", required=True, type=Path)
-    ap.add_argument("--converted", required=True, type=Path)
-    ap.add_argument("--out", required=True, type=Path)
+    ap.add_argument("--render", type=Path, metavar="POINTS.jsonl", help="print the Markdown tables of a points "
+                    "file and exit (no GPU needed)")
+    ap.add_argument("--tilegym", type=Path, help="TileGym checkout (required unless --render)")
+    ap.add_argument("--converted", type=Path, help="converted tree (tilegym_prepare.sh; required unless --render)")
+    ap.add_argument("--out", type=Path, help="points file to append to (required unless --render)")
     ap.add_argument("--cases", default="", help="comma-separated case names (default: all)")
     ap.add_argument("--cutile", action="store_true", help="also time cuTile once per shape")
     ap.add_argument("--search-filter", default="", help="Python expression of a config `c`: host-side searches "
@@ -260,6 +261,11 @@ def main() -> int:
     ap.add_argument("--rep", type=int, default=20)
     ap.add_argument("--budget", type=float, default=400.0, help="seconds; later points are skipped")
     a = ap.parse_args()
+    if a.render:
+        print(render(a.render))
+        return 0
+    if not (a.tilegym and a.converted and a.out):
+        ap.error("--tilegym, --converted and --out are required (or --render POINTS.jsonl)")
     t0 = time.time()
     os.environ["DISABLE_FALLBACK"] = "1"
     sys.path.insert(0, str(a.tilegym / "tests" / "benchmark"))
