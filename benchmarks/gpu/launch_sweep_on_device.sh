@@ -9,16 +9,8 @@ OUT=${OUT:-/tmp/c2t-sweep}
 REPO=$(pwd)
 WORK=/tmp/c2t-sweep-work
 mkdir -p "$OUT" && rm -rf "$WORK" && mkdir -p "$WORK/tg" "$WORK/plug/cutile2triton"
-if [ -d .whl ] && [ ! -d /tmp/site/cuda/tile ] && ls .whl/*.whl >/dev/null 2>&1; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl
-  if [ -f .whl/tileiras-kit.tar.xz ]; then
-    tar -xJf .whl/tileiras-kit.tar.xz -C /tmp/site
-    mkdir -p /tmp/site/nvidia/cu13/nvvm/lib64
-    ln -sf ../../lib/libnvvm.so.4 /tmp/site/nvidia/cu13/nvvm/lib64/libnvvm.so
-  fi
-fi
-export PATH=/tmp/site/nvidia/cu13/bin:$PATH
-unset CUDA_HOME CUDA_PATH
+. "$(dirname "$0")/cutile_env.sh"
+c2t_install_cutile  # cuTile is needed only for --cutile
 tar -xJf .tilegym/tilegym.tar.xz -C "$WORK/tg" || exit 1
 echo '"""cutile2triton, plug-in only (no compiler extension on this machine)."""' > "$WORK/plug/cutile2triton/__init__.py"
 cp src/cutile2triton/pytest_tilegym.py "$WORK/plug/cutile2triton/"

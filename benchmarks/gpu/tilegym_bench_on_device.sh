@@ -18,17 +18,9 @@ mkdir -p "$RES"
 WORK=/tmp/c2t-bench-work
 rm -rf "$WORK" && mkdir -p "$WORK"
 
-# cuTile from the carried wheel + tileiras kit (run_on_device.sh says why each step).
-if [ ! -d /tmp/site/cuda/tile ] && ls .whl/*.whl >/dev/null 2>&1; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl
-  if [ -f .whl/tileiras-kit.tar.xz ]; then
-    tar -xJf .whl/tileiras-kit.tar.xz -C /tmp/site
-    mkdir -p /tmp/site/nvidia/cu13/nvvm/lib64
-    ln -sf ../../lib/libnvvm.so.4 /tmp/site/nvidia/cu13/nvvm/lib64/libnvvm.so
-  fi
-fi
-export PATH=/tmp/site/nvidia/cu13/bin:$PATH
-unset CUDA_HOME CUDA_PATH
+# cuTile from the carried wheel + tileiras kit.
+. "$(dirname "$0")/cutile_env.sh"
+c2t_install_cutile
 # TileGym + converted tree in a folder of its own; the plug-in as a plug-in-only package.
 mkdir -p "$WORK/tg" && tar -xJf .tilegym/tilegym.tar.xz -C "$WORK/tg" || exit 1
 mkdir -p "$WORK/plug/cutile2triton"

@@ -27,17 +27,9 @@ REPO=$(pwd)
 mkdir -p "$OUT"
 T0=$(date +%s)
 
-# cuTile from the carried wheel + tileiras kit (see run_on_device.sh for why each step).
-if [[ " $C2T_BACKENDS " == *" cutile "* ]] && ls .whl/*.whl >/dev/null 2>&1; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl
-  if [ -f .whl/tileiras-kit.tar.xz ]; then
-    tar -xJf .whl/tileiras-kit.tar.xz -C /tmp/site
-    mkdir -p /tmp/site/nvidia/cu13/nvvm/lib64
-    ln -sf ../../lib/libnvvm.so.4 /tmp/site/nvidia/cu13/nvvm/lib64/libnvvm.so
-  fi
-  export PATH=/tmp/site/nvidia/cu13/bin:$PATH
-  unset CUDA_HOME CUDA_PATH
-fi
+# cuTile from the carried wheel + tileiras kit, for the cutile backend.
+. "$(dirname "$0")/cutile_env.sh"
+[[ " $C2T_BACKENDS " == *" cutile "* ]] && c2t_install_cutile
 # TileGym + converted tree; the plug-in as a plug-in-only package (cutile2triton's
 # __init__ imports the compiler extension _core, which is not built here and
 # which the plug-in does not need).

@@ -1,9 +1,10 @@
 #include "host/launcher.h"
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <set>
+
+#include "lower/footprint.h"
 
 namespace c2t::host {
 
@@ -107,7 +108,7 @@ std::string num_warps_source(const lower::LoweredKernel& k, const std::map<std::
     bool ok = !f.dims.empty();
     unknown_dot = unknown_dot || (f.dot && f.dims.empty());
     for (auto& d : f.dims) {
-      if (!d.empty() && std::isdigit((unsigned char)d[0])) {
+      if (lower::dim_kind(d) == lower::DimKind::Literal) {
         dims.push_back(d);
       } else if (constexprs.count(d)) {
         auto r = renamed.find(d);

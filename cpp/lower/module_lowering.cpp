@@ -323,21 +323,20 @@ LVal Lowerer::call_helper(const Node* call_node, const Node* def) {
     }
   }
   TExprPtr c = call(name(inst->emitted_name), cargs);
-  {
-    // The helper's footprints name its constexpr parameters and its tile parameters' extents
-    // (`q.shape[0]`): map both to this function's texts.
-    std::map<std::string, std::string> fsub;
-    for (size_t j = 0; j < vals.size(); ++j) {
-      std::string pname(params[j]->str("arg"));
-      if (vals[j].info.kind == VKind::Constexpr && vals[j].expr) fsub[pname] = source(vals[j].expr);
-      if (vals[j].info.kind != VKind::Tile || vals[j].info.shape.unknown_rank) continue;
-      for (size_t k = 0; k < vals[j].info.shape.size(); ++k) {
-        const sema::Dim& d = vals[j].info.shape[k];
-        fsub[pname + ".shape[" + std::to_string(k) + "]"] = d.value ? std::to_string(*d.value) : d.expr;
-      }
+  // The helper's names in this function's texts: its constexpr parameters (for the result's
+  // facts and its footprints) and, for footprints only, its tile parameters' extents (`q.shape[0]`).
+  std::map<std::string, std::string> subst;
+  for (size_t j = 0; j < vals.size(); ++j)
+    if (vals[j].info.kind == VKind::Constexpr && vals[j].expr) subst[std::string(params[j]->str("arg"))] = source(vals[j].expr);
+  std::map<std::string, std::string> fsub = subst;
+  for (size_t j = 0; j < vals.size(); ++j) {
+    if (vals[j].info.kind != VKind::Tile || vals[j].info.shape.unknown_rank) continue;
+    for (size_t k = 0; k < vals[j].info.shape.size(); ++k) {
+      const sema::Dim& d = vals[j].info.shape[k];
+      fsub[std::string(params[j]->str("arg")) + ".shape[" + std::to_string(k) + "]"] = d.value ? std::to_string(*d.value) : d.expr;
     }
-    add_footprints(inst->footprints, fsub);
   }
+  add_footprints(inst->footprints, fsub);
   if (!inst->has_result) {
     LVal none;
     none.info.kind = VKind::None;
@@ -347,9 +346,6 @@ LVal Lowerer::call_helper(const Node* call_node, const Node* def) {
   LVal r = inst->result;
   r.node = call_node;
   // Result facts refer to the helper's names; keep what holds in the caller.
-  std::map<std::string, std::string> subst;
-  for (size_t j = 0; j < vals.size(); ++j)
-    if (vals[j].info.kind == VKind::Constexpr && vals[j].expr) subst[std::string(params[j]->str("arg"))] = source(vals[j].expr);
   std::function<void(LVal&, TExprPtr)> fix = [&](LVal& v, TExprPtr e) {
     v.expr = e;
     for (auto& d : v.info.shape) {

@@ -51,13 +51,6 @@ std::vector<std::string> identifiers(const std::string& text) {
   return out;
 }
 
-bool is_identifier(const std::string& t) {
-  if (t.empty() || std::isdigit((unsigned char)t[0])) return false;
-  for (char ch : t)
-    if (!std::isalnum((unsigned char)ch) && ch != '_') return false;
-  return true;
-}
-
 }  // namespace
 
 TExprPtr Lowerer::tma_descriptor(const ArrayVal& a, const std::vector<int>& order, const sema::Shape& block,
@@ -86,7 +79,7 @@ TExprPtr Lowerer::tma_descriptor(const ArrayVal& a, const std::vector<int>& orde
           return no("block extent '" + d.expr + "' is a constexpr parameter the kernel reassigns");
       }
       // The launcher evaluates the innermost extent: keep it a literal or a bare name.
-      if (k + 1 == block.size() && !is_identifier(d.expr))
+      if (k + 1 == block.size() && dim_kind(d.expr) != DimKind::Name)
         return no("innermost block extent '" + d.expr + "' is not a single constexpr parameter");
     }
     key += "|" + d.expr;

@@ -1,0 +1,16 @@
+# Sourced by the TileGym scripts of this folder on the GPU machine. c2t_install_cutile installs cuTile
+# from what is carried in .whl/ (the cuda-tile wheel and tileiras-kit.tar.xz; run_on_device.sh says why
+# each step) into /tmp/site, once per machine, and puts its tileiras first on PATH. Without .whl/ it
+# installs nothing.
+c2t_install_cutile() {
+  if [ ! -d /tmp/site/cuda/tile ] && ls .whl/*.whl >/dev/null 2>&1; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl
+    if [ -f .whl/tileiras-kit.tar.xz ]; then
+      tar -xJf .whl/tileiras-kit.tar.xz -C /tmp/site
+      mkdir -p /tmp/site/nvidia/cu13/nvvm/lib64
+      ln -sf ../../lib/libnvvm.so.4 /tmp/site/nvidia/cu13/nvvm/lib64/libnvvm.so
+    fi
+  fi
+  export PATH=/tmp/site/nvidia/cu13/bin:$PATH
+  unset CUDA_HOME CUDA_PATH
+}
