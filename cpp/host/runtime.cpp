@@ -23,8 +23,9 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
     fit in shared memory. cuTile chooses a kernel's pipelining depth itself; Triton's default
     num_stages=3 keeps three buffers of each tile loaded in a loop, which at cuTile's tile sizes
     can exceed a block's shared memory. Unless the caller set num_stages, an OutOfResources for
-    shared memory is retried with 2, then 1 stages, and the stages that fit are remembered for
-    the kernel's specialization (constexpr values, dtypes, options)."""
+    shared memory is retried with 2, then 1 stages (for the kernel's prefetching grid-stride
+    loops too), and the stages that fit are remembered for the kernel's specialization
+    (constexpr values, dtypes, options)."""
     fits = _c2t_fitting_stages.get(kernel)
     if fits is None or "num_stages" in kwargs:  # the fast path: never overflowed, or stages chosen
         try:
@@ -46,8 +47,15 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
     except TypeError:
         key = repr(key)
 
+    # A grid-stride loop's prefetch depth (the kernel's constexpr C2T_PREFETCH_STAGES) steps down too.
+    prefetch = "C2T_PREFETCH_STAGES" in getattr(kernel, "arg_names", ()) and "C2T_PREFETCH_STAGES" not in kwargs
+
     def launch(stages):  # stages None: Triton's default
-        return kernel[grid](*args, **kwargs) if stages is None else kernel[grid](*args, num_stages=stages, **kwargs)
+        if stages is None:
+            return kernel[grid](*args, **kwargs)
+        if prefetch:
+            return kernel[grid](*args, num_stages=stages, C2T_PREFETCH_STAGES=stages, **kwargs)
+        return kernel[grid](*args, num_stages=stages, **kwargs)
 
     # Start from what fit before; the key holds dtypes, not Triton's other
     # specializations (e.g. divisibility by 16), so a remembered count may still overflow.

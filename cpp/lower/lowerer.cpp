@@ -35,6 +35,7 @@ void Lowerer::note_op(const std::string& op) {
 
 void Lowerer::note_footprint(const sema::Shape& shape, bool dot) {
   // A parameter this function rebinds (`B = B * 2`) names another value here than at the launch.
+  if (dot) ++effects_.dots;
   auto text = [this](const std::string& e) { return footprint_dim(e); };
   if (auto f = footprint_of(shape, dot, text)) add_footprint(footprints_, std::move(*f));
 }
@@ -305,6 +306,7 @@ LVal Lowerer::kernel_param_value(const sema::ParamKind& p) {
       a->kernel_param = p.name;
       std::string ptr = fresh(p.name + "_ptr");
       fn_.params.push_back({ptr, "", nullptr});
+      pointer_params_.insert(ptr);
       a->ptr = name(ptr);
       for (int k = 0; k < a->rank; ++k) {
         std::string s = fresh(p.name + "_shape_" + std::to_string(k));
@@ -529,8 +531,10 @@ LoweredFunction Lowerer::run() {
     out.tma = tma_reqs_;
     out.tma_flag = tma_flag_;
   }
+  if (!prefetch_param_.empty()) fn_.params.push_back({prefetch_param_, "tl.constexpr", lit_int(kGridStrideStages)});
   out.ok = !failed_;
   out.footprints = std::move(footprints_);
+  out.effects = std::move(effects_);
   out.fn = std::move(fn_);
   if (!returns_.empty()) {
     out.has_result = true;
@@ -1044,7 +1048,8 @@ void Lowerer::lower_if(const Node* s, const std::vector<const Node*>& rest, bool
   bool speculative = cond.info.kind == VKind::Constexpr;
   std::string first_failure;  // the first branch's error, when a branch fails speculatively
   int branches_failed = 0;
-  auto lower_branch = [&](const std::vector<const Node*>& stmts, std::vector<TStmt>& out_body) {
+  int if_id = speculative ? ++constexpr_ifs_ : 0;
+  auto lower_branch = [&](const std::vector<const Node*>& stmts, std::vector<TStmt>& out_body, bool then) {
     size_t diag_mark = mod_.diags().items.size();
     size_t unsup_mark = report().unsupported.size();
     bool failed_before = failed_;
@@ -1053,7 +1058,9 @@ void Lowerer::lower_if(const Node* s, const std::vector<const Node*>& rest, bool
     // per branch dominated the lowering's allocations (callgrind).
     std::optional<std::map<std::string, LVal>> env_before;
     if (speculative) env_before = env_;
+    if (speculative) constexpr_branch_.push_back({if_id, then});
     out_body = lower_nested(stmts);
+    if (speculative) constexpr_branch_.pop_back();
     if (!speculative || !failed_ || failed_before) return;
     std::string first;
     for (size_t i = diag_mark; i < mod_.diags().items.size(); ++i)
@@ -1072,10 +1079,10 @@ void Lowerer::lower_if(const Node* s, const std::vector<const Node*>& rest, bool
     report().notes.push_back(msg);
     out_body = {TStmt::expr(tl_call("static_assert", {lit("False"), lit_str("cutile2triton: " + msg)}))};
   };
-  lower_branch(body, st.body);
+  lower_branch(body, st.body, true);
   auto then_env = std::move(env_);
   env_ = std::move(before);
-  lower_branch(orelse, st.orelse);
+  lower_branch(orelse, st.orelse, false);
   if (branches_failed == 2)  // every specialization takes a branch that cannot be converted
     error(s, "no branch of `if " + source(cond.expr) + "` can be converted (" + first_failure + ")");
   auto else_env = std::move(env_);
@@ -1228,11 +1235,24 @@ void Lowerer::lower_for(const Node* s) {
   TStmt st{TStmt::Kind::For};
   st.target = name(var);
   st.value = is_static ? tl_call("static_range", rargs) : call(name("range"), rargs);
+  size_t first_access = effects_.accesses.size();
+  int dots_before = effects_.dots;
   ++loop_depth_;
   break_flags_.push_back("");
   st.body = lower_nested(nodes_of(s, "body"));
   break_flags_.pop_back();
   --loop_depth_;
+  // A grid-stride loop (runtime start such as ct.bid, a step not known here) that may prefetch
+  // its next iterations' loads (loop_pipelining.h).
+  bool grid_stride = !is_static && vals.size() == 3 && vals[0].info.kind == VKind::Scalar &&
+                     !vals[0].info.cval && !vals[2].info.cval;
+  // Kernels only: the stages are a constexpr parameter the launch retries lower when shared
+  // memory overflows (the runtime's _c2t_run_kernel), which a helper's loop could not follow.
+  if (grid_stride && spec_.is_kernel && may_prefetch(effects_, first_access, effects_.dots - dots_before)) {
+    if (prefetch_param_.empty()) prefetch_param_ = fresh(kPrefetchStagesParam);
+    emit(TStmt::comment("grid-stride loop: prefetch the next iterations' loads"));
+    st.value = tl_call("range", rargs, {{"num_stages", name(prefetch_param_)}});
+  }
   auto after = std::move(env_);
   merge_envs(before_loop, after);
   emit(std::move(st));

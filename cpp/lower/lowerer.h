@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "lower/footprint.h"
+#include "lower/loop_pipelining.h"
 #include "lower/options.h"
 #include "lower/report.h"
 #include "lower/triton_ast.h"
@@ -56,6 +57,7 @@ struct TmaRequirement {
 struct LoweredFunction {
   TFunction fn;
   std::vector<TileFootprint> footprints;
+  MemoryEffects effects;            // memory operations and tl.dot calls (loop_pipelining.h)
   std::vector<TmaRequirement> tma;  // kernels: descriptors behind the flag
   std::string tma_flag;             // kernels: name of the constexpr flag ("" = no TMA path)
   LVal result;          // helpers: template of the returned value (exprs unused)
@@ -99,6 +101,8 @@ class Lowerer {
   void note_footprint(const sema::Shape& shape, bool dot);
   /// Adds a called helper's footprints in this function's texts (map_footprints).
   void add_footprints(const std::vector<TileFootprint>& fps, const std::map<std::string, std::string>& subst);
+  /// Adds a called helper's memory operations and tl.dot calls (loop_pipelining.h).
+  void add_helper_effects(const MemoryEffects& fx) { c2t::lower::add_helper_effects(effects_, fx, constexpr_branch_); }
   /// Whether this function assigns `id` (a rebound parameter no longer holds its argument).
   bool rebound(const std::string& id) const;
   /// A tile extent as a footprint names it (a literal, a parameter, `p.shape[k]` of a tile
@@ -240,6 +244,11 @@ class Lowerer {
   std::map<std::string, std::string> tma_desc_names_;
   std::vector<TmaRequirement> tma_reqs_;
   std::vector<TileFootprint> footprints_;
+  MemoryEffects effects_;                     // for pipelining grid-stride loops (lower_for)
+  std::set<std::string> pointer_params_;      // emitted pointer parameters (array bases)
+  std::string prefetch_param_;                // constexpr stages of prefetching loops ("" = none)
+  ConstexprBranches constexpr_branch_;        // the constexpr-if branches being lowered
+  int constexpr_ifs_ = 0;                     // ids for them
   std::set<std::string> constexpr_params_;
   std::map<std::string, std::string> tile_param_alias_;  // emitted name -> source name of a rebound tile parameter
 };

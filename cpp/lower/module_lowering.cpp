@@ -151,6 +151,7 @@ HelperInstance* ModuleLowering::instantiate_helper(const Node* def, const std::v
   LoweredFunction f = L.run();
   raw->fn = std::move(f.fn);
   raw->footprints = std::move(f.footprints);
+  raw->effects = std::move(f.effects);
   raw->result = f.result;
   raw->has_result = f.has_result;
   raw->ok = f.ok;
@@ -337,6 +338,7 @@ LVal Lowerer::call_helper(const Node* call_node, const Node* def) {
     }
   }
   add_footprints(inst->footprints, fsub);
+  add_helper_effects(inst->effects);
   if (!inst->has_result) {
     LVal none;
     none.info.kind = VKind::None;

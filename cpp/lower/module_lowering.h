@@ -42,6 +42,7 @@ struct HelperInstance {
   std::vector<LVal> param_args;  // the argument templates the instance was built for
   TFunction fn;
   std::vector<TileFootprint> footprints;  // in the helper's parameter names
+  MemoryEffects effects;                  // its memory operations and tl.dot calls
   LVal result;
   bool has_result = false;
   bool ok = false;

@@ -35,6 +35,11 @@ class OpCall {
   bool has(const std::string& param) const { return values_.count(param) || nodes_.count(param); }
   /// The evaluated argument; a diagnostic + Unknown value if it is missing.
   LVal& arg(const std::string& param);
+  /// The argument's value if it was evaluated (or pre-bound), else nullptr; never evaluates.
+  const LVal* evaluated(const std::string& param) const {
+    auto it = values_.find(param);
+    return it == values_.end() ? nullptr : &it->second;
+  }
   /// The source node of an argument (nullptr if pre-bound or absent).
   const syntax::Node* arg_node(const std::string& param) const;
   /// Extra positional arguments collected by a `*name` parameter.

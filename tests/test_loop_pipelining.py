@@ -1,0 +1,200 @@
+"""Grid-stride ("persistent") loops prefetch their next iterations' loads (cpp/lower/loop_pipelining.h).
+
+A cuTile loop `for r in range(ct.bid(0), n, ct.num_blocks(0))` without an MMA becomes
+`tl.range(..., num_stages=C2T_PREFETCH_STAGES)`, a constexpr parameter defaulting to 3 (Triton
+pipelines loads across iterations by default only in loops with tl.dot; measured on an H200:
+BENCHMARKS.md, "Grid-stride loops"). Loops that load an array they also store to, use atomics, or
+hold an MMA keep a plain range. Checked here: which loops are marked, that marked kernels compute
+the same values on ragged sizes (interpreter), that compiled for sm_90 on this CPU the marked loop
+is software-pipelined (cp.async) and with C2T_PREFETCH_STAGES=1 is not, and that the runtime's
+shared-memory retry steps the constexpr down with num_stages.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from c2t_interp import assert_close, convert, dev, fresh_seed, load
+
+import torch  # noqa: E402  (after c2t_interp set TRITON_INTERPRET)
+from triton.runtime.errors import OutOfResources  # noqa: E402
+
+PREFETCH = "num_stages=C2T_PREFETCH_STAGES"
+
+SRC = '''
+import cuda.tile as ct
+import torch
+
+ConstInt = ct.Constant[int]
+ConstBool = ct.Constant[bool]
+
+
+@ct.kernel
+def row_softmax(x, out, n_rows: int, TILE: ConstInt):
+    for r in range(ct.bid(0), n_rows, ct.num_blocks(0)):
+        t = ct.load(x, index=(r, 0), shape=(1, TILE), padding_mode=ct.PaddingMode.NEG_INF).astype(ct.float32)
+        e = ct.exp(t - ct.max(t, axis=1, keepdims=True))
+        ct.store(out, index=(r, 0), tile=(e / ct.sum(e, axis=1, keepdims=True)).astype(out.dtype))
+
+
+@ct.kernel
+def norm_or_replay(x, stat, out, n_rows: int, TILE: ConstInt, COMPUTE: ConstBool):
+    # Stores `stat` in one constexpr branch and gathers it in the other (TileGym's persistent
+    # layer norm): no specialization both writes and reads it, so the loop still prefetches.
+    for r in range(ct.bid(0), n_rows, ct.num_blocks(0)):
+        t = ct.load(x, index=(r, 0), shape=(1, TILE), padding_mode=ct.PaddingMode.ZERO).astype(ct.float32)
+        if COMPUTE:
+            m = ct.sum(t, axis=1)
+            ct.store(stat, index=(r,), tile=m)
+        else:
+            m = ct.load(stat, index=(r,), shape=(1,))
+        ct.store(out, index=(r, 0), tile=(t - m.reshape((1, 1))).astype(out.dtype))
+
+
+@ct.kernel
+def accumulate_rows(x, acc, n_rows: int, TILE: ConstInt):
+    # Every iteration reads what the previous one of this program stored: a prefetched load
+    # would read it before that store, so this loop must not prefetch.
+    for r in range(ct.bid(0), n_rows, ct.num_blocks(0)):
+        a = ct.load(acc, index=(ct.bid(0), 0), shape=(1, TILE), padding_mode=ct.PaddingMode.ZERO)
+        t = ct.load(x, index=(r, 0), shape=(1, TILE), padding_mode=ct.PaddingMode.ZERO)
+        ct.store(acc, index=(ct.bid(0), 0), tile=a + t)
+
+
+@ct.kernel
+def atomic_rows(x, total, n_rows: int, TILE: ConstInt):
+    for r in range(ct.bid(0), n_rows, ct.num_blocks(0)):
+        t = ct.load(x, index=(r, 0), shape=(1, TILE), padding_mode=ct.PaddingMode.ZERO)
+        ct.atomic_add(total, (ct.arange(TILE, dtype=ct.int32),), t.reshape((TILE,)))
+
+
+@ct.kernel
+def persistent_mm(A, B, C, n_tiles: int, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    for t in range(ct.bid(0), n_tiles, ct.num_blocks(0)):
+        acc = ct.full((TM, TN), 0.0, dtype=ct.float32)
+        for k in range(ct.num_tiles(A, axis=1, shape=(TM, TK))):
+            a = ct.load(A, index=(t, k), shape=(TM, TK), padding_mode=ct.PaddingMode.ZERO)
+            b = ct.load(B, index=(k, 0), shape=(TK, TN), padding_mode=ct.PaddingMode.ZERO)
+            acc = ct.mma(a, b, acc)
+        ct.store(C, index=(t, 0), tile=acc.astype(C.dtype))
+
+
+@ct.kernel
+def k_chunks(x, out, TILE: ConstInt):
+    # A loop from 0 (a K/column loop, not grid-stride) stays a plain range.
+    s = ct.full((1, TILE), 0.0, dtype=ct.float32)
+    for k in range(0, ct.num_tiles(x, axis=1, shape=(1, TILE)), 1):
+        s = s + ct.load(x, index=(ct.bid(0), k), shape=(1, TILE), padding_mode=ct.PaddingMode.ZERO).astype(ct.float32)
+    ct.store(out, index=(ct.bid(0), 0), tile=s.astype(out.dtype))
+
+
+def softmax(x, tile, programs):
+    out = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (programs,), row_softmax, (x, out, x.shape[0], tile))
+    return out
+
+
+def norm(x, stat, tile, programs, compute):
+    out = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (programs,), norm_or_replay, (x, stat, out, x.shape[0], tile, compute))
+    return out
+'''
+
+
+@pytest.fixture(scope="module")
+def code():
+    return convert(SRC, filename="grid_stride.py")
+
+
+def _kernel_text(code, name):
+    m = re.search(rf"@triton\.jit\ndef {name}\(.*?(?=\n\n\n|\Z)", code, re.S)
+    assert m, code
+    return m.group(0)
+
+
+@pytest.mark.parametrize("name", ["row_softmax", "norm_or_replay"])
+def test_grid_stride_loops_prefetch(code, name):
+    k = _kernel_text(code, name)
+    assert PREFETCH in k and "C2T_PREFETCH_STAGES: tl.constexpr = 3" in k, k
+    assert "# grid-stride loop: prefetch the next iterations' loads" in k
+
+
+@pytest.mark.parametrize("name", ["accumulate_rows", "atomic_rows", "persistent_mm", "k_chunks"])
+def test_loops_that_must_not_prefetch_keep_a_plain_range(code, name):
+    k = _kernel_text(code, name)
+    assert "num_stages" not in k and "C2T_PREFETCH_STAGES" not in k, k
+    assert re.search(r"for \w+ in range\(", k), k
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+@pytest.mark.parametrize("rows,cols,programs", [(37, 50, 5), (8, 64, 8), (3, 17, 4)])
+def test_prefetching_softmax_on_ragged_sizes(code, tmp_path, dtype, rows, cols, programs):
+    mod = load(code, tmp_path, "grid_stride")
+    g = torch.Generator().manual_seed(fresh_seed())
+    x = dev(torch.randn(rows, cols, generator=g).to(dtype))
+    assert_close(mod.softmax(x, 64, programs), torch.softmax(x.float(), dim=1).to(dtype), dtype=dtype)
+
+
+@pytest.mark.parametrize("compute", [True, False])
+def test_prefetching_loop_with_exclusive_constexpr_branches(code, tmp_path, compute):
+    mod = load(code, tmp_path, "grid_stride")
+    g = torch.Generator().manual_seed(fresh_seed())
+    x = dev(torch.randn(29, 40, generator=g))
+    given = dev(torch.randn(29, generator=g))
+    stat = torch.zeros_like(given) if compute else given.clone()
+    out = mod.norm(x, stat, 64, 6, compute)
+    m = x.sum(dim=1) if compute else given
+    assert_close(out, x - m[:, None])
+    assert_close(stat, m)
+
+
+def _compile(code, tmp_path, **kw):
+    from triton_compile_check import compile_launch, load_for_compile
+
+    gm = load_for_compile(code, tmp_path, "grid_stride_gpu")
+    x = torch.empty(4096, 1024, dtype=torch.bfloat16)
+    return compile_launch(gm.launch_row_softmax, (132,), x, x, 4096, 1024, last_stage="ttgir", **kw)["ttgir"]
+
+
+def test_sm90_marked_loop_is_pipelined_and_one_stage_is_not(code, tmp_path):
+    # The stages are a constexpr parameter: Triton's compiler must accept it in tl.range.
+    assert "ttg.async_copy_global_to_local" in _compile(code, tmp_path)
+    assert "ttg.async_copy_global_to_local" not in _compile(code, tmp_path, C2T_PREFETCH_STAGES=1)
+
+
+class _Param:
+    def __init__(self, is_constexpr):
+        self.is_constexpr = is_constexpr
+
+
+class _FakeKernel:
+    """A kernel whose shared memory is 1 KiB per prefetch stage (default 3): over `limit` a launch
+    raises OutOfResources("shared memory") like Triton's; records (num_stages, C2T_PREFETCH_STAGES)."""
+
+    def __init__(self, real, limit):
+        self.real, self.limit, self.attempts = real, limit, []
+        self.arg_names = real.arg_names
+        self.params = [_Param(n in ("TILE", "C2T_PREFETCH_STAGES")) for n in real.arg_names]
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            stages = kwargs.get("C2T_PREFETCH_STAGES", 3)
+            self.attempts.append((kwargs.get("num_stages"), kwargs.get("C2T_PREFETCH_STAGES")))
+            if stages * 1024 > self.limit:
+                raise OutOfResources(stages * 1024, self.limit, "shared memory")
+            kw = {k: v for k, v in kwargs.items() if k != "num_stages"}
+            return self.real[grid](*args, **kw)
+
+        return launch
+
+
+def test_shared_memory_retry_lowers_the_prefetch_stages(code, tmp_path):
+    mod = load(code, tmp_path, "grid_stride")
+    fake = _FakeKernel(mod.row_softmax, limit=2 * 1024)
+    mod.row_softmax = fake
+    x = dev(torch.randn(9, 30))
+    with pytest.warns(UserWarning, match="num_stages=2"):
+        assert_close(mod.softmax(x, 32, 4), torch.softmax(x, dim=1))
+    assert fake.attempts == [(None, None), (None, None), (2, 2)]
