@@ -155,6 +155,55 @@ def test_squeezed_bmm_matches_torch_on_ragged_sizes(mod, dtype):
     assert_close(got, want, relaxed=True)
 
 
+INTERIOR = '''
+import cuda.tile as ct
+import torch
+
+ConstInt = ct.Constant[int]
+
+
+@ct.kernel
+def heads_copy(x, out, TH: ConstInt, TD: ConstInt):
+    # (1, TH, 1, TD): unit axes in front of and between the others (TileGym's MLA decoding store).
+    b, s = ct.bid(0), ct.bid(1)
+    t = ct.load(x, index=(b, 0, s, 0), shape=(1, TH, 1, TD), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(out, index=(b, 0, s, 0), tile=t * 2.0)
+
+
+@ct.kernel
+def heads_in_place(x, TH: ConstInt, TD: ConstInt):
+    # The same tiles loaded from and stored back to one array (TileGym's RoPE).
+    b, s = ct.bid(0), ct.bid(1)
+    t = ct.load(x, index=(b, 0, s, 0), shape=(1, TH, 1, TD), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(x, index=(b, 0, s, 0), tile=t + 1.0)
+
+
+def run(x, th, td):
+    out = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (x.shape[0], x.shape[2]), heads_copy, (x, out, th, td))
+    ct.launch(torch.cuda.current_stream(), (x.shape[0], x.shape[2]), heads_in_place, (x, th, td))
+    return out
+'''
+
+
+def test_interior_unit_axes_squeezed_except_in_place(tmp_path):
+    # access_plan.h says why: on the H200 the MLA form crashed full-rank, the in-place RoPE form
+    # gave wrong values squeezed.
+    code = convert(INTERIOR, filename="interior.py")
+    copy = code[code.index("def heads_copy("):code.index("def heads_in_place(")]
+    in_place = code[code.index("def heads_in_place("):]
+    assert "x_ptr + b * x_stride_0 + t_offs_1[:, None] * x_stride_1" in copy, copy  # 2-D pointers
+    assert "[1, TH, 1, TD]" in copy
+    assert "t_offs_1[None, :, None, None]" in in_place, in_place  # full-rank pointers
+    m = load(code, tmp_path, "interior")
+    g = torch.Generator().manual_seed(fresh_seed())
+    x = torch.randn(2, 5, 3, 7, generator=g)  # heads and head dim not multiples of the tile
+    xd = dev(x.clone())
+    out = m.run(xd, 8, 8)
+    assert_close(out, dev(x * 2.0))
+    assert_close(xd, dev(x + 1.0))
+
+
 def _ptxas_spills(ptx: str) -> int:
     from triton import knobs
 

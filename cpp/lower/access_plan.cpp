@@ -69,7 +69,7 @@ std::optional<std::string> padding_mode_arg(OpCall& c) {
 }
 
 TilePointers emit_tile_pointers(Lowerer& L, const ArrayVal& array, const std::vector<LVal>& index,
-                                const AccessPlan& plan, const std::string& hint, bool squeeze) {
+                                const AccessPlan& plan, const std::string& hint, bool squeeze, bool interior) {
   TilePointers out;
   size_t r = plan.tile_shape.size();
   if (plan.strategy == AccessPlan::Strategy::PointerScalar) {
@@ -99,12 +99,12 @@ TilePointers emit_tile_pointers(Lowerer& L, const ArrayVal& array, const std::ve
     all_unit = all_unit && d.is_one();
     units += d.is_one() ? 1 : 0;
   }
-  // Only leading extent-1 axes (batch and head indices in front of a matrix: bmm's (1, TM, TK),
-  // attention's (1, 1, TM, D)), and only down to rank 2: a (1, N) row stays a row, and unit axes
-  // between others (RoPE's (1, H, 1, D)) keep the full-rank pointers, as measured on the H200.
+  // Leading extent-1 axes (batch and head indices in front of a matrix: bmm's (1, TM, TK),
+  // attention's (1, 1, TM, D)), others only when `interior`; and only down to rank 2: a (1, N)
+  // row stays a row.
   size_t leading = 0;
   while (leading < r && plan.tile_shape[leading].is_one()) ++leading;
-  squeeze = squeeze && !all_unit && units > 0 && units == leading && r - units >= 2;
+  squeeze = squeeze && !all_unit && units > 0 && (interior || units == leading) && r - units >= 2;
   // Pointer rank and each non-unit tile axis' position in it.
   size_t pr = squeeze ? r - units : r;
   std::vector<size_t> pos(r, 0);

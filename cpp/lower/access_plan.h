@@ -52,20 +52,26 @@ AccessPlan plan_tile_access(const ArrayVal& array, const sema::Shape& tile_shape
 
 /// Pointer expression (and mask, null when not needed) of a tile access,
 /// emitting the offset computations as statements named after `hint`.
-/// With `squeeze`, the leading extent-1 axes of a tile with two or more other
-/// axes (and no other unit axis) take no pointer dimension: the pointers have
-/// the rank of the other axes and `squeezed` lists those axes' extents (the
-/// caller reshapes between the two).
+/// With `squeeze`, the extent-1 axes of a tile with two or more other axes
+/// take no pointer dimension: the pointers have the rank of the other axes and
+/// `squeezed` lists those axes' extents (the caller reshapes between the two).
+/// Unit axes between others ((1, H, 1, D)) only with `interior` as well.
 /// Why: a (1, TM, TK) tile reshaped to (TM, TK) for tl.dot cost Triton a
 /// layout conversion per load (sm_90 TTGIR of TileGym's bmm: 5 convert_layout
 /// ops, 1 when loaded as (TM, TK)); tl.reshape(tl.reshape(x, A), B) folds.
+/// Why `interior` is the caller's choice: on the H200 (Triton 3.6), TileGym's
+/// MLA decoding ((TILE_N, 1, D) loads, a (1, H, 1, D) store) hit an illegal
+/// memory access with full-rank pointers and passed squeezed, while its
+/// in-place RoPE ((1, H, 1, D) tiles loaded and stored back to one array) gave
+/// wrong values squeezed and passed full-rank (BENCHMARKS.md).
 struct TilePointers {
   TExprPtr ptrs;
   TExprPtr mask;  // may be null
   std::vector<TExprPtr> squeezed;  // empty: the pointers have the tile's rank
 };
 TilePointers emit_tile_pointers(Lowerer& L, const ArrayVal& array, const std::vector<LVal>& index,
-                                const AccessPlan& plan, const std::string& hint, bool squeeze = false);
+                                const AccessPlan& plan, const std::string& hint, bool squeeze = false,
+                                bool interior = false);
 
 /// The Triton `other=` value of a padding mode. `elem` is the array's
 /// element dtype: ZERO pads with `zero_padding(elem)`, and so does

@@ -256,6 +256,18 @@ void Lowerer::prescan() {
       return true;
     });
   }
+  // Arrays this function loads tiles of and stores tiles to (by name).
+  std::set<std::string> loaded, stored;
+  sema::walk(spec_.def, [&](const Node* n) {
+    if (!n->is("Call")) return true;
+    auto q = module().cutile_name(n->child("func"));
+    if (!q || (*q != "load" && *q != "store")) return true;
+    const Node* a = sema::call_arg(n, 0) ? sema::call_arg(n, 0) : sema::call_kwarg(n, "array");
+    if (a && a->is("Name")) (*q == "load" ? loaded : stored).insert(std::string(a->str("id")));
+    return true;
+  });
+  for (auto& a : loaded)
+    if (stored.count(a)) updated_in_place_.insert(a);
   // Names used inside tile shapes (shape=..., ct.arange(N), ct.full((M, N), ...))
   // are positive powers of two in any valid cuTile program.
   sema::walk(spec_.def, [&](const Node* n) {
