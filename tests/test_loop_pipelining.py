@@ -71,6 +71,17 @@ def atomic_rows(x, total, n_rows: int, TILE: ConstInt):
 
 
 @ct.kernel
+def wait_then_read(x, ready, out, n_rows: int, TILE: ConstInt):
+    # An acquire load of a flag another program sets, then the data it guards: prefetching the
+    # data ahead of the flag would read it before it is ready.
+    for r in range(ct.bid(0), n_rows, ct.num_blocks(0)):
+        f = ct.load(ready, index=(r,), shape=(1,), memory_order=ct.MemoryOrder.ACQUIRE,
+                    memory_scope=ct.MemoryScope.DEVICE)
+        t = ct.load(x, index=(r, 0), shape=(1, TILE), padding_mode=ct.PaddingMode.ZERO)
+        ct.store(out, index=(r, 0), tile=t * f.reshape((1, 1)))
+
+
+@ct.kernel
 def persistent_mm(A, B, C, n_tiles: int, TM: ConstInt, TN: ConstInt, TK: ConstInt):
     for t in range(ct.bid(0), n_tiles, ct.num_blocks(0)):
         acc = ct.full((TM, TN), 0.0, dtype=ct.float32)
@@ -121,7 +132,7 @@ def test_grid_stride_loops_prefetch(code, name):
     assert "# grid-stride loop: prefetch the next iterations' loads" in k
 
 
-@pytest.mark.parametrize("name", ["accumulate_rows", "atomic_rows", "persistent_mm", "k_chunks"])
+@pytest.mark.parametrize("name", ["accumulate_rows", "atomic_rows", "wait_then_read", "persistent_mm", "k_chunks"])
 def test_loops_that_must_not_prefetch_keep_a_plain_range(code, name):
     k = _kernel_text(code, name)
     assert "num_stages" not in k and "C2T_PREFETCH_STAGES" not in k, k

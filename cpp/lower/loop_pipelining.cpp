@@ -32,7 +32,9 @@ void pointer_names(const TExprPtr& e, const std::set<std::string>& params, std::
 void record_memory_effect(MemoryEffects& fx, const OpCall& c, const OpEntry& entry,
                           const std::set<std::string>& pointer_params, const ConstexprBranches& branch) {
   if (entry.family != "memory" && entry.family != "gather" && entry.family != "atomic") return;
-  bool atomic = entry.family == "atomic";
+  // A load or store with a memory order synchronizes with other programs (an acquire load of a
+  // flag, then the data it guards): as an atomic, it keeps the loop unpipelined.
+  bool atomic = entry.family == "atomic" || c.has("memory_order");
   bool load = !atomic && (contains(entry.name, "load") || contains(entry.name, "gather"));
   bool write = atomic || contains(entry.name, "store") || contains(entry.name, "scatter");
   if (!load && !write) return;

@@ -39,7 +39,7 @@ struct MemoryAccess {
   ConstexprBranches branch;
   bool load = false;
   bool write = false;   // store, scatter, atomic
-  bool atomic = false;
+  bool atomic = false;  // an atomic, or a load/store with memory_order=
 };
 
 /// What a stretch of tile code does that decides pipelining: its memory
