@@ -123,6 +123,8 @@ def module_hinted(a, b):
     assert "k = _c2t_kernel(_c2t_kernel(mul_kernel)._pyfunc, occupancy=occ)" in code
     # Hints: num_worker_warps -> num_warps; occupancy has no Triton equivalent (dropped).
     assert m._c2t_launch_options({"num_worker_warps": 8, "occupancy": 2, "num_ctas": 2}) == {"num_warps": 8}
+    # Triton needs a power of two: a cuTile hint of 3 or 6 warps launches 4 or 8.
+    assert [m._c2t_launch_options({"num_worker_warps": w})["num_warps"] for w in (1, 3, 4, 6)] == [1, 4, 4, 8]
     a, b = _inputs(200)
     assert_close(m.rewrapped(a, b, 4), a * b)
     assert_close(m.module_hinted(a, b), a + b)

@@ -135,6 +135,12 @@ def scale(x, tile):
     m.row_scale = rec
     m.scale(dev(torch.randn(2, 8)), 16384)
     assert rec.options[-1]["num_warps"] == 2
+    # A count Triton cannot launch (not a power of two) becomes the next power of two.
+    m3 = load(convert(src.replace("num_worker_warps=2", "num_worker_warps=3"), filename="hinted3.py"), tmp_path, "hinted3")
+    rec3 = Recorder()
+    m3.row_scale = rec3
+    m3.scale(dev(torch.randn(2, 8)), 16384)
+    assert rec3.options[-1]["num_warps"] == 4
 
 
 def test_squeezed_loads_and_stores(code):

@@ -146,7 +146,8 @@ def _c2t_launch_options(hints):
     options = {}
     warps = _c2t_resolve(hints.get("num_worker_warps"))
     if warps:
-        options["num_warps"] = int(warps)
+        # Triton needs a power of two: the next one up (more warps only change speed).
+        options["num_warps"] = 1 << (int(warps) - 1).bit_length()
     return options
 
 

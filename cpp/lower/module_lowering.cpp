@@ -68,9 +68,13 @@ LoweredModule ModuleLowering::run() {
       // num_worker_warps: the warps that run the tile code, Triton's num_warps (runtime.cpp
       // _c2t_launch_options does the same for hints given at launch).
       auto c = opt == "num_worker_warps" ? mi_.fold(node) : std::nullopt;
-      if (c && c->kind == sema::ConstValue::Kind::Int && c->i > 0) {
-        lk.worker_warps = (int)c->i;
-        rep.notes.push_back("kernel option num_worker_warps=" + std::to_string(c->i) + " is the launch's default num_warps");
+      if (c && c->kind == sema::ConstValue::Kind::Int && c->i > 0 && c->i <= 1024) {
+        // Triton's num_warps must be a power of two: the next one up (warps only change speed).
+        int warps = 1;
+        while (warps < c->i) warps *= 2;
+        lk.worker_warps = warps;
+        rep.notes.push_back("kernel option num_worker_warps=" + std::to_string(c->i) + " is the launch's default num_warps" +
+                            (warps != c->i ? " (as " + std::to_string(warps) + ": Triton needs a power of two)" : ""));
         continue;
       }
       rep.notes.push_back("kernel option " + opt + " has no direct Triton equivalent and is not applied");
