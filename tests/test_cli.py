@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import subprocess
+from pathlib import Path
 import sys
 
 import pytest
@@ -250,3 +251,17 @@ def test_unusable_output_paths_are_io_errors_reported_per_file(tmp_path):
     assert rc == 2, (out, err)
     assert (tmp_path / "pkg" / "ops" / "triton" / "good.py").exists()
     assert f"{loose}: error:" in err and "converted" in out, (out, err)
+
+
+def test_diff_headers(tmp_path):
+    # --diff prints what convert would write: git-style a/ b/ names for relative paths, the path
+    # itself for absolute ones, /dev/null for an output that does not exist yet; nothing is written.
+    src = tmp_path / "k.py"
+    src.write_text((Path(__file__).parent.parent / "examples" / "softmax.py").read_text())
+    rc, out, _ = run("convert", "k.py", "-o", "out.py", "--diff", cwd=tmp_path)
+    assert rc == 0 and out.startswith("--- /dev/null\n+++ b/out.py\n"), out[:200]
+    assert not (tmp_path / "out.py").exists()
+    (tmp_path / "out.py").write_text("stale\n")
+    rc, out, _ = run("convert", str(src), "-o", str(tmp_path / "out.py"), "--diff", cwd=tmp_path)
+    assert rc == 0 and out.startswith(f"--- {tmp_path / 'out.py'}\n+++ {tmp_path / 'out.py'}\n"), out[:200]
+    assert "-stale\n" in out and (tmp_path / "out.py").read_text() == "stale\n"

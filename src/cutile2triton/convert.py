@@ -158,8 +158,12 @@ def _convert_one(src, root, out, out_dir, check, diff, force, write, options) ->
     if check or diff:
         text = ""
         if diff:
+            # git's headers for relative paths (a/..., b/...), the paths themselves for absolute ones
+            # (GNU diff); a new output is compared with /dev/null, so `patch -p1` / `patch -p0` create it.
+            name = dest.as_posix()
+            before, after = (name, name) if dest.is_absolute() else (f"a/{name}", f"b/{name}")
             text = "".join(difflib.unified_diff((old or "").splitlines(True), result.code.splitlines(True),
-                                                f"a/{dest}", f"b/{dest}"))
+                                                "/dev/null" if old is None else before, after))
         return FileReport(str(src), str(dest), WOULD_CHANGE, diags, result.rendered, text)
     if old is not None and not force:
         return FileReport(str(src), str(dest), EXISTS, diags, result.rendered)
