@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything cutile2triton's build and tests need on a fresh Debian
 # machine (Python 3.10+ with pip), then builds and installs the package.
-# Pinned: Triton 3.6.0 (the target), the CPU build of PyTorch 2.13.0, and
+# Pinned: Triton 3.6.0 (the target), PyTorch 2.13.0 (the tests need only its CPU
+# side; pip installs whichever build the machine's index gives, a local CPU wheel here), and
 # numpy < 2.4 (Triton 3.6's interpreter breaks on runtime loop bounds with
 # numpy >= 2.4, seen in our interpreter tests).
 set -euo pipefail

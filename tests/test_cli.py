@@ -265,3 +265,15 @@ def test_diff_headers(tmp_path):
     rc, out, _ = run("convert", str(src), "-o", str(tmp_path / "out.py"), "--diff", cwd=tmp_path)
     assert rc == 0 and out.startswith(f"--- {tmp_path / 'out.py'}\n+++ {tmp_path / 'out.py'}\n"), out[:200]
     assert "-stale\n" in out and (tmp_path / "out.py").read_text() == "stale\n"
+
+
+def test_exists_is_in_the_json_report(tmp_path):
+    import json
+
+    (tmp_path / "k.py").write_text((Path(__file__).parent.parent / "examples" / "softmax.py").read_text())
+    (tmp_path / "out.py").write_text("hand-edited\n")
+    rc, out, err = run("convert", "k.py", "-o", "out.py", "--json", cwd=tmp_path)
+    assert rc == 1 and "output exists and differs" in err
+    f = json.loads(out)["files"][0]
+    assert f["status"] == "exists"
+    assert any("output exists and differs; use --force" in d["message"] for d in f["diagnostics"]), f

@@ -82,6 +82,17 @@ def wait_then_read(x, ready, out, n_rows: int, TILE: ConstInt):
 
 
 @ct.kernel
+def skip_one_row(x, out, n_rows: int, skip: int, TILE: ConstInt):
+    # Every load is under a runtime `if` (a `continue` becomes one): Triton does not pipeline
+    # them, so the loop is not marked (a prefetch comment would be wrong).
+    for r in range(ct.bid(0), n_rows, ct.num_blocks(0)):
+        if r == skip:
+            continue
+        t = ct.load(x, index=(r, 0), shape=(1, TILE), padding_mode=ct.PaddingMode.ZERO)
+        ct.store(out, index=(r, 0), tile=t * 2.0)
+
+
+@ct.kernel
 def persistent_mm(A, B, C, n_tiles: int, TM: ConstInt, TN: ConstInt, TK: ConstInt):
     for t in range(ct.bid(0), n_tiles, ct.num_blocks(0)):
         acc = ct.full((TM, TN), 0.0, dtype=ct.float32)
@@ -132,7 +143,8 @@ def test_grid_stride_loops_prefetch(code, name):
     assert "# grid-stride loop: prefetch the next iterations' loads" in k
 
 
-@pytest.mark.parametrize("name", ["accumulate_rows", "atomic_rows", "wait_then_read", "persistent_mm", "k_chunks"])
+@pytest.mark.parametrize("name", ["accumulate_rows", "atomic_rows", "wait_then_read", "skip_one_row", "persistent_mm",
+                                  "k_chunks"])
 def test_loops_that_must_not_prefetch_keep_a_plain_range(code, name):
     k = _kernel_text(code, name)
     assert "num_stages" not in k and "C2T_PREFETCH_STAGES" not in k, k
@@ -209,3 +221,24 @@ def test_shared_memory_retry_lowers_the_prefetch_stages(code, tmp_path):
     with pytest.warns(UserWarning, match="num_stages=2"):
         assert_close(mod.softmax(x, 32, 4), torch.softmax(x, dim=1))
     assert fake.attempts == [(None, None), (None, None), (2, 2)]
+
+
+def test_callers_num_stages_bounds_the_prefetch(code, tmp_path):
+    # A caller lowering num_stages (e.g. to fit shared memory) lowers the loops' prefetch with it,
+    # unless it passes C2T_PREFETCH_STAGES itself.
+    mod = load(code, tmp_path, "grid_stride")
+    seen = []
+
+    class Spy:
+        arg_names = mod.row_softmax.arg_names
+        params = ()
+
+        def __getitem__(self, grid):
+            return lambda *a, **kw: seen.append((kw.get("num_stages"), kw.get("C2T_PREFETCH_STAGES")))
+
+    mod.row_softmax = Spy()
+    x = dev(torch.randn(4, 8))
+    mod.launch_row_softmax((2,), x, torch.empty_like(x), 4, 8, num_stages=1)
+    mod.launch_row_softmax((2,), x, torch.empty_like(x), 4, 8, num_stages=1, C2T_PREFETCH_STAGES=2)
+    mod.launch_row_softmax((2,), x, torch.empty_like(x), 4, 8)
+    assert seen == [(1, 1), (1, 2), (None, None)]

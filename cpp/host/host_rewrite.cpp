@@ -624,19 +624,18 @@ void Rewriter::rewrite_host_code() {
       if (!tile_op.empty()) {
         // A tile helper for kernels of other modules: without a call site there
         // are no argument types to lower it with, and as host code it cannot run.
-        // It is left out (a comment says so, and a warning); a module importing
-        // it fails to convert with its own diagnostic until cross-module helpers
-        // are lowered at their call sites.
+        // It is left out here (a comment says so, and a warning); a sibling module
+        // importing it by name gets its own copy, lowered at its call sites
+        // (driver/splice.cpp).
         std::string name(st->str("name"));
         diags_.warning(st->lineno, st->col_offset,
                        "function '" + name + "' is cuTile tile code (" + tile_op +
-                           ") but no kernel in this module calls it; it is left out of the Triton module "
-                           "(tile helpers shared across modules are not converted yet)");
+                           ") but no kernel in this module calls it; it is left out of this module's Triton "
+                           "output (a converted sibling module that imports it gets its own copy)");
         auto [b, e] = stmt_lines(st);
         edits_.add(b, e,
                    "# cutile2triton: `" + name + "` (a cuTile tile helper that no kernel of this module calls) is "
-                   "not converted;\n# kernels of other modules that import it need it lowered at their call "
-                   "sites.\n");
+                   "not converted here;\n# converted sibling modules that import it get their own copy.\n");
         continue;
       }
     }

@@ -26,6 +26,9 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
     shared memory is retried with 2, then 1 stages (for the kernel's prefetching grid-stride
     loops too), and the stages that fit are remembered for the kernel's specialization
     (constexpr values, dtypes, options)."""
+    if "num_stages" in kwargs and "C2T_PREFETCH_STAGES" not in kwargs and \
+            "C2T_PREFETCH_STAGES" in getattr(kernel, "arg_names", ()):
+        kwargs["C2T_PREFETCH_STAGES"] = kwargs["num_stages"]  # the caller's stages bound the loops' too
     fits = _c2t_fitting_stages.get(kernel)
     if fits is None or "num_stages" in kwargs:  # the fast path: never overflowed, or stages chosen
         try:

@@ -30,7 +30,8 @@ void pointer_names(const TExprPtr& e, const std::set<std::string>& params, std::
 }  // namespace
 
 void record_memory_effect(MemoryEffects& fx, const OpCall& c, const OpEntry& entry,
-                          const std::set<std::string>& pointer_params, const ConstexprBranches& branch) {
+                          const std::set<std::string>& pointer_params, const ConstexprBranches& branch,
+                          int runtime_ifs) {
   if (entry.family != "memory" && entry.family != "gather" && entry.family != "atomic") return;
   // A load or store with a memory order synchronizes with other programs (an acquire load of a
   // flag, then the data it guards): as an atomic, it keeps the loop unpipelined.
@@ -43,6 +44,7 @@ void record_memory_effect(MemoryEffects& fx, const OpCall& c, const OpEntry& ent
   a.write = write;
   a.atomic = atomic;
   a.branch = branch;
+  a.runtime_ifs = runtime_ifs;
   for (const char* p : {"array", "self"}) {
     const LVal* v = c.evaluated(p);
     if (v && v->array) {
@@ -53,22 +55,24 @@ void record_memory_effect(MemoryEffects& fx, const OpCall& c, const OpEntry& ent
   fx.accesses.push_back(std::move(a));
 }
 
-void add_helper_effects(MemoryEffects& fx, const MemoryEffects& helper, const ConstexprBranches& branch) {
+void add_helper_effects(MemoryEffects& fx, const MemoryEffects& helper, const ConstexprBranches& branch,
+                        int runtime_ifs) {
   for (auto a : helper.accesses) {
     a.arrays.clear();
     a.branch = branch;
+    a.runtime_ifs = runtime_ifs;
     fx.accesses.push_back(std::move(a));
   }
   fx.dots += helper.dots;
 }
 
-bool may_prefetch(const MemoryEffects& body, size_t first_access, int dots) {
+bool may_prefetch(const MemoryEffects& body, size_t first_access, int dots, int runtime_ifs) {
   if (dots > 0) return false;
   bool loads = false;
   for (size_t i = first_access; i < body.accesses.size(); ++i) {
     const auto& a = body.accesses[i];
     if (a.atomic) return false;
-    loads = loads || a.load;
+    loads = loads || (a.load && a.runtime_ifs == runtime_ifs);
   }
   if (!loads) return false;
   for (size_t i = first_access; i < body.accesses.size(); ++i) {

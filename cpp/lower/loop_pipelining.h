@@ -40,6 +40,7 @@ struct MemoryAccess {
   bool load = false;
   bool write = false;   // store, scatter, atomic
   bool atomic = false;  // an atomic, or a load/store with memory_order=
+  int runtime_ifs = 0;  // runtime `if`s around it (Triton's pipeliner leaves loads under one alone)
 };
 
 /// What a stretch of tile code does that decides pipelining: its memory
@@ -54,18 +55,22 @@ struct MemoryEffects {
 /// operations). `pointer_params`: the function's pointer parameter names; an
 /// access is keyed by those its array's pointer expression mentions.
 void record_memory_effect(MemoryEffects& fx, const OpCall& c, const OpEntry& entry,
-                          const std::set<std::string>& pointer_params, const ConstexprBranches& branch);
+                          const std::set<std::string>& pointer_params, const ConstexprBranches& branch,
+                          int runtime_ifs);
 
 /// Adds a called helper's effects at a call site in `branch`; its arrays
 /// become unknown (one helper instance serves call sites with different arrays).
-void add_helper_effects(MemoryEffects& fx, const MemoryEffects& helper, const ConstexprBranches& branch);
+void add_helper_effects(MemoryEffects& fx, const MemoryEffects& helper, const ConstexprBranches& branch,
+                        int runtime_ifs);
 
 /// Whether a loop whose body did `body[first_access..]` with `dots` tl.dot
-/// calls may prefetch: it loads something, has no tl.dot (Triton pipelines
-/// those loops itself) and no atomic, and writes no array it loads (nor any
-/// unknown array while loading) unless the two are in different branches of a
-/// constexpr `if`.
-bool may_prefetch(const MemoryEffects& body, size_t first_access, int dots);
+/// calls, inside `runtime_ifs` runtime `if`s itself, may prefetch: it has a load
+/// outside any runtime `if` of its own (Triton does not pipeline the others: a
+/// loop whose loads all sit under `if row != skip:` gets no async copy, sm_90
+/// compile), no tl.dot (Triton pipelines those loops itself) and no atomic,
+/// and writes no array it loads (nor any unknown array while loading) unless
+/// the two are in different branches of a constexpr `if`.
+bool may_prefetch(const MemoryEffects& body, size_t first_access, int dots, int runtime_ifs = 0);
 
 /// Pipeline stages of a prefetching grid-stride loop (measured, see above): the
 /// default of the kernel's constexpr parameter kPrefetchStagesParam, which the

@@ -415,7 +415,7 @@ LVal Lowerer::eval_call(const Node* e) {
     if (!bind_call(c, *entry, e, nullptr)) return {};
     note_op(q);
     LVal r = entry->lower(c);
-    if (r.ok()) record_memory_effect(effects_, c, *entry, pointer_params_, constexpr_branch_);
+    if (r.ok()) record_memory_effect(effects_, c, *entry, pointer_params_, constexpr_branch_, runtime_ifs_);
     if (r.ok() && !r.node) r.node = e;
     return r;
   }
@@ -429,7 +429,7 @@ LVal Lowerer::eval_call(const Node* e) {
     if (!bind_call(c, *entry, e, fn.self.get())) return {};
     note_op(fn.info.ref);
     LVal r = entry->lower(c);
-    if (r.ok()) record_memory_effect(effects_, c, *entry, pointer_params_, constexpr_branch_);
+    if (r.ok()) record_memory_effect(effects_, c, *entry, pointer_params_, constexpr_branch_, runtime_ifs_);
     if (r.ok() && !r.node) r.node = e;
     return r;
   }

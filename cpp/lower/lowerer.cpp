@@ -1071,8 +1071,10 @@ void Lowerer::lower_if(const Node* s, const std::vector<const Node*>& rest, bool
     std::optional<std::map<std::string, LVal>> env_before;
     if (speculative) env_before = env_;
     if (speculative) constexpr_branch_.push_back({if_id, then});
+    else ++runtime_ifs_;
     out_body = lower_nested(stmts);
     if (speculative) constexpr_branch_.pop_back();
+    else --runtime_ifs_;
     if (!speculative || !failed_ || failed_before) return;
     std::string first;
     for (size_t i = diag_mark; i < mod_.diags().items.size(); ++i)
@@ -1260,7 +1262,7 @@ void Lowerer::lower_for(const Node* s) {
                      !vals[0].info.cval && !vals[2].info.cval;
   // Kernels only: the stages are a constexpr parameter the launch retries lower when shared
   // memory overflows (the runtime's _c2t_run_kernel), which a helper's loop could not follow.
-  if (grid_stride && spec_.is_kernel && may_prefetch(effects_, first_access, effects_.dots - dots_before)) {
+  if (grid_stride && spec_.is_kernel && may_prefetch(effects_, first_access, effects_.dots - dots_before, runtime_ifs_)) {
     if (prefetch_param_.empty()) prefetch_param_ = fresh(kPrefetchStagesParam);
     emit(TStmt::comment("grid-stride loop: prefetch the next iterations' loads"));
     st.value = tl_call("range", rargs, {{"num_stages", name(prefetch_param_)}});

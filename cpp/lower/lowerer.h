@@ -102,7 +102,9 @@ class Lowerer {
   /// Adds a called helper's footprints in this function's texts (map_footprints).
   void add_footprints(const std::vector<TileFootprint>& fps, const std::map<std::string, std::string>& subst);
   /// Adds a called helper's memory operations and tl.dot calls (loop_pipelining.h).
-  void add_helper_effects(const MemoryEffects& fx) { c2t::lower::add_helper_effects(effects_, fx, constexpr_branch_); }
+  void add_helper_effects(const MemoryEffects& fx) {
+    c2t::lower::add_helper_effects(effects_, fx, constexpr_branch_, runtime_ifs_);
+  }
   /// Whether this function both loads and stores tiles of the array named `array` with ct.load
   /// and ct.store (an in-place update: access_plan.h, `interior`).
   bool updated_in_place(const std::string& array) const { return updated_in_place_.count(array) > 0; }
@@ -253,6 +255,7 @@ class Lowerer {
   std::set<std::string> updated_in_place_;    // arrays named in both ct.load and ct.store (prescan)
   ConstexprBranches constexpr_branch_;        // the constexpr-if branches being lowered
   int constexpr_ifs_ = 0;                     // ids for them
+  int runtime_ifs_ = 0;                       // runtime `if` branches being lowered
   std::set<std::string> constexpr_params_;
   std::map<std::string, std::string> tile_param_alias_;  // emitted name -> source name of a rebound tile parameter
 };

@@ -165,8 +165,10 @@ def _convert_one(src, root, out, out_dir, check, diff, force, write, options) ->
             text = "".join(difflib.unified_diff((old or "").splitlines(True), result.code.splitlines(True),
                                                 "/dev/null" if old is None else before, after))
         return FileReport(str(src), str(dest), WOULD_CHANGE, diags, result.rendered, text)
-    if old is not None and not force:
-        return FileReport(str(src), str(dest), EXISTS, diags, result.rendered)
+    if old is not None and not force:  # the error is in the report too (--json), not only on stderr
+        return FileReport(str(src), str(dest), EXISTS, diags + [{
+            "severity": "error", "line": 0, "col": 0,
+            "message": f"{dest}: output exists and differs; use --force to overwrite"}], result.rendered)
     try:
         atomic_write(dest, result.code)
     except OSError as e:

@@ -56,7 +56,7 @@ def print_summary(reports: List, verbose: bool) -> None:
         for row in rows:
             print("  ".join(x for x in row if x))
     summary = ", ".join(f"{counts[k]} {k}" for k in ("converted", "unchanged", "would-change", "failed", "exists", "skipped") if counts[k])
-    print(summary or "no files")
+    print(summary or "no files: no .py file under the given paths")
 
 
 def print_analysis(results: List[dict]) -> None:

@@ -55,6 +55,16 @@ TEST(LoopPipelining, DifferentBranchesOfOneConstexprIfNeverMeet) {
   EXPECT_FALSE(may_prefetch(fx, 0, 0));
 }
 
+TEST(LoopPipelining, LoadsOnlyUnderARuntimeIfDoNotCount) {
+  // `if row != skip: load ...` in the loop: Triton's pipeliner leaves such loads alone.
+  MemoryAccess guarded = load({"x_ptr"});
+  guarded.runtime_ifs = 1;
+  EXPECT_FALSE(may_prefetch(MemoryEffects{{guarded, store({"out_ptr"})}, 0}, 0, 0, 0));
+  // One load outside the if is enough; a loop that is itself under an if counts from there.
+  EXPECT_TRUE(may_prefetch(MemoryEffects{{guarded, load({"w_ptr"}), store({"out_ptr"})}, 0}, 0, 0, 0));
+  EXPECT_TRUE(may_prefetch(MemoryEffects{{guarded, store({"out_ptr"})}, 0}, 0, 0, 1));
+}
+
 TEST(LoopPipelining, OnlyTheLoopBodysAccessesCount) {
   // Before the loop (index < first): the kernel stored acc once; the loop only reads it.
   MemoryEffects fx{{store({"acc_ptr"}), load({"acc_ptr"}), store({"out_ptr"})}, 0};
@@ -65,7 +75,7 @@ TEST(LoopPipelining, OnlyTheLoopBodysAccessesCount) {
 TEST(LoopPipelining, HelperAccessesBecomeUnknownAtTheCallSitesBranch) {
   MemoryEffects helper{{load({"q_ptr"}, {{7, true}})}, 2};
   MemoryEffects fx;
-  add_helper_effects(fx, helper, {{1, false}});
+  add_helper_effects(fx, helper, {{1, false}}, 0);
   ASSERT_EQ(fx.accesses.size(), 1u);
   EXPECT_TRUE(fx.accesses[0].arrays.empty());
   EXPECT_EQ(fx.accesses[0].branch, (ConstexprBranches{{1, false}}));
