@@ -82,6 +82,21 @@ def wait_then_read(x, ready, out, n_rows: int, TILE: ConstInt):
 
 
 @ct.kernel
+def stage_then_reread(x, scratch, out, n_rows: int, TILE: ConstInt):
+    # The constexpr `if` tests the unrolled static loop's variable: one iteration stores its row
+    # to `scratch` (i == 0) and reads it back (i == 1), so a prefetched reread would see the
+    # previous iteration's row. Its branches are not exclusive; the loop must not prefetch.
+    for r in range(ct.bid(0), n_rows, ct.num_blocks(0)):
+        for i in ct.static_iter(range(2)):
+            if i == 0:
+                t = ct.load(x, index=(r, 0), shape=(1, TILE), padding_mode=ct.PaddingMode.ZERO)
+                ct.store(scratch, index=(ct.bid(0), 0), tile=t * 2)
+            else:
+                s = ct.load(scratch, index=(ct.bid(0), 0), shape=(1, TILE), padding_mode=ct.PaddingMode.ZERO)
+                ct.store(out, index=(r, 0), tile=s + 1)
+
+
+@ct.kernel
 def persistent_mm(A, B, C, n_tiles: int, TM: ConstInt, TN: ConstInt, TK: ConstInt):
     for t in range(ct.bid(0), n_tiles, ct.num_blocks(0)):
         acc = ct.full((TM, TN), 0.0, dtype=ct.float32)
@@ -104,6 +119,13 @@ def k_chunks(x, out, TILE: ConstInt):
 def softmax(x, tile, programs):
     out = torch.empty_like(x)
     ct.launch(torch.cuda.current_stream(), (programs,), row_softmax, (x, out, x.shape[0], tile))
+    return out
+
+
+def stage_reread(x, tile, programs):
+    scratch = torch.empty((programs, x.shape[1]), dtype=x.dtype, device=x.device)
+    out = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (programs,), stage_then_reread, (x, scratch, out, x.shape[0], tile))
     return out
 
 
@@ -132,7 +154,8 @@ def test_grid_stride_loops_prefetch(code, name):
     assert "# grid-stride loop: prefetch the next iterations' loads" in k
 
 
-@pytest.mark.parametrize("name", ["accumulate_rows", "atomic_rows", "wait_then_read", "persistent_mm", "k_chunks"])
+@pytest.mark.parametrize("name", ["accumulate_rows", "atomic_rows", "wait_then_read", "stage_then_reread",
+                                  "persistent_mm", "k_chunks"])
 def test_loops_that_must_not_prefetch_keep_a_plain_range(code, name):
     k = _kernel_text(code, name)
     assert "num_stages" not in k and "C2T_PREFETCH_STAGES" not in k, k
@@ -159,6 +182,14 @@ def test_prefetching_loop_with_exclusive_constexpr_branches(code, tmp_path, comp
     m = x.sum(dim=1) if compute else given
     assert_close(out, x - m[:, None])
     assert_close(stat, m)
+
+
+@pytest.mark.parametrize("rows,cols,programs", [(37, 50, 5), (3, 17, 4)])
+def test_static_iter_branches_store_then_reread(code, tmp_path, rows, cols, programs):
+    mod = load(code, tmp_path, "grid_stride")
+    g = torch.Generator().manual_seed(fresh_seed())
+    x = dev(torch.randn(rows, cols, generator=g))
+    assert_close(mod.stage_reread(x, 64, programs), x * 2 + 1)
 
 
 def _compile(code, tmp_path, **kw):

@@ -1061,6 +1061,10 @@ void Lowerer::lower_if(const Node* s, const std::vector<const Node*>& rest, bool
   std::string first_failure;  // the first branch's error, when a branch fails speculatively
   int branches_failed = 0;
   int if_id = speculative ? ++constexpr_ifs_ : 0;
+  // Its branches are exclusive for pipelining (loop_pipelining.h) only when one specialization
+  // takes just one of them: not inside a ct.static_iter body, whose unrolled copies may take
+  // both (`if i == 0: store(acc)` / `else: load(acc)` in one grid-stride iteration).
+  bool exclusive_branches = speculative && static_iter_depth_ == 0;
   auto lower_branch = [&](const std::vector<const Node*>& stmts, std::vector<TStmt>& out_body, bool then) {
     size_t diag_mark = mod_.diags().items.size();
     size_t unsup_mark = report().unsupported.size();
@@ -1070,9 +1074,9 @@ void Lowerer::lower_if(const Node* s, const std::vector<const Node*>& rest, bool
     // per branch dominated the lowering's allocations (callgrind).
     std::optional<std::map<std::string, LVal>> env_before;
     if (speculative) env_before = env_;
-    if (speculative) constexpr_branch_.push_back({if_id, then});
+    if (exclusive_branches) constexpr_branch_.push_back({if_id, then});
     out_body = lower_nested(stmts);
-    if (speculative) constexpr_branch_.pop_back();
+    if (exclusive_branches) constexpr_branch_.pop_back();
     if (!speculative || !failed_ || failed_before) return;
     std::string first;
     for (size_t i = diag_mark; i < mod_.diags().items.size(); ++i)
@@ -1250,9 +1254,11 @@ void Lowerer::lower_for(const Node* s) {
   size_t first_access = effects_.accesses.size();
   int dots_before = effects_.dots;
   ++loop_depth_;
+  if (is_static) ++static_iter_depth_;
   break_flags_.push_back("");
   st.body = lower_nested(nodes_of(s, "body"));
   break_flags_.pop_back();
+  if (is_static) --static_iter_depth_;
   --loop_depth_;
   // A grid-stride loop (runtime start such as ct.bid, a step not known here) that may prefetch
   // its next iterations' loads (loop_pipelining.h).

@@ -253,6 +253,9 @@ class Lowerer {
   std::set<std::string> updated_in_place_;    // arrays named in both ct.load and ct.store (prescan)
   ConstexprBranches constexpr_branch_;        // the constexpr-if branches being lowered
   int constexpr_ifs_ = 0;                     // ids for them
+  // ct.static_iter bodies being lowered: a constexpr `if` there may test the
+  // unrolled loop's variable, so both its branches run in one specialization.
+  int static_iter_depth_ = 0;
   std::set<std::string> constexpr_params_;
   std::map<std::string, std::string> tile_param_alias_;  // emitted name -> source name of a rebound tile parameter
 };
