@@ -97,6 +97,16 @@ def stage_then_reread(x, scratch, out, n_rows: int, TILE: ConstInt):
 
 
 @ct.kernel
+def own_stages_param(x, out, n_rows: int, C2T_PREFETCH_STAGES: int, TILE: ConstInt):
+    # A parameter with the stages' name: the loop keeps a plain range (a renamed stages
+    # parameter would be one the runtime's shared-memory retry cannot find), and the retry
+    # leaves this one alone.
+    for r in range(ct.bid(0), n_rows, ct.num_blocks(0)):
+        t = ct.load(x, index=(r, 0), shape=(1, TILE), padding_mode=ct.PaddingMode.ZERO)
+        ct.store(out, index=(r, 0), tile=t * C2T_PREFETCH_STAGES)
+
+
+@ct.kernel
 def persistent_mm(A, B, C, n_tiles: int, TM: ConstInt, TN: ConstInt, TK: ConstInt):
     for t in range(ct.bid(0), n_tiles, ct.num_blocks(0)):
         acc = ct.full((TM, TN), 0.0, dtype=ct.float32)
@@ -129,6 +139,12 @@ def stage_reread(x, tile, programs):
     return out
 
 
+def scale_rows(x, k, tile, programs):
+    out = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (programs,), own_stages_param, (x, out, x.shape[0], k, tile))
+    return out
+
+
 def norm(x, stat, tile, programs, compute):
     out = torch.empty_like(x)
     ct.launch(torch.cuda.current_stream(), (programs,), norm_or_replay, (x, stat, out, x.shape[0], tile, compute))
@@ -155,9 +171,11 @@ def test_grid_stride_loops_prefetch(code, name):
 
 
 @pytest.mark.parametrize("name", ["accumulate_rows", "atomic_rows", "wait_then_read", "stage_then_reread",
-                                  "persistent_mm", "k_chunks"])
+                                  "own_stages_param", "persistent_mm", "k_chunks"])
 def test_loops_that_must_not_prefetch_keep_a_plain_range(code, name):
     k = _kernel_text(code, name)
+    if name == "own_stages_param":  # its own parameter keeps the name
+        k = k.replace("C2T_PREFETCH_STAGES", "n_times")
     assert "num_stages" not in k and "C2T_PREFETCH_STAGES" not in k, k
     assert re.search(r"for \w+ in range\(", k), k
 
@@ -240,3 +258,34 @@ def test_shared_memory_retry_lowers_the_prefetch_stages(code, tmp_path):
     with pytest.warns(UserWarning, match="num_stages=2"):
         assert_close(mod.softmax(x, 32, 4), torch.softmax(x, dim=1))
     assert fake.attempts == [(None, None), (None, None), (2, 2)]
+
+
+class _OverflowAtDefaultStages:
+    """A kernel whose launches at Triton's default num_stages raise OutOfResources("shared
+    memory"); with num_stages it runs the real kernel (less num_stages: the interpreter ignores it)."""
+
+    def __init__(self, real):
+        self.real, self.kwargs = real, []
+        self.arg_names = real.arg_names
+        self.params = [_Param(n == "TILE") for n in real.arg_names]
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            self.kwargs.append(sorted(kwargs))
+            if "num_stages" not in kwargs:
+                raise OutOfResources(4096, 1024, "shared memory")
+            return self.real[grid](*args, **{k: v for k, v in kwargs.items() if k != "num_stages"})
+
+        return launch
+
+
+def test_shared_memory_retry_keeps_a_kernel_parameter_named_like_the_stages(code, tmp_path):
+    # The retry passed C2T_PREFETCH_STAGES=2 besides the kernel's own positional argument of that
+    # name: a TypeError (multiple values) instead of a launch with fewer stages.
+    mod = load(code, tmp_path, "grid_stride")
+    fake = _OverflowAtDefaultStages(mod.own_stages_param)
+    mod.own_stages_param = fake
+    x = dev(torch.randn(11, 30))
+    with pytest.warns(UserWarning, match="num_stages=2"):
+        assert_close(mod.scale_rows(x, 3, 32, 4), x * 3)
+    assert fake.kwargs == [["USE_TMA", "num_warps"]] * 2 + [["USE_TMA", "num_stages", "num_warps"]]

@@ -48,7 +48,11 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
         key = repr(key)
 
     # A grid-stride loop's prefetch depth (the kernel's constexpr C2T_PREFETCH_STAGES) steps down too.
-    prefetch = "C2T_PREFETCH_STAGES" in getattr(kernel, "arg_names", ()) and "C2T_PREFETCH_STAGES" not in kwargs
+    # The converter appends it after the parameters the launcher passes: a parameter of that name
+    # among the positional arguments is the kernel's own (passing it again would be a TypeError).
+    names = list(getattr(kernel, "arg_names", ()))
+    prefetch = ("C2T_PREFETCH_STAGES" in names and names.index("C2T_PREFETCH_STAGES") >= len(args)
+                and "C2T_PREFETCH_STAGES" not in kwargs)
 
     def launch(stages):  # stages None: Triton's default
         if stages is None:

@@ -1266,7 +1266,12 @@ void Lowerer::lower_for(const Node* s) {
                      !vals[0].info.cval && !vals[2].info.cval;
   // Kernels only: the stages are a constexpr parameter the launch retries lower when shared
   // memory overflows (the runtime's _c2t_run_kernel), which a helper's loop could not follow.
-  if (grid_stride && spec_.is_kernel && may_prefetch(effects_, first_access, effects_.dots - dots_before)) {
+  // And only where the stages parameter gets its own name: the runtime's retry finds it by that
+  // name, so a kernel whose source already uses it (a parameter C2T_PREFETCH_STAGES) keeps a
+  // plain range rather than a renamed parameter the retry would not lower.
+  bool stages_named = !prefetch_param_.empty() || !used_names_.count(kPrefetchStagesParam);
+  if (grid_stride && spec_.is_kernel && stages_named &&
+      may_prefetch(effects_, first_access, effects_.dots - dots_before)) {
     if (prefetch_param_.empty()) prefetch_param_ = fresh(kPrefetchStagesParam);
     emit(TStmt::comment("grid-stride loop: prefetch the next iterations' loads"));
     st.value = tl_call("range", rargs, {{"num_stages", name(prefetch_param_)}});
