@@ -40,6 +40,36 @@ void Lowerer::note_footprint(const sema::Shape& shape, bool dot) {
   if (auto f = footprint_of(shape, dot, text)) add_footprint(footprints_, std::move(*f));
 }
 
+void Lowerer::array_keys(const LVal& v, std::vector<std::string>& out) const {
+  if (v.array) {
+    auto keys = pointer_params_in(v.array->ptr, pointer_params_);
+    out.insert(out.end(), keys.begin(), keys.end());
+  }
+  for (auto& e : v.elems) array_keys(e, out);
+}
+
+bool Lowerer::updated_in_place(const ArrayVal& array) const {
+  if (updated_in_place_.count(array.display)) return true;
+  // Through other names: `qq = q` then ct.load(q) and ct.store(qq), a slice or tiled view of q,
+  // a tuple element. The array is updated in place when a loaded and a stored name both may
+  // hold it: bound now to an array from one of its pointer parameters, or not bound yet (a
+  // name assigned later could be such an alias).
+  auto keys = pointer_params_in(array.ptr, pointer_params_);
+  if (keys.empty()) return false;
+  auto may_hold = [&](const std::set<std::string>& names) {
+    for (auto& n : names) {
+      auto it = env_.find(n);
+      if (it == env_.end()) return true;
+      std::vector<std::string> held;
+      array_keys(it->second, held);
+      for (auto& k : held)
+        if (std::find(keys.begin(), keys.end(), k) != keys.end()) return true;
+    }
+    return false;
+  };
+  return may_hold(tile_loaded_) && may_hold(tile_stored_);
+}
+
 bool Lowerer::rebound(const std::string& id) const {
   auto it = assign_count_.find(id);
   return it != assign_count_.end() && it->second > 0;
@@ -256,18 +286,35 @@ void Lowerer::prescan() {
       return true;
     });
   }
-  // Arrays this function loads tiles of and stores tiles to (by name).
-  std::set<std::string> loaded, stored;
+  // Arrays this function loads tiles of and stores tiles to, by the name their expression starts
+  // from: ct.load(q, ...), ct.load(qs[0], ...), ct.load(q.slice(...), ...), v.load(...) of a
+  // tiled view v (updated_in_place resolves these names to arrays).
+  auto root_name = [](const Node* e) -> const Node* {
+    while (e && !e->is("Name")) {
+      if (e->is("Subscript") || e->is("Attribute")) e = e->child("value");
+      else if (e->is("Call")) e = e->child("func");
+      else return nullptr;
+    }
+    return e;
+  };
   sema::walk(spec_.def, [&](const Node* n) {
     if (!n->is("Call")) return true;
-    auto q = module().cutile_name(n->child("func"));
-    if (!q || (*q != "load" && *q != "store")) return true;
-    const Node* a = sema::call_arg(n, 0) ? sema::call_arg(n, 0) : sema::call_kwarg(n, "array");
-    if (a && a->is("Name")) (*q == "load" ? loaded : stored).insert(std::string(a->str("id")));
+    const Node* func = n->child("func");
+    auto q = module().cutile_name(func);
+    const Node* a = nullptr;
+    bool load = false;
+    if (q && (*q == "load" || *q == "store")) {
+      a = sema::call_arg(n, 0) ? sema::call_arg(n, 0) : sema::call_kwarg(n, "array");
+      load = *q == "load";
+    } else if (!q && func && func->is("Attribute") && (func->str("attr") == "load" || func->str("attr") == "store")) {
+      a = func->child("value");  // TiledView.load / TiledView.store
+      load = func->str("attr") == "load";
+    }
+    if (const Node* r = root_name(a)) (load ? tile_loaded_ : tile_stored_).insert(std::string(r->str("id")));
     return true;
   });
-  for (auto& a : loaded)
-    if (stored.count(a)) updated_in_place_.insert(a);
+  for (auto& a : tile_loaded_)
+    if (tile_stored_.count(a)) updated_in_place_.insert(a);
   // Names used inside tile shapes (shape=..., ct.arange(N), ct.full((M, N), ...))
   // are positive powers of two in any valid cuTile program.
   sema::walk(spec_.def, [&](const Node* n) {
