@@ -184,6 +184,36 @@ def heads_in_place(x, TH: ConstInt, TD: ConstInt):
     ct.store(x, index=(b, 0, s, 0), tile=t + 1.0)
 
 
+@ct.kernel
+def heads_in_place_alias(x, TH: ConstInt, TD: ConstInt):
+    # In place through another name of the same array.
+    y = x
+    b, s = ct.bid(0), ct.bid(1)
+    t = ct.load(x, index=(b, 0, s, 0), shape=(1, TH, 1, TD), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(y, index=(b, 0, s, 0), tile=t + 1.0)
+
+
+@ct.kernel
+def heads_in_place_tuple(xs, TH: ConstInt, TD: ConstInt):
+    b, s = ct.bid(0), ct.bid(1)
+    t = ct.load(xs[0], index=(b, 0, s, 0), shape=(1, TH, 1, TD), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(xs[0], index=(b, 0, s, 0), tile=t + 1.0)
+
+
+@ct.kernel
+def heads_in_place_view(x, TH: ConstInt, TD: ConstInt):
+    v = x.tiled_view((1, TH, 1, TD), padding_mode=ct.PaddingMode.ZERO)
+    b, s = ct.bid(0), ct.bid(1)
+    t = ct.load(x, index=(b, 0, s, 0), shape=(1, TH, 1, TD), padding_mode=ct.PaddingMode.ZERO)
+    v.store((b, 0, s, 0), t + 1.0)
+
+
+def run_in_place_other_names(x, th, td):
+    for k, args in ((heads_in_place_alias, (x, th, td)), (heads_in_place_tuple, ((x,), th, td)),
+                    (heads_in_place_view, (x, th, td))):
+        ct.launch(torch.cuda.current_stream(), (x.shape[0], x.shape[2]), k, args)
+
+
 def run(x, th, td):
     out = torch.empty_like(x)
     ct.launch(torch.cuda.current_stream(), (x.shape[0], x.shape[2]), heads_copy, (x, out, th, td))
@@ -208,6 +238,25 @@ def test_interior_unit_axes_squeezed_except_in_place(tmp_path):
     out = m.run(xd, 8, 8)
     assert_close(out, dev(x * 2.0))
     assert_close(xd, dev(x + 1.0))
+
+
+@pytest.mark.parametrize("name", ["heads_in_place_alias", "heads_in_place_tuple", "heads_in_place_view"])
+def test_in_place_through_other_names_keeps_full_rank_pointers(name):
+    # An array loaded and stored back under another name (an alias, a tuple element, a tiled
+    # view's store) is as much an in-place update as heads_in_place: full-rank pointers, no reshape.
+    code = convert(INTERIOR, filename="interior.py")
+    start = code.index(f"def {name}(")
+    k = code[start:code.index("\n\n\n", start)]
+    assert "t_offs_1[None, :, None, None]" in k and "tl.reshape" not in k, k
+
+
+def test_in_place_through_other_names_on_ragged_sizes(tmp_path):
+    m = load(convert(INTERIOR, filename="interior.py"), tmp_path, "interior")
+    g = torch.Generator().manual_seed(fresh_seed())
+    x = torch.randn(2, 5, 3, 7, generator=g)
+    xd = dev(x.clone())
+    m.run_in_place_other_names(xd, 8, 8)
+    assert_close(xd, dev(x + 3.0))
 
 
 def _ptxas_spills(ptx: str) -> int:

@@ -93,6 +93,31 @@ def skip_one_row(x, out, n_rows: int, skip: int, TILE: ConstInt):
 
 
 @ct.kernel
+def stage_then_reread(x, scratch, out, n_rows: int, TILE: ConstInt):
+    # The constexpr `if` tests the unrolled static loop's variable: one iteration stores its row
+    # to `scratch` (i == 0) and reads it back (i == 1), so a prefetched reread would see the
+    # previous iteration's row. Its branches are not exclusive; the loop must not prefetch.
+    for r in range(ct.bid(0), n_rows, ct.num_blocks(0)):
+        for i in ct.static_iter(range(2)):
+            if i == 0:
+                t = ct.load(x, index=(r, 0), shape=(1, TILE), padding_mode=ct.PaddingMode.ZERO)
+                ct.store(scratch, index=(ct.bid(0), 0), tile=t * 2)
+            else:
+                s = ct.load(scratch, index=(ct.bid(0), 0), shape=(1, TILE), padding_mode=ct.PaddingMode.ZERO)
+                ct.store(out, index=(r, 0), tile=s + 1)
+
+
+@ct.kernel
+def own_stages_param(x, out, n_rows: int, C2T_PREFETCH_STAGES: int, TILE: ConstInt):
+    # A parameter with the stages' name: the loop keeps a plain range (a renamed stages
+    # parameter would be one the runtime's shared-memory retry cannot find), and the retry
+    # leaves this one alone.
+    for r in range(ct.bid(0), n_rows, ct.num_blocks(0)):
+        t = ct.load(x, index=(r, 0), shape=(1, TILE), padding_mode=ct.PaddingMode.ZERO)
+        ct.store(out, index=(r, 0), tile=t * C2T_PREFETCH_STAGES)
+
+
+@ct.kernel
 def persistent_mm(A, B, C, n_tiles: int, TM: ConstInt, TN: ConstInt, TK: ConstInt):
     for t in range(ct.bid(0), n_tiles, ct.num_blocks(0)):
         acc = ct.full((TM, TN), 0.0, dtype=ct.float32)
@@ -115,6 +140,19 @@ def k_chunks(x, out, TILE: ConstInt):
 def softmax(x, tile, programs):
     out = torch.empty_like(x)
     ct.launch(torch.cuda.current_stream(), (programs,), row_softmax, (x, out, x.shape[0], tile))
+    return out
+
+
+def stage_reread(x, tile, programs):
+    scratch = torch.empty((programs, x.shape[1]), dtype=x.dtype, device=x.device)
+    out = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (programs,), stage_then_reread, (x, scratch, out, x.shape[0], tile))
+    return out
+
+
+def scale_rows(x, k, tile, programs):
+    out = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (programs,), own_stages_param, (x, out, x.shape[0], k, tile))
     return out
 
 
@@ -143,10 +181,12 @@ def test_grid_stride_loops_prefetch(code, name):
     assert "# grid-stride loop: prefetch the next iterations' loads" in k
 
 
-@pytest.mark.parametrize("name", ["accumulate_rows", "atomic_rows", "wait_then_read", "skip_one_row", "persistent_mm",
-                                  "k_chunks"])
+@pytest.mark.parametrize("name", ["accumulate_rows", "atomic_rows", "wait_then_read", "skip_one_row", "stage_then_reread",
+                                  "own_stages_param", "persistent_mm", "k_chunks"])
 def test_loops_that_must_not_prefetch_keep_a_plain_range(code, name):
     k = _kernel_text(code, name)
+    if name == "own_stages_param":  # its own parameter keeps the name
+        k = k.replace("C2T_PREFETCH_STAGES", "n_times")
     assert "num_stages" not in k and "C2T_PREFETCH_STAGES" not in k, k
     assert re.search(r"for \w+ in range\(", k), k
 
@@ -171,6 +211,14 @@ def test_prefetching_loop_with_exclusive_constexpr_branches(code, tmp_path, comp
     m = x.sum(dim=1) if compute else given
     assert_close(out, x - m[:, None])
     assert_close(stat, m)
+
+
+@pytest.mark.parametrize("rows,cols,programs", [(37, 50, 5), (3, 17, 4)])
+def test_static_iter_branches_store_then_reread(code, tmp_path, rows, cols, programs):
+    mod = load(code, tmp_path, "grid_stride")
+    g = torch.Generator().manual_seed(fresh_seed())
+    x = dev(torch.randn(rows, cols, generator=g))
+    assert_close(mod.stage_reread(x, 64, programs), x * 2 + 1)
 
 
 def _compile(code, tmp_path, **kw):
@@ -242,3 +290,34 @@ def test_callers_num_stages_bounds_the_prefetch(code, tmp_path):
     mod.launch_row_softmax((2,), x, torch.empty_like(x), 4, 8, num_stages=1, C2T_PREFETCH_STAGES=2)
     mod.launch_row_softmax((2,), x, torch.empty_like(x), 4, 8)
     assert seen == [(1, 1), (1, 2), (None, None)]
+
+
+class _OverflowAtDefaultStages:
+    """A kernel whose launches at Triton's default num_stages raise OutOfResources("shared
+    memory"); with num_stages it runs the real kernel (less num_stages: the interpreter ignores it)."""
+
+    def __init__(self, real):
+        self.real, self.kwargs = real, []
+        self.arg_names = real.arg_names
+        self.params = [_Param(n == "TILE") for n in real.arg_names]
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            self.kwargs.append(sorted(kwargs))
+            if "num_stages" not in kwargs:
+                raise OutOfResources(4096, 1024, "shared memory")
+            return self.real[grid](*args, **{k: v for k, v in kwargs.items() if k != "num_stages"})
+
+        return launch
+
+
+def test_shared_memory_retry_keeps_a_kernel_parameter_named_like_the_stages(code, tmp_path):
+    # The retry passed C2T_PREFETCH_STAGES=2 besides the kernel's own positional argument of that
+    # name: a TypeError (multiple values) instead of a launch with fewer stages.
+    mod = load(code, tmp_path, "grid_stride")
+    fake = _OverflowAtDefaultStages(mod.own_stages_param)
+    mod.own_stages_param = fake
+    x = dev(torch.randn(11, 30))
+    with pytest.warns(UserWarning, match="num_stages=2"):
+        assert_close(mod.scale_rows(x, 3, 32, 4), x * 3)
+    assert fake.kwargs == [["USE_TMA", "num_warps"]] * 2 + [["USE_TMA", "num_stages", "num_warps"]]

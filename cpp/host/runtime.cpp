@@ -18,6 +18,16 @@ _c2t_fitting_stages = {}
 _c2t_constexpr_positions = {}  # kernel -> indices of its constexpr parameters
 
 
+def _c2t_prefetch_param(kernel, args, kwargs):
+    """Whether the launch may set the kernel's C2T_PREFETCH_STAGES, the constexpr stages of its
+    grid-stride loops (cpp/lower/loop_pipelining.h). The converter appends it after the parameters
+    the launcher passes: a parameter of that name among the positional arguments is the kernel's
+    own (passing it again would be a TypeError), and the caller's own value stays."""
+    names = getattr(kernel, "arg_names", ())
+    return ("C2T_PREFETCH_STAGES" in names and "C2T_PREFETCH_STAGES" not in kwargs
+            and list(names).index("C2T_PREFETCH_STAGES") >= len(args))
+
+
 def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
     """kernel[grid](*args, **kwargs), with fewer software-pipeline stages if the kernel does not
     fit in shared memory. cuTile chooses a kernel's pipelining depth itself; Triton's default
@@ -26,8 +36,7 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
     shared memory is retried with 2, then 1 stages (for the kernel's prefetching grid-stride
     loops too), and the stages that fit are remembered for the kernel's specialization
     (constexpr values, dtypes, options)."""
-    if "num_stages" in kwargs and "C2T_PREFETCH_STAGES" not in kwargs and \
-            "C2T_PREFETCH_STAGES" in getattr(kernel, "arg_names", ()):
+    if "num_stages" in kwargs and _c2t_prefetch_param(kernel, args, kwargs):
         kwargs["C2T_PREFETCH_STAGES"] = kwargs["num_stages"]  # the caller's stages bound the loops' too
     fits = _c2t_fitting_stages.get(kernel)
     if fits is None or "num_stages" in kwargs:  # the fast path: never overflowed, or stages chosen
@@ -50,8 +59,7 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
     except TypeError:
         key = repr(key)
 
-    # A grid-stride loop's prefetch depth (the kernel's constexpr C2T_PREFETCH_STAGES) steps down too.
-    prefetch = "C2T_PREFETCH_STAGES" in getattr(kernel, "arg_names", ()) and "C2T_PREFETCH_STAGES" not in kwargs
+    prefetch = _c2t_prefetch_param(kernel, args, kwargs)  # grid-stride loops' stages step down too
 
     def launch(stages):  # stages None: Triton's default
         if stages is None:

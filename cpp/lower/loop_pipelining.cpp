@@ -29,6 +29,12 @@ void pointer_names(const TExprPtr& e, const std::set<std::string>& params, std::
 
 }  // namespace
 
+std::vector<std::string> pointer_params_in(const TExprPtr& ptr, const std::set<std::string>& pointer_params) {
+  std::vector<std::string> out;
+  pointer_names(ptr, pointer_params, out);
+  return out;
+}
+
 void record_memory_effect(MemoryEffects& fx, const OpCall& c, const OpEntry& entry,
                           const std::set<std::string>& pointer_params, const ConstexprBranches& branch,
                           int runtime_ifs) {

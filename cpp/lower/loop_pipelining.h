@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "lower/triton_ast.h"
+
 namespace c2t::lower {
 
 class OpCall;
@@ -50,6 +52,10 @@ struct MemoryEffects {
   std::vector<MemoryAccess> accesses;
   int dots = 0;
 };
+
+/// The pointer parameters (of `pointer_params`) that the pointer expression `ptr` mentions: the
+/// arrays an access may touch.
+std::vector<std::string> pointer_params_in(const TExprPtr& ptr, const std::set<std::string>& pointer_params);
 
 /// Records the memory operation `entry` lowered at `c` (nothing for other
 /// operations). `pointer_params`: the function's pointer parameter names; an

@@ -40,6 +40,36 @@ void Lowerer::note_footprint(const sema::Shape& shape, bool dot) {
   if (auto f = footprint_of(shape, dot, text)) add_footprint(footprints_, std::move(*f));
 }
 
+void Lowerer::array_keys(const LVal& v, std::vector<std::string>& out) const {
+  if (v.array) {
+    auto keys = pointer_params_in(v.array->ptr, pointer_params_);
+    out.insert(out.end(), keys.begin(), keys.end());
+  }
+  for (auto& e : v.elems) array_keys(e, out);
+}
+
+bool Lowerer::updated_in_place(const ArrayVal& array) const {
+  if (updated_in_place_.count(array.display)) return true;
+  // Through other names: `qq = q` then ct.load(q) and ct.store(qq), a slice or tiled view of q,
+  // a tuple element. The array is updated in place when a loaded and a stored name both may
+  // hold it: bound now to an array from one of its pointer parameters, or not bound yet (a
+  // name assigned later could be such an alias).
+  auto keys = pointer_params_in(array.ptr, pointer_params_);
+  if (keys.empty()) return false;
+  auto may_hold = [&](const std::set<std::string>& names) {
+    for (auto& n : names) {
+      auto it = env_.find(n);
+      if (it == env_.end()) return true;
+      std::vector<std::string> held;
+      array_keys(it->second, held);
+      for (auto& k : held)
+        if (std::find(keys.begin(), keys.end(), k) != keys.end()) return true;
+    }
+    return false;
+  };
+  return may_hold(tile_loaded_) && may_hold(tile_stored_);
+}
+
 bool Lowerer::rebound(const std::string& id) const {
   auto it = assign_count_.find(id);
   return it != assign_count_.end() && it->second > 0;
@@ -256,18 +286,35 @@ void Lowerer::prescan() {
       return true;
     });
   }
-  // Arrays this function loads tiles of and stores tiles to (by name).
-  std::set<std::string> loaded, stored;
+  // Arrays this function loads tiles of and stores tiles to, by the name their expression starts
+  // from: ct.load(q, ...), ct.load(qs[0], ...), ct.load(q.slice(...), ...), v.load(...) of a
+  // tiled view v (updated_in_place resolves these names to arrays).
+  auto root_name = [](const Node* e) -> const Node* {
+    while (e && !e->is("Name")) {
+      if (e->is("Subscript") || e->is("Attribute")) e = e->child("value");
+      else if (e->is("Call")) e = e->child("func");
+      else return nullptr;
+    }
+    return e;
+  };
   sema::walk(spec_.def, [&](const Node* n) {
     if (!n->is("Call")) return true;
-    auto q = module().cutile_name(n->child("func"));
-    if (!q || (*q != "load" && *q != "store")) return true;
-    const Node* a = sema::call_arg(n, 0) ? sema::call_arg(n, 0) : sema::call_kwarg(n, "array");
-    if (a && a->is("Name")) (*q == "load" ? loaded : stored).insert(std::string(a->str("id")));
+    const Node* func = n->child("func");
+    auto q = module().cutile_name(func);
+    const Node* a = nullptr;
+    bool load = false;
+    if (q && (*q == "load" || *q == "store")) {
+      a = sema::call_arg(n, 0) ? sema::call_arg(n, 0) : sema::call_kwarg(n, "array");
+      load = *q == "load";
+    } else if (!q && func && func->is("Attribute") && (func->str("attr") == "load" || func->str("attr") == "store")) {
+      a = func->child("value");  // TiledView.load / TiledView.store
+      load = func->str("attr") == "load";
+    }
+    if (const Node* r = root_name(a)) (load ? tile_loaded_ : tile_stored_).insert(std::string(r->str("id")));
     return true;
   });
-  for (auto& a : loaded)
-    if (stored.count(a)) updated_in_place_.insert(a);
+  for (auto& a : tile_loaded_)
+    if (tile_stored_.count(a)) updated_in_place_.insert(a);
   // Names used inside tile shapes (shape=..., ct.arange(N), ct.full((M, N), ...))
   // are positive powers of two in any valid cuTile program.
   sema::walk(spec_.def, [&](const Node* n) {
@@ -1061,6 +1108,10 @@ void Lowerer::lower_if(const Node* s, const std::vector<const Node*>& rest, bool
   std::string first_failure;  // the first branch's error, when a branch fails speculatively
   int branches_failed = 0;
   int if_id = speculative ? ++constexpr_ifs_ : 0;
+  // Its branches are exclusive for pipelining (loop_pipelining.h) only when one specialization
+  // takes just one of them: not inside a ct.static_iter body, whose unrolled copies may take
+  // both (`if i == 0: store(acc)` / `else: load(acc)` in one grid-stride iteration).
+  bool exclusive_branches = speculative && static_iter_depth_ == 0;
   auto lower_branch = [&](const std::vector<const Node*>& stmts, std::vector<TStmt>& out_body, bool then) {
     size_t diag_mark = mod_.diags().items.size();
     size_t unsup_mark = report().unsupported.size();
@@ -1070,11 +1121,11 @@ void Lowerer::lower_if(const Node* s, const std::vector<const Node*>& rest, bool
     // per branch dominated the lowering's allocations (callgrind).
     std::optional<std::map<std::string, LVal>> env_before;
     if (speculative) env_before = env_;
-    if (speculative) constexpr_branch_.push_back({if_id, then});
-    else ++runtime_ifs_;
+    if (exclusive_branches) constexpr_branch_.push_back({if_id, then});
+    if (!speculative) ++runtime_ifs_;
     out_body = lower_nested(stmts);
-    if (speculative) constexpr_branch_.pop_back();
-    else --runtime_ifs_;
+    if (exclusive_branches) constexpr_branch_.pop_back();
+    if (!speculative) --runtime_ifs_;
     if (!speculative || !failed_ || failed_before) return;
     std::string first;
     for (size_t i = diag_mark; i < mod_.diags().items.size(); ++i)
@@ -1252,9 +1303,11 @@ void Lowerer::lower_for(const Node* s) {
   size_t first_access = effects_.accesses.size();
   int dots_before = effects_.dots;
   ++loop_depth_;
+  if (is_static) ++static_iter_depth_;
   break_flags_.push_back("");
   st.body = lower_nested(nodes_of(s, "body"));
   break_flags_.pop_back();
+  if (is_static) --static_iter_depth_;
   --loop_depth_;
   // A grid-stride loop (runtime start such as ct.bid, a step not known here) that may prefetch
   // its next iterations' loads (loop_pipelining.h).
@@ -1262,7 +1315,12 @@ void Lowerer::lower_for(const Node* s) {
                      !vals[0].info.cval && !vals[2].info.cval;
   // Kernels only: the stages are a constexpr parameter the launch retries lower when shared
   // memory overflows (the runtime's _c2t_run_kernel), which a helper's loop could not follow.
-  if (grid_stride && spec_.is_kernel && may_prefetch(effects_, first_access, effects_.dots - dots_before, runtime_ifs_)) {
+  // And only where the stages parameter gets its own name: the runtime's retry finds it by that
+  // name, so a kernel whose source already uses it (a parameter C2T_PREFETCH_STAGES) keeps a
+  // plain range rather than a renamed parameter the retry would not lower.
+  bool stages_named = !prefetch_param_.empty() || !used_names_.count(kPrefetchStagesParam);
+  if (grid_stride && spec_.is_kernel && stages_named &&
+      may_prefetch(effects_, first_access, effects_.dots - dots_before, runtime_ifs_)) {
     if (prefetch_param_.empty()) prefetch_param_ = fresh(kPrefetchStagesParam);
     emit(TStmt::comment("grid-stride loop: prefetch the next iterations' loads"));
     st.value = tl_call("range", rargs, {{"num_stages", name(prefetch_param_)}});

@@ -105,9 +105,10 @@ class Lowerer {
   void add_helper_effects(const MemoryEffects& fx) {
     c2t::lower::add_helper_effects(effects_, fx, constexpr_branch_, runtime_ifs_);
   }
-  /// Whether this function both loads and stores tiles of the array named `array` with ct.load
-  /// and ct.store (an in-place update: access_plan.h, `interior`).
-  bool updated_in_place(const std::string& array) const { return updated_in_place_.count(array) > 0; }
+  /// Whether this function both loads and stores tiles of `array` (ct.load/ct.store or a tiled
+  /// view's load/store), under its own name or another one (an in-place update: access_plan.h,
+  /// `interior`).
+  bool updated_in_place(const ArrayVal& array) const;
   /// Whether this function assigns `id` (a rebound parameter no longer holds its argument).
   bool rebound(const std::string& id) const;
   /// A tile extent as a footprint names it (a literal, a parameter, `p.shape[k]` of a tile
@@ -253,9 +254,15 @@ class Lowerer {
   std::set<std::string> pointer_params_;      // emitted pointer parameters (array bases)
   std::string prefetch_param_;                // constexpr stages of prefetching loops ("" = none)
   std::set<std::string> updated_in_place_;    // arrays named in both ct.load and ct.store (prescan)
+  std::set<std::string> tile_loaded_, tile_stored_;  // names tile loads/stores start from (prescan)
+  /// The pointer parameters the arrays in `v` (a tuple's too) are addressed from.
+  void array_keys(const LVal& v, std::vector<std::string>& out) const;
   ConstexprBranches constexpr_branch_;        // the constexpr-if branches being lowered
   int constexpr_ifs_ = 0;                     // ids for them
   int runtime_ifs_ = 0;                       // runtime `if` branches being lowered
+  // ct.static_iter bodies being lowered: a constexpr `if` there may test the
+  // unrolled loop's variable, so both its branches run in one specialization.
+  int static_iter_depth_ = 0;
   std::set<std::string> constexpr_params_;
   std::map<std::string, std::string> tile_param_alias_;  // emitted name -> source name of a rebound tile parameter
 };

@@ -154,7 +154,7 @@ LVal lower_tile_load(OpCall& c, const TileAccess& t) {
   record(c, arr, plan, (int)t.shape.size(), false);
   c.L.note_footprint(t.shape, false);
   auto tp = emit_tile_pointers(c.L, arr, t.index, plan, c.L.name_hint("tile"), true,
-                               !c.L.updated_in_place(arr.display));
+                               !c.L.updated_in_place(arr));
   // Loaded without its extent-1 axes (access_plan.h says why), then given the tile's shape.
   auto unsqueeze = [&](TExprPtr e) { return tp.squeezed.empty() ? e : tl_call("reshape", {e, ops::shape_list(t.shape)}); };
   if (!t.sem.empty()) {
@@ -280,7 +280,7 @@ LVal lower_tile_store(OpCall& c, const TileAccess& t, const LVal& tile) {
   sema::Shape ts = ops::shape_of(tile);
   bool is_tile = tile.info.kind == sema::VKind::Tile && !ts.unknown_rank && ts.size() == t.shape.size();
   for (size_t k = 0; is_tile && k < ts.size(); ++k) is_tile = ts[k].same(t.shape[k]);
-  auto tp = emit_tile_pointers(c.L, arr, t.index, plan, arr.display, is_tile, !c.L.updated_in_place(arr.display));
+  auto tp = emit_tile_pointers(c.L, arr, t.index, plan, arr.display, is_tile, !c.L.updated_in_place(arr));
   TExprPtr value = tp.squeezed.empty() ? tile.expr : tl_call("reshape", {tile.expr, list(tp.squeezed)});
   if (!t.sem.empty()) {
     TExprPtr none = lit("None");

@@ -82,5 +82,13 @@ TEST(LoopPipelining, HelperAccessesBecomeUnknownAtTheCallSitesBranch) {
   EXPECT_EQ(fx.dots, 2);
 }
 
+TEST(LoopPipelining, ArraysAreKeyedByThePointerParametersTheirPointerMentions) {
+  // A slice's pointer (x_ptr + offset) is x's; a name that is no pointer parameter is not a key.
+  std::set<std::string> params{"x_ptr", "y_ptr"};
+  auto sliced = binop("+", name("x_ptr"), binop("*", name("start"), name("x_stride_0")));
+  EXPECT_EQ(pointer_params_in(sliced, params), (std::vector<std::string>{"x_ptr"}));
+  EXPECT_TRUE(pointer_params_in(name("local_ptr"), params).empty());
+}
+
 }  // namespace
 }  // namespace c2t::lower
