@@ -277,3 +277,13 @@ def test_exists_is_in_the_json_report(tmp_path):
     f = json.loads(out)["files"][0]
     assert f["status"] == "exists"
     assert any("output exists and differs; use --force" in d["message"] for d in f["diagnostics"]), f
+
+
+def test_array_rank_naming_no_parameter_of_the_kernel_warns(tmp_path):
+    (tmp_path / "k.py").write_text((Path(__file__).parent.parent / "examples" / "softmax.py").read_text())
+    rc, out, err = run("convert", "k.py", "--stdout", "--array-rank", "softmax_kernel.nope=2", cwd=tmp_path)
+    assert rc == 0 and "def softmax_kernel(" in out
+    assert "warning: array rank option 'softmax_kernel.nope=2': kernel 'softmax_kernel' has no parameter 'nope'" in err
+    # An entry for a kernel of another module is not this module's business: no warning.
+    rc, _, err = run("convert", "k.py", "--stdout", "--array-rank", "other_kernel.x=2", cwd=tmp_path)
+    assert rc == 0 and "warning" not in err

@@ -45,6 +45,21 @@ LoweredModule ModuleLowering::run() {
     });
   }
 
+  // An array_ranks entry "kernel.param" for a kernel of this module that has no such parameter
+  // is a typo the option would otherwise ignore (entries for other modules' kernels are not).
+  for (auto& [key, rank] : opts_.array_ranks) {
+    size_t dot = key.find('.');
+    if (dot == std::string::npos) continue;
+    for (auto& k : mi_.kernels) {
+      if (k.name != key.substr(0, dot)) continue;
+      bool found = false;
+      for (auto* a : nodes_of(k.def->child("args"), "args")) found = found || a->str("arg") == key.substr(dot + 1);
+      if (!found)
+        diags_.warning(k.def->lineno, k.def->col_offset,
+                       "array rank option '" + key + "=" + std::to_string(rank) + "': kernel '" + k.name +
+                           "' has no parameter '" + key.substr(dot + 1) + "'");
+    }
+  }
   for (auto& k : mi_.kernels) {
     out.reports.emplace_back();
     KernelReport& rep = out.reports.back();
