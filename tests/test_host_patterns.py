@@ -466,13 +466,39 @@ def run(a):
     assert_close(m.run(a), torch.clamp(a + 1.5, min=0.0))
 
 
+def _convert_sibling_user(tmp_path, helpers_src: str, imports: str, tile_expr: str) -> str:
+    """Writes helpers.py (`helpers_src`) and a user.py beside it in a `cutile` package folder:
+    a kernel that loads 16 elements, stores `tile_expr` of them (`x`), and a `run(a)` launching
+    it; returns user.py converted (relative imports are read from its folder)."""
+    src = tmp_path / "src" / "pkg" / "cutile"
+    src.mkdir(parents=True)
+    (src / "helpers.py").write_text(helpers_src)
+    (src / "user.py").write_text(f'''
+import cuda.tile as ct
+import torch
+from .helpers import {imports}
+
+
+@ct.kernel
+def k(a, out):
+    i = ct.bid(0)
+    x = ct.load(a, index=(i,), shape=(16,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(out, index=(i,), tile={tile_expr})
+
+
+def run(a):
+    out = torch.empty_like(a)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(a.shape[0], 16),), k, (a, out))
+    return out
+''')
+    return convert((src / "user.py").read_text(), filename=str(src / "user.py"))
+
+
 def test_sibling_helper_that_only_calls_tile_helpers_is_copied(tmp_path):
     # TileGym's activation/gelu.py: gelu_forward_ct(x, BLOCK: ct.Constant[int]) has no ct.*
     # call of its own, only a call of another tile helper. It is tile code all the same (was:
     # taken for a host function, left imported, and geglu's kernel lost that branch on the GPU).
-    src = tmp_path / "src" / "pkg" / "cutile"
-    src.mkdir(parents=True)
-    (src / "helpers.py").write_text('''
+    code = _convert_sibling_user(tmp_path, '''
 import cuda.tile as ct
 
 
@@ -486,26 +512,7 @@ def plain(x, TILE: ct.Constant[int]):
 
 def untyped(x):
     return plain(x, 16) + 1.0
-''')
-    (src / "user.py").write_text('''
-import cuda.tile as ct
-import torch
-from .helpers import untyped
-
-
-@ct.kernel
-def k(a, out):
-    i = ct.bid(0)
-    x = ct.load(a, index=(i,), shape=(16,), padding_mode=ct.PaddingMode.ZERO)
-    ct.store(out, index=(i,), tile=untyped(x))
-
-
-def run(a):
-    out = torch.empty_like(a)
-    ct.launch(torch.cuda.current_stream(), (ct.cdiv(a.shape[0], 16),), k, (a, out))
-    return out
-''')
-    code = convert((src / "user.py").read_text(), filename=str(src / "user.py"))
+''', "untyped", "untyped(x)")
     assert "from .helpers import" not in code and "cannot be converted" not in code, code
     for f in ("untyped", "plain", "cdf"):
         assert f"@triton.jit\ndef {f}(" in code, code
@@ -518,9 +525,7 @@ def test_sibling_helper_with_an_aliased_constant_parameter_is_copied(tmp_path):
     # `ConstInt = ct.Constant[int]` (TileGym's and cuTile's own spelling): a parameter
     # annotated with the alias marks tile code as `ct.Constant[int]` does (was: the helper
     # stayed imported as host code and the kernel failed with "'outer' is not defined").
-    src = tmp_path / "src" / "pkg" / "cutile"
-    src.mkdir(parents=True)
-    (src / "helpers.py").write_text('''
+    code = _convert_sibling_user(tmp_path, '''
 import cuda.tile as ct
 
 ConstInt = ct.Constant[int]
@@ -532,26 +537,7 @@ def scale(x, N: ConstInt):
 
 def outer(x):
     return scale(x, 3) + 1.0
-''')
-    (src / "user.py").write_text('''
-import cuda.tile as ct
-import torch
-from .helpers import outer, scale
-
-
-@ct.kernel
-def k(a, out):
-    i = ct.bid(0)
-    x = ct.load(a, index=(i,), shape=(16,), padding_mode=ct.PaddingMode.ZERO)
-    ct.store(out, index=(i,), tile=outer(x) + scale(x, 2))
-
-
-def run(a):
-    out = torch.empty_like(a)
-    ct.launch(torch.cuda.current_stream(), (ct.cdiv(a.shape[0], 16),), k, (a, out))
-    return out
-''')
-    code = convert((src / "user.py").read_text(), filename=str(src / "user.py"))
+''', "outer, scale", "outer(x) + scale(x, 2)")
     assert "from .helpers import" not in code, code
     m = load(code, tmp_path, "user_alias")
     a = dev(torch.randn(40))

@@ -241,22 +241,24 @@ class _Param:
 
 
 class _FakeKernel:
-    """A kernel whose shared memory is 1 KiB per prefetch stage (default 3): over `limit` a launch
-    raises OutOfResources("shared memory") like Triton's; records (num_stages, C2T_PREFETCH_STAGES)."""
+    """A kernel whose shared memory is 1 KiB per pipeline stage (its C2T_PREFETCH_STAGES, else
+    num_stages, else Triton's default 3): over `limit` a launch raises OutOfResources("shared
+    memory") like Triton's. Records each attempt's (num_stages, C2T_PREFETCH_STAGES) and keyword
+    names; runs the real kernel when it fits (less num_stages: the interpreter ignores it)."""
 
     def __init__(self, real, limit):
-        self.real, self.limit, self.attempts = real, limit, []
+        self.real, self.limit, self.attempts, self.kwargs = real, limit, [], []
         self.arg_names = real.arg_names
         self.params = [_Param(n in ("TILE", "C2T_PREFETCH_STAGES")) for n in real.arg_names]
 
     def __getitem__(self, grid):
         def launch(*args, **kwargs):
-            stages = kwargs.get("C2T_PREFETCH_STAGES", 3)
+            stages = kwargs.get("C2T_PREFETCH_STAGES", kwargs.get("num_stages", 3))
             self.attempts.append((kwargs.get("num_stages"), kwargs.get("C2T_PREFETCH_STAGES")))
+            self.kwargs.append(sorted(kwargs))
             if stages * 1024 > self.limit:
                 raise OutOfResources(stages * 1024, self.limit, "shared memory")
-            kw = {k: v for k, v in kwargs.items() if k != "num_stages"}
-            return self.real[grid](*args, **kw)
+            return self.real[grid](*args, **{k: v for k, v in kwargs.items() if k != "num_stages"})
 
         return launch
 
@@ -292,30 +294,11 @@ def test_callers_num_stages_bounds_the_prefetch(code, tmp_path):
     assert seen == [(1, 1), (1, 2), (None, None)]
 
 
-class _OverflowAtDefaultStages:
-    """A kernel whose launches at Triton's default num_stages raise OutOfResources("shared
-    memory"); with num_stages it runs the real kernel (less num_stages: the interpreter ignores it)."""
-
-    def __init__(self, real):
-        self.real, self.kwargs = real, []
-        self.arg_names = real.arg_names
-        self.params = [_Param(n == "TILE") for n in real.arg_names]
-
-    def __getitem__(self, grid):
-        def launch(*args, **kwargs):
-            self.kwargs.append(sorted(kwargs))
-            if "num_stages" not in kwargs:
-                raise OutOfResources(4096, 1024, "shared memory")
-            return self.real[grid](*args, **{k: v for k, v in kwargs.items() if k != "num_stages"})
-
-        return launch
-
-
 def test_shared_memory_retry_keeps_a_kernel_parameter_named_like_the_stages(code, tmp_path):
     # The retry passed C2T_PREFETCH_STAGES=2 besides the kernel's own positional argument of that
     # name: a TypeError (multiple values) instead of a launch with fewer stages.
     mod = load(code, tmp_path, "grid_stride")
-    fake = _OverflowAtDefaultStages(mod.own_stages_param)
+    fake = _FakeKernel(mod.own_stages_param, limit=2 * 1024)
     mod.own_stages_param = fake
     x = dev(torch.randn(11, 30))
     with pytest.warns(UserWarning, match="num_stages=2"):

@@ -1,7 +1,6 @@
 #include "lower/loop_pipelining.h"
 
 #include <algorithm>
-#include <functional>
 
 #include "lower/op_registry.h"
 
@@ -54,7 +53,7 @@ void record_memory_effect(MemoryEffects& fx, const OpCall& c, const OpEntry& ent
   for (const char* p : {"array", "self"}) {
     const LVal* v = c.evaluated(p);
     if (v && v->array) {
-      pointer_names(v->array->ptr, pointer_params, a.arrays);
+      a.arrays = pointer_params_in(v->array->ptr, pointer_params);
       break;
     }
   }

@@ -49,11 +49,10 @@ void Lowerer::array_keys(const LVal& v, std::vector<std::string>& out) const {
 }
 
 bool Lowerer::updated_in_place(const ArrayVal& array) const {
-  if (updated_in_place_.count(array.display)) return true;
-  // Through other names: `qq = q` then ct.load(q) and ct.store(qq), a slice or tiled view of q,
-  // a tuple element. The array is updated in place when a loaded and a stored name both may
-  // hold it: bound now to an array from one of its pointer parameters, or not bound yet (a
-  // name assigned later could be such an alias).
+  // Under its own name or through others: `qq = q` then ct.load(q) and ct.store(qq), a slice or
+  // tiled view of q, a tuple element. The array is updated in place when a loaded and a stored
+  // name both may hold it: bound now to an array from one of its pointer parameters, or not
+  // bound yet (a name assigned later could be such an alias).
   auto keys = pointer_params_in(array.ptr, pointer_params_);
   if (keys.empty()) return false;
   auto may_hold = [&](const std::set<std::string>& names) {
@@ -313,8 +312,6 @@ void Lowerer::prescan() {
     if (const Node* r = root_name(a)) (load ? tile_loaded_ : tile_stored_).insert(std::string(r->str("id")));
     return true;
   });
-  for (auto& a : tile_loaded_)
-    if (tile_stored_.count(a)) updated_in_place_.insert(a);
   // Names used inside tile shapes (shape=..., ct.arange(N), ct.full((M, N), ...))
   // are positive powers of two in any valid cuTile program.
   sema::walk(spec_.def, [&](const Node* n) {
@@ -465,6 +462,7 @@ void Lowerer::setup_helper_params() {
         a->kernel_param.clear();  // helpers cannot see the kernel's TMA flag
         std::string ptr = fresh(pname + "_ptr");
         fn_.params.push_back({ptr, "", nullptr});
+        pointer_params_.insert(ptr);
         a->ptr = name(ptr);
         a->shape.clear();
         a->strides.clear();

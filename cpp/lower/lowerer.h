@@ -253,7 +253,6 @@ class Lowerer {
   MemoryEffects effects_;                     // for pipelining grid-stride loops (lower_for)
   std::set<std::string> pointer_params_;      // emitted pointer parameters (array bases)
   std::string prefetch_param_;                // constexpr stages of prefetching loops ("" = none)
-  std::set<std::string> updated_in_place_;    // arrays named in both ct.load and ct.store (prescan)
   std::set<std::string> tile_loaded_, tile_stored_;  // names tile loads/stores start from (prescan)
   /// The pointer parameters the arrays in `v` (a tuple's too) are addressed from.
   void array_keys(const LVal& v, std::vector<std::string>& out) const;

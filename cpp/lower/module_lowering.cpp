@@ -1,5 +1,6 @@
 #include "lower/module_lowering.h"
 
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -45,21 +46,6 @@ LoweredModule ModuleLowering::run() {
     });
   }
 
-  // An array_ranks entry "kernel.param" for a kernel of this module that has no such parameter
-  // is a typo the option would otherwise ignore (entries for other modules' kernels are not).
-  for (auto& [key, rank] : opts_.array_ranks) {
-    size_t dot = key.find('.');
-    if (dot == std::string::npos) continue;
-    for (auto& k : mi_.kernels) {
-      if (k.name != key.substr(0, dot)) continue;
-      bool found = false;
-      for (auto* a : nodes_of(k.def->child("args"), "args")) found = found || a->str("arg") == key.substr(dot + 1);
-      if (!found)
-        diags_.warning(k.def->lineno, k.def->col_offset,
-                       "array rank option '" + key + "=" + std::to_string(rank) + "': kernel '" + k.name +
-                           "' has no parameter '" + key.substr(dot + 1) + "'");
-    }
-  }
   for (auto& k : mi_.kernels) {
     out.reports.emplace_back();
     KernelReport& rep = out.reports.back();
@@ -68,6 +54,15 @@ LoweredModule ModuleLowering::run() {
     rep.line = k.def->lineno;
     size_t errors_before = diags_.items.size();
     auto params = sema::classify_kernel_params(mi_, k, opts_.array_ranks, diags_);
+    // An array_ranks entry "k.param" naming no parameter of this kernel is a typo the option would
+    // otherwise ignore (entries for other modules' kernels are not this module's to judge).
+    for (auto& [key, rank] : opts_.array_ranks) {
+      if (key.rfind(k.name + ".", 0) != 0) continue;
+      std::string pname = key.substr(k.name.size() + 1);
+      if (std::none_of(params.begin(), params.end(), [&](const sema::ParamKind& p) { return p.name == pname; }))
+        diags_.warning(k.def->lineno, k.def->col_offset, "array rank option '" + key + "=" + std::to_string(rank) +
+                                                             "': kernel '" + k.name + "' has no parameter '" + pname + "'");
+    }
     for (auto& p : params) {
       ParamReport pr;
       pr.name = p.name;
