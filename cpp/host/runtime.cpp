@@ -28,6 +28,66 @@ def _c2t_prefetch_param(kernel, args, kwargs):
             and list(names).index("C2T_PREFETCH_STAGES") >= len(args))
 
 
+_c2t_missing = object()
+
+
+def _c2t_compiled_slot(kernel, args, kwargs):
+    """(table, key, bound arguments) under which a launch's compiled kernel is remembered; None
+    where the launch must go through kernel[grid] every time; () before the kernel's first launch
+    on the device, which builds Triton's binder.
+
+    Why: Triton 3.6's JITFunction.run does per-launch host work beyond binding the arguments and
+    launching (cache key string, launch metadata, hooks): on the H200's host ~17 us per launch
+    beyond the launch itself, where cuTile's whole ct.launch takes ~7 us (BENCHMARKS.md, "Host
+    launch path"); at small shapes that host time is what triton.testing.do_bench measures.
+    The key is Triton's own specialization of the arguments (its binder: signature types, 16-byte
+    pointer alignment, integer divisibility and value 1, constexpr values) plus the launch
+    options and Triton's debug and instrumentation settings: the compiled kernel reused is the
+    one JITFunction.run would pick. None (always kernel[grid]) for the TRITON_INTERPRET=1
+    interpreter, pre-run hooks, launch hooks (e.g. the
+    proton profiler), global values that changed since compiling (run raises), arguments that
+    cannot be hashed, and Triton versions without these internals."""
+    caches = getattr(kernel, "device_caches", None)
+    try:
+        runtime = triton.knobs.runtime
+        if caches is None or kernel.pre_run_hooks or runtime.launch_enter_hook.calls or runtime.launch_exit_hook.calls:
+            return None
+        for (name, _), (value, scope) in kernel.used_global_vals.items():
+            if scope.get(name, _c2t_missing) != value:
+                return None
+        device = triton.runtime.driver.active.get_current_device()
+        per_device = caches.get(device)
+        if per_device is None:
+            return ()
+        kernel_cache, binder = per_device[0], per_device[4]
+    except AttributeError:
+        return None
+    bound, specialization, _ = binder(*args, **kwargs)
+    key = (tuple(specialization), tuple(kwargs.items()), runtime.debug, triton.knobs.compilation.instrumentation_mode)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    slots = kernel.__dict__.setdefault("_c2t_compiled", {})
+    slot = slots.get(device)
+    if slot is None or slot[0] is not kernel_cache:  # Triton's cache was rebuilt (e.g. new source)
+        slot = slots[device] = (kernel_cache, {})
+    return slot[1], key, bound
+
+
+def _c2t_launch_compiled(compiled, grid, bound):
+    """What JITFunction.run does once it holds the compiled kernel, less the launch hooks
+    (_c2t_compiled_slot checked that none is set) and their metadata."""
+    if callable(grid):
+        grid = grid(bound)
+    n = len(grid)
+    driver = triton.runtime.driver.active
+    stream = driver.get_current_stream(driver.get_current_device())
+    compiled.run(grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1, stream, compiled.function,
+                 compiled.packed_metadata, None, None, None, *bound.values())
+    return compiled
+
+
 def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
     """kernel[grid](*args, **kwargs), with fewer software-pipeline stages if the kernel does not
     fit in shared memory. cuTile chooses a kernel's pipelining depth itself; Triton's default
@@ -35,17 +95,34 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
     can exceed a block's shared memory. Unless the caller set num_stages, an OutOfResources for
     shared memory is retried with 2, then 1 stages (for the kernel's prefetching grid-stride
     loops too), and the stages that fit are remembered for the kernel's specialization
-    (constexpr values, dtypes, options)."""
+    (constexpr values, dtypes, options). Once a specialization has launched, later launches of it
+    reuse its compiled kernel directly (_c2t_compiled_slot)."""
     if "num_stages" in kwargs and _c2t_prefetch_param(kernel, args, kwargs):
         kwargs["C2T_PREFETCH_STAGES"] = kwargs["num_stages"]  # the caller's stages bound the loops' too
-    fits = _c2t_fitting_stages.get(kernel)
+    slot = _c2t_compiled_slot(kernel, args, kwargs)
+    if slot:
+        table, key, bound = slot
+        compiled = table.get(key)
+        if compiled is not None:
+            return _c2t_launch_compiled(compiled, grid, bound)
+    result = _c2t_run_kernel_jit(kernel, grid, args, kwargs)
+    if slot == ():  # the device's first launch: Triton has built its binder now
+        slot = _c2t_compiled_slot(kernel, args, kwargs)
+    if slot and getattr(result, "function", None) is not None:  # launched, not a future
+        slot[0][slot[1]] = result
+    return result
+
+
+def _c2t_run_kernel_jit(kernel, grid, args, kwargs):
+    """_c2t_run_kernel through kernel[grid]: the shared-memory retry."""
+    fits, start = _c2t_fitting_stages.get(kernel), 0
     if fits is None or "num_stages" in kwargs:  # the fast path: never overflowed, or stages chosen
         try:
             return kernel[grid](*args, **kwargs)
         except triton.runtime.errors.OutOfResources as e:
             if e.name != "shared memory" or "num_stages" in kwargs:
                 raise
-        fits = _c2t_fitting_stages.setdefault(kernel, {})
+        fits, start = _c2t_fitting_stages.setdefault(kernel, {}), 1  # the default stages just failed
     # The specialization: constexpr values, tensor dtypes, options. Every later launch of a
     # kernel that once overflowed comes here, so the key is cheap to build (positions cached).
     at = _c2t_constexpr_positions.get(kernel)
@@ -71,7 +148,7 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
     # Start from what fit before; the key holds dtypes, not Triton's other
     # specializations (e.g. divisibility by 16), so a remembered count may still overflow.
     order = (None, 2, 1)
-    for stages in order[order.index(fits[key]) if key in fits else 0:]:
+    for stages in order[order.index(fits[key]) if key in fits else start:]:
         try:
             result = launch(stages)
         except triton.runtime.errors.OutOfResources as e:
@@ -82,7 +159,7 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
             import warnings
 
             warnings.warn(f"cutile2triton: {getattr(kernel, '__name__', kernel)} overflows shared memory at "
-                          f"Triton's default num_stages; launched with num_stages={stages}", stacklevel=3)
+                          f"Triton's default num_stages; launched with num_stages={stages}", stacklevel=4)
         fits[key] = stages
         return result
 

@@ -1,0 +1,223 @@
+"""The runtime's _c2t_run_kernel reuses a launch's compiled kernel once its specialization has
+launched (cpp/host/runtime.cpp, _c2t_compiled_slot): Triton 3.6's JITFunction.run costs more host
+time per launch than cuTile's whole ct.launch (BENCHMARKS.md, "Host launch path").
+
+Triton's CPU interpreter has no compiled kernels, so the converted module's kernel is replaced by
+a fake with the JITFunction internals the runtime reads (device_caches with the binder, hooks,
+used_global_vals) and a fake compiled kernel whose launcher runs the real kernel in the
+interpreter: every launch, reused or not, is checked against PyTorch.
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+import warnings
+
+import pytest
+
+from c2t_interp import assert_close, convert, dev, load
+
+import torch  # noqa: E402  (after c2t_interp set TRITON_INTERPRET)
+import triton  # noqa: E402
+import triton.language  # noqa: E402
+from triton.runtime.errors import OutOfResources  # noqa: E402
+
+SRC = '''
+import cuda.tile as ct
+import torch
+
+ConstInt = ct.Constant[int]
+
+
+@ct.kernel
+def scale_kernel(x, out, TILE: ConstInt):
+    i = ct.bid(0)
+    t = ct.load(x, index=(i,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(out, index=(i,), tile=t * 2.0)
+
+
+def scale(x, tile=64):
+    out = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], tile),), scale_kernel, (x, out, tile))
+    return out
+'''
+
+STREAM = 0x5EED
+
+
+class FakeCompiled:
+    """A CompiledKernel: function handle, packed metadata, and .run, the C launcher's signature."""
+
+    def __init__(self, jit):
+        self.jit, self.function, self.packed_metadata = jit, object(), ("packed",)
+
+    @property
+    def run(self):
+        def launch(gx, gy, gz, stream, function, packed, launch_metadata, enter_hook, exit_hook, *args):
+            assert (function, packed) == (self.function, self.packed_metadata)
+            assert (launch_metadata, enter_hook, exit_hook) == (None, None, None)
+            self.jit.reused.append(((gx, gy, gz), stream))
+            self.jit.real[(gx, gy, gz)](*args)
+
+        return launch
+
+
+class FakeJIT:
+    """A JITFunction over the interpreter's kernel. Its binder specializes as Triton does in kind:
+    constexprs by value, tensors by dtype and 16-byte alignment, integers by divisibility by 16
+    and value 1."""
+
+    def __init__(self, real, shared_limit=None):
+        self.real, self.arg_names = real, real.arg_names
+        self.signature = inspect.signature(real.fn)
+        self.constexprs = {n for n, a in real.fn.__annotations__.items() if a is triton.language.constexpr}
+        self.pre_run_hooks, self.used_global_vals = [], {}
+        self.device_caches = {}  # JITFunction.run fills it at a device's first launch
+        self.kernel_cache = {}
+        self.shared_limit = shared_limit
+        self.jit_launches, self.reused = [], []
+
+    def binder(self, *args, **kwargs):
+        bound = self.signature.bind(*args, **{k: v for k, v in kwargs.items() if k in self.signature.parameters})
+        bound.apply_defaults()
+        spec = []
+        for name, v in bound.arguments.items():
+            if name in self.constexprs:
+                spec.append(("constexpr", v))
+            elif isinstance(v, torch.Tensor):
+                spec.append(("*" + str(v.dtype), v.data_ptr() % 16 == 0))
+            elif isinstance(v, int):
+                spec.append(("i32", (v % 16 == 0, v == 1)))
+            else:
+                spec.append(("fp32", None))
+        options = {k: v for k, v in kwargs.items() if k not in self.signature.parameters}
+        return bound.arguments, spec, options
+
+    def __getitem__(self, grid):
+        def run(*args, **kwargs):
+            self.device_caches.setdefault(0, (self.kernel_cache, {}, None, None, self.binder))
+            bound, spec, options = self.binder(*args, **kwargs)
+            self.jit_launches.append(kwargs.get("num_stages"))
+            if self.shared_limit is not None and kwargs.get("num_stages", 3) > self.shared_limit:
+                raise OutOfResources(kwargs.get("num_stages", 3), self.shared_limit, "shared memory")
+            compiled = self.kernel_cache.setdefault(str((spec, options)), FakeCompiled(self))
+            g = tuple(grid) + (1,) * (3 - len(grid))
+            self.real[g](*bound.values())
+            return compiled
+
+        return run
+
+
+@pytest.fixture
+def mod(tmp_path, monkeypatch):
+    code = convert(SRC, filename="reuse.py")
+    driver = types.SimpleNamespace(active=types.SimpleNamespace(get_current_device=lambda: 0,
+                                                                get_current_stream=lambda device: STREAM))
+    monkeypatch.setattr(triton.runtime, "driver", driver)
+    m = load(code, tmp_path, "reuse")
+    m.scale_kernel = FakeJIT(m.scale_kernel)
+    return m
+
+
+def _x(n=300):
+    return dev(torch.randn(n, generator=torch.Generator().manual_seed(n)))
+
+
+def test_second_launch_reuses_the_compiled_kernel(mod):
+    k = mod.scale_kernel
+    assert_close(mod.scale(_x(300), 64), _x(300) * 2.0)
+    assert (len(k.jit_launches), k.reused) == (1, [])
+    # Same specialization (300 and 301 are both not multiples of 16): reused, with the new values.
+    assert_close(mod.scale(_x(301), 64), _x(301) * 2.0)
+    assert (len(k.jit_launches), k.reused) == (1, [((5, 1, 1), STREAM)])
+
+
+def test_another_specialization_launches_through_triton(mod):
+    k = mod.scale_kernel
+    mod.scale(_x(300), 64)
+    assert_close(mod.scale(_x(320), 64), _x(320) * 2.0)  # 320 % 16 == 0: another specialization
+    assert_close(mod.scale(_x(300), 32), _x(300) * 2.0)  # another constexpr
+    assert (len(k.jit_launches), k.reused) == (3, [])
+    mod.scale(_x(320), 64)
+    assert len(k.reused) == 1
+
+
+def test_other_launch_options_launch_through_triton(mod):
+    k, x, out = mod.scale_kernel, _x(), dev(torch.empty(300))
+    mod.launch_scale_kernel((5,), x, out, 64, num_warps=4)
+    mod.launch_scale_kernel((5,), x, out, 64, num_warps=8)
+    assert (len(k.jit_launches), k.reused) == (2, [])
+    mod.launch_scale_kernel((5,), x, out, 64, num_warps=8)
+    assert len(k.reused) == 1
+    assert_close(out, x * 2.0)
+
+
+def test_rebuilt_triton_cache_is_not_reused(mod):
+    k = mod.scale_kernel
+    mod.scale(_x(), 64)
+    k.kernel_cache = {}  # as after JITFunction's source changed: device_caches cleared and rebuilt
+    k.device_caches.clear()
+    mod.scale(_x(), 64)  # the device's first launch again
+    mod.scale(_x(), 64)  # the new cache's kernel
+    assert len(k.jit_launches) == 2 and len(k.reused) == 1
+
+
+@pytest.mark.parametrize("hook", ["launch_enter_hook", "launch_exit_hook"])
+def test_launch_hooks_see_every_launch(mod, hook):
+    k, seen = mod.scale_kernel, []
+    mod.scale(_x(), 64)
+    chain = getattr(triton.knobs.runtime, hook)
+    chain.add(seen.append)
+    try:
+        mod.scale(_x(), 64)
+        mod.scale(_x(), 64)
+    finally:
+        chain.remove(seen.append)
+    assert (len(k.jit_launches), k.reused) == (3, [])
+
+
+def test_pre_run_hooks_see_every_launch(mod):
+    k = mod.scale_kernel
+    mod.scale(_x(), 64)
+    k.pre_run_hooks.append(lambda *a, **kw: None)
+    mod.scale(_x(), 64)
+    assert (len(k.jit_launches), k.reused) == (2, [])
+
+
+def test_changed_global_value_goes_through_triton(mod):
+    # JITFunction.run raises when a global the kernel used has changed since it compiled.
+    k, scope = mod.scale_kernel, {"SCALE": 2.0}
+    k.used_global_vals = {("SCALE", id(scope)): (2.0, scope)}
+    mod.scale(_x(), 64)
+    mod.scale(_x(), 64)
+    assert len(k.reused) == 1
+    scope["SCALE"] = 3.0
+    mod.scale(_x(), 64)
+    assert (len(k.jit_launches), len(k.reused)) == (2, 1)
+
+
+def test_unhashable_option_goes_through_triton(mod):
+    k, x, out = mod.scale_kernel, _x(), dev(torch.empty(300))
+    for _ in range(2):
+        mod.launch_scale_kernel((5,), x, out, 64, extra=[1])
+    assert (len(k.jit_launches), k.reused) == (2, [])
+
+
+def test_retried_stages_are_reused_without_retrying(mod):
+    k = mod.scale_kernel
+    k.shared_limit = 1  # fits only with one stage
+    with pytest.warns(UserWarning, match="launched with num_stages=1"):
+        assert_close(mod.scale(_x(), 64), _x() * 2.0)
+    assert k.jit_launches == [None, 2, 1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert_close(mod.scale(_x(301), 64), _x(301) * 2.0)
+    assert k.jit_launches == [None, 2, 1] and len(k.reused) == 1
+
+
+def test_interpreter_kernels_are_launched_as_before(tmp_path):
+    m = load(convert(SRC, filename="interp.py"), tmp_path, "interp")
+    assert_close(m.scale(_x(), 64), _x() * 2.0)
+    assert_close(m.scale(_x(), 64), _x() * 2.0)
+    assert not hasattr(m.scale_kernel, "_c2t_compiled")
