@@ -640,12 +640,60 @@ bool always_returns(const std::vector<const Node*>& stmts) {
 
 }  // namespace
 
+// `X = ct.load(...)` directly followed by `X = ct.permute(X, (p0, p1, ...))`
+// or `X = X.permute(...)` with literal axes: the load's call node and the
+// permutation (see Lowerer::take_load_permutation).
+std::optional<std::pair<const Node*, std::vector<int>>> Lowerer::load_then_permute(const Node* s, const Node* next) {
+  auto single_target = [](const Node* st) -> const Node* {
+    if (!st || !st->is("Assign")) return nullptr;
+    auto targets = nodes_of(st, "targets");
+    return targets.size() == 1 && targets[0]->is("Name") ? targets[0] : nullptr;
+  };
+  const Node* x = single_target(s);
+  const Node* y = single_target(next);
+  if (!x || !y || x->str("id") != y->str("id")) return std::nullopt;
+  const Node* load = s->child("value");
+  if (!load || !load->is("Call") || module().cutile_name(load->child("func")) != std::optional<std::string>("load"))
+    return std::nullopt;
+  const Node* perm = next->child("value");
+  if (!perm || !perm->is("Call") || !nodes_of(perm, "keywords").empty()) return std::nullopt;
+  const Node* func = perm->child("func");
+  auto args = nodes_of(perm, "args");
+  const Node *operand = nullptr, *axes = nullptr;
+  if (module().cutile_name(func) == std::optional<std::string>("permute") && args.size() == 2) {
+    operand = args[0], axes = args[1];
+  } else if (func && func->is("Attribute") && func->str("attr") == "permute" && args.size() == 1) {
+    operand = func->child("value"), axes = args[0];
+  }
+  if (!operand || !operand->is("Name") || operand->str("id") != x->str("id") || !axes || !axes->is("Tuple"))
+    return std::nullopt;
+  std::vector<int> p;
+  auto elts = nodes_of(axes, "elts");
+  for (auto* e : elts) {
+    const syntax::Value* v = e->is("Constant") ? e->get("value") : nullptr;
+    if (!v || v->kind != syntax::Value::Kind::Int || v->text.size() > 2 || v->text[0] == '-') return std::nullopt;
+    int k = std::stoi(v->text);
+    if (k >= (int)elts.size()) return std::nullopt;
+    p.push_back(k);
+  }
+  std::vector<int> sorted = p;
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t k = 0; k < sorted.size(); ++k)
+    if (sorted[k] != (int)k) return std::nullopt;
+  return std::make_pair(load, p);
+}
+
 void Lowerer::lower_block(const std::vector<const Node*>& stmts) {
   for (size_t i = 0; i < stmts.size(); ++i) {
     std::vector<const Node*> rest(stmts.begin() + i + 1, stmts.end());
     bool stop = false;
+    if (i + 1 < stmts.size()) fold_permute_ = load_then_permute(stmts[i], stmts[i + 1]);
+    fold_applied_ = false;
     lower_stmt(stmts[i], rest, stop);
+    bool folded = fold_permute_ && fold_applied_;
+    fold_permute_.reset();
     if (stop) return;
+    if (folded) ++i;  // the permute is part of the load
   }
 }
 

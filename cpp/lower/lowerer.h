@@ -144,6 +144,20 @@ class Lowerer {
   /// True when `n` is the whole right-hand side of the assignment being
   /// lowered (so a value needs no temporary to stay readable).
   bool is_assign_rhs(const syntax::Node* n) const { return n && n == rhs_; }
+  /// The permutation to fold into the ct.load call `load` (tile axis k of the
+  /// result is tile axis perm[k] of the load as written), when the load's
+  /// statement is `X = ct.load(...)` and the next one `X = ct.permute(X, perm)`
+  /// (lower_block); the caller then applies it and the permute is not emitted.
+  /// Why: the tile is loaded in the permuted order (pointer arithmetic) rather
+  /// than loaded and permuted: on the H200, Triton 3.6 pipelined TileGym's bmm
+  /// with transpose_a (a (1, K, M) tile permuted for tl.dot, 128x256 tiles,
+  /// 8 warps, 3 stages) into wrong results; the folded load was right
+  /// (BENCHMARKS.md, "A permuted load").
+  std::optional<std::vector<int>> take_load_permutation(const syntax::Node* load) {
+    if (!fold_permute_ || fold_permute_->first != load) return std::nullopt;
+    fold_applied_ = true;
+    return fold_permute_->second;
+  }
 
   /// TMA (lower/tma.cpp): the descriptor for a tile access of `array` with
   /// block `block` (tile-axis order) through `order`, created once at the top
@@ -181,6 +195,8 @@ class Lowerer {
   friend class StmtLowering;
   // statements
   void lower_block(const std::vector<const syntax::Node*>& stmts);
+  std::optional<std::pair<const syntax::Node*, std::vector<int>>> load_then_permute(const syntax::Node* s,
+                                                                                    const syntax::Node* next);
   void lower_stmt(const syntax::Node* s, const std::vector<const syntax::Node*>& rest, bool& stop);
   void lower_assign(const syntax::Node* s);
   void lower_aug_assign(const syntax::Node* s);
@@ -242,6 +258,8 @@ class Lowerer {
   std::vector<std::string> break_flags_;  // per enclosing loop: its break flag ("" = no break)
   std::string hint_;
   const syntax::Node* rhs_ = nullptr;
+  std::optional<std::pair<const syntax::Node*, std::vector<int>>> fold_permute_;  // take_load_permutation
+  bool fold_applied_ = false;
   bool failed_ = false;
   // TMA descriptors: creation statements (hoisted to the top of the kernel),
   // one per (array, block, padding) key, and what the launcher must check.
