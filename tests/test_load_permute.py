@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from c2t_interp import assert_close, convert, dev, fresh_seed, load
+from c2t_interp import ConversionFailed, assert_close, convert, dev, fresh_seed, load
 
 import torch  # noqa: E402
 
@@ -99,3 +99,25 @@ def test_method_permute_folds_too(tmp_path):
     mod = load(code, tmp_path, "bmm_method")
     a, b = _inputs(M=19, N=33, K=17)
     assert_close(mod.bmm(dev(a), dev(b), True), torch.bmm(a.transpose(1, 2), b), dtype=torch.float32)
+
+
+
+BAD_AXES = """
+import cuda.tile as ct
+
+
+@ct.kernel
+def tr(A, Y, T: ct.Constant[int]):
+    i = ct.bid(0)
+    a = ct.load(A, index=(i, 0), shape=(T, 8))
+    a = ct.permute(a, AXES)
+    ct.store(Y, index=(0, i), tile=a)
+"""
+
+
+@pytest.mark.parametrize("axes", ["(2, 0, 1)", "(0,)"])
+def test_permute_of_another_rank_is_diagnosed_not_dropped(axes):
+    # The fold took any literal permutation and, when its length was not the tile's rank, loaded
+    # the tile unpermuted and skipped the permute: an invalid program converted without an error.
+    with pytest.raises(ConversionFailed, match="axes must be a constant permutation"):
+        convert(BAD_AXES.replace("AXES", axes), filename="bad_axes.py")

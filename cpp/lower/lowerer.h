@@ -152,9 +152,10 @@ class Lowerer {
   /// than loaded and permuted: on the H200, Triton 3.6 pipelined TileGym's bmm
   /// with transpose_a (a (1, K, M) tile permuted for tl.dot, 128x256 tiles,
   /// 8 warps, 3 stages) into wrong results; the folded load was right
-  /// (BENCHMARKS.md, "A permuted load").
-  std::optional<std::vector<int>> take_load_permutation(const syntax::Node* load) {
-    if (!fold_permute_ || fold_permute_->first != load) return std::nullopt;
+  /// (BENCHMARKS.md, "A permuted load"). `rank` is the loaded tile's: axes
+  /// of another length are not taken (the permute is lowered, and diagnosed).
+  std::optional<std::vector<int>> take_load_permutation(const syntax::Node* load, size_t rank) {
+    if (!fold_permute_ || fold_permute_->first != load || fold_permute_->second.size() != rank) return std::nullopt;
     fold_applied_ = true;
     return fold_permute_->second;
   }

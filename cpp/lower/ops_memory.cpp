@@ -217,7 +217,7 @@ LVal load(OpCall& c) {
   if (!scalar && (int)t.shape.size() == arr.rank) {
     // `X = ct.permute(X, perm)` right after: tile axis k of the result is the
     // load's axis perm[k], so load in that order (Lowerer::take_load_permutation).
-    if (auto perm = c.L.take_load_permutation(c.node); perm && perm->size() == t.shape.size()) {
+    if (auto perm = c.L.take_load_permutation(c.node, t.shape.size())) {
       TileAccess p = t;
       for (size_t k = 0; k < perm->size(); ++k) {
         p.index[k] = t.index[(*perm)[k]];
