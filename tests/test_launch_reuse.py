@@ -72,7 +72,7 @@ class FakeJIT:
         self.real, self.arg_names = real, real.arg_names
         self.signature = inspect.signature(real.fn)
         self.constexprs = {n for n, a in real.fn.__annotations__.items() if a is triton.language.constexpr}
-        self.pre_run_hooks, self.used_global_vals = [], {}
+        self.pre_run_hooks, self.used_global_vals, self.debug = [], {}, None
         self.device_caches = {}  # JITFunction.run fills it at a device's first launch
         self.kernel_cache = {}
         self.shared_limit = shared_limit
@@ -96,6 +96,7 @@ class FakeJIT:
 
     def __getitem__(self, grid):
         def run(*args, **kwargs):
+            kwargs["debug"] = kwargs.get("debug", self.debug) or triton.knobs.runtime.debug  # as JITFunction.run
             self.device_caches.setdefault(0, (self.kernel_cache, {}, None, None, self.binder))
             bound, spec, options = self.binder(*args, **kwargs)
             self.jit_launches.append(kwargs.get("num_stages"))
@@ -202,6 +203,21 @@ def test_unhashable_option_goes_through_triton(mod):
     for _ in range(2):
         mod.launch_scale_kernel((5,), x, out, 64, extra=[1])
     assert (len(k.jit_launches), k.reused) == (2, [])
+
+
+def test_kernel_debug_attribute_is_part_of_the_key(mod):
+    # JITFunction.run compiles with debug = kwargs.get("debug", kernel.debug) or knobs.runtime.debug:
+    # a kernel switched to debug=True (device asserts on) after a launch gets a new compiled kernel.
+    # The key held the knob and the launch's kwargs but not kernel.debug, so the non-debug kernel
+    # was reused.
+    k = mod.scale_kernel
+    mod.scale(_x(), 64)
+    k.debug = True
+    assert_close(mod.scale(_x(), 64), _x() * 2.0)
+    assert (len(k.jit_launches), k.reused) == (2, [])
+    assert len(k.kernel_cache) == 2
+    mod.scale(_x(), 64)
+    assert len(k.reused) == 1
 
 
 def test_retried_stages_are_reused_without_retrying(mod):

@@ -63,7 +63,9 @@ def _c2t_compiled_slot(kernel, args, kwargs):
     except AttributeError:
         return None
     bound, specialization, _ = binder(*args, **kwargs)
-    key = (tuple(specialization), tuple(kwargs.items()), runtime.debug, triton.knobs.compilation.instrumentation_mode)
+    # JITFunction.run's debug option: kwargs.get("debug", kernel.debug) or knobs.runtime.debug.
+    key = (tuple(specialization), tuple(kwargs.items()), getattr(kernel, "debug", None), runtime.debug,
+           triton.knobs.compilation.instrumentation_mode)
     try:
         hash(key)
     except TypeError:
