@@ -287,3 +287,27 @@ def test_array_rank_naming_no_parameter_of_the_kernel_warns(tmp_path):
     # An entry for a kernel of another module is not this module's business: no warning.
     rc, _, err = run("convert", "k.py", "--stdout", "--array-rank", "other_kernel.x=2", cwd=tmp_path)
     assert rc == 0 and "warning" not in err
+
+
+def test_folder_with_nowhere_to_write_is_one_usage_error(tmp_path):
+    # No -o/--out-dir/--stdout and no `cutile` folder to mirror: one error for the run (was the same
+    # error once per file, twice each, prefixed with a meaningless 0:0:).
+    for name in ("a.py", "b.py"):
+        (tmp_path / "src" / name).parent.mkdir(exist_ok=True)
+        (tmp_path / "src" / name).write_text(KERNEL.format(shape=64))
+    rc, out, err = run("convert", "src", cwd=tmp_path)
+    assert rc == 2 and out == "", (out, err)
+    assert err.count("no 'cutile' folder") == 1 and "0:0" not in err and "src: no 'cutile' folder" in err, err
+    assert not list(tmp_path.rglob("triton"))
+
+
+def test_summary_row_of_an_unwritable_file_has_no_position(tmp_path):
+    good = tmp_path / "pkg" / "cutile" / "good.py"
+    good.parent.mkdir(parents=True)
+    good.write_text(KERNEL.format(shape=64))
+    (tmp_path / "loose.py").write_text(KERNEL.format(shape=64))
+    rc, out, err = run("convert", "pkg", "loose.py", cwd=tmp_path)
+    assert rc == 2, (out, err)
+    row = next(line for line in out.splitlines() if line.startswith("loose.py"))
+    assert row == "loose.py  failed  no 'cutile' folder in the path to mirror to 'triton'; use -o FILE, --out-dir DIR " \
+                  "or --stdout", row

@@ -101,6 +101,11 @@ def convert_path(
         sources.extend((s, root) for s in iter_sources([p]))
     if out and len(sources) != 1:
         raise UsageError("-o FILE needs exactly one input file")
+    if (write or check or diff) and not out and not out_dir and len(sources) > 1 and all(
+            mirror_path(src) is None for src, _ in sources):
+        # Several files and none could be written: one error for the run, not the same one per file.
+        raise UsageError(f"{' '.join(str(p) for p in paths)}: no 'cutile' folder in the path to mirror to 'triton'; "
+                         "use -o FILE, --out-dir DIR or --stdout")
     if write or check or diff:
         seen = {}
         for src, root in sources:

@@ -35,9 +35,15 @@ class Progress:
 
 
 def _first_error(r) -> str:
+    """The first error for the file's row: `line:col: message`, or the message alone when it has no
+    position (e.g. an unusable output path), without the file name the row already shows."""
     for d in r.diagnostics:
         if d.get("severity") == "error":
-            return f"{d['line']}:{d['col']}: {d['message']}"
+            msg = d["message"]
+            for prefix in (f"{r.source}: error: ", f"{r.output}: error: " if r.output else None):
+                if prefix and msg.startswith(prefix):
+                    msg = msg[len(prefix):]
+            return f"{d['line']}:{d['col']}: {msg}" if d.get("line") else msg
     return ""
 
 
