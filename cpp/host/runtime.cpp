@@ -20,9 +20,9 @@ _c2t_constexpr_positions = {}  # kernel -> indices of its constexpr parameters
 
 def _c2t_prefetch_param(kernel, args, kwargs):
     """Whether the launch may set the kernel's C2T_PREFETCH_STAGES, the constexpr stages of its
-    grid-stride loops (cpp/lower/loop_pipelining.h). The converter appends it after the parameters
-    the launcher passes: a parameter of that name among the positional arguments is the kernel's
-    own (passing it again would be a TypeError), and the caller's own value stays."""
+    grid-stride loops (cutile2triton: cpp/lower/loop_pipelining.h). The converter appends it after
+    the parameters the launcher passes: a parameter of that name among the positional arguments is
+    the kernel's own (passing it again would be a TypeError), and the caller's own value stays."""
     names = getattr(kernel, "arg_names", ())
     return ("C2T_PREFETCH_STAGES" in names and "C2T_PREFETCH_STAGES" not in kwargs
             and list(names).index("C2T_PREFETCH_STAGES") >= len(args))
@@ -38,8 +38,8 @@ def _c2t_compiled_slot(kernel, args, kwargs):
 
     Why: Triton 3.6's JITFunction.run does per-launch host work beyond binding the arguments and
     launching (cache key string, launch metadata, hooks): on the H200's host ~17 us per launch
-    beyond the launch itself, where cuTile's whole ct.launch takes ~7 us (BENCHMARKS.md, "Host
-    launch path"); at small shapes that host time is what triton.testing.do_bench measures.
+    beyond the launch itself, where cuTile's whole ct.launch takes ~7 us (cutile2triton's
+    BENCHMARKS.md, "Host launch path"); at small shapes that host time is what triton.testing.do_bench measures.
     The key is Triton's own specialization of the arguments (its binder: signature types, 16-byte
     pointer alignment, integer divisibility and value 1, constexpr values) plus the launch
     options and Triton's debug and instrumentation settings: the compiled kernel reused is the
@@ -172,8 +172,9 @@ _c2t_num_warps_of = {}  # (dots, tiles) -> num_warps: launches repeat their tile
 def _c2t_num_warps(dots, tiles):
     """num_warps for a launch that chose none, from the kernel's tile sizes. cuTile sizes each
     kernel's thread blocks itself; Triton's default is 4 warps whatever the tiles, which on the
-    H200 spills registers and starves large tiles (BENCHMARKS.md, "Launch options": e.g. RMSNorm
-    over 16384-wide rows 2.4 -> 3.7 TB/s with 8 warps, attention with 128x128 tiles 3.5x faster).
+    H200 spills registers and starves large tiles (cutile2triton's BENCHMARKS.md, "Launch options":
+    e.g. RMSNorm over 16384-wide rows 2.4 -> 3.7 TB/s with 8 warps, attention with 128x128 tiles
+    3.5x faster).
     dots(): (rows, elements) of each tl.dot accumulator; tiles(): the elements of each tile the
     kernel loads or stores. With tl.dot: 8 warps when the accumulators hold more than 16384
     elements (128 x 128 fp32: 128 registers per thread at 4 warps) and at most 65536 (beyond,
@@ -232,7 +233,7 @@ def _c2t_launch_options(hints):
     """Triton launch options for cuTile hints. num_worker_warps -> num_warps (the warps that
     run the tile code). occupancy and opt_level have no Triton equivalent and are dropped;
     num_ctas (CTA clusters) is dropped: Triton 3.6's num_ctas=2 gave wrong bmm results and a
-    compile failure on the H200, and slowed matmul (BENCHMARKS.md, "Launch options")."""
+    compile failure on the H200, and slowed matmul (cutile2triton's BENCHMARKS.md, "Launch options")."""
     options = {}
     warps = _c2t_resolve(hints.get("num_worker_warps"))
     if warps:
