@@ -8,40 +8,15 @@ host time per call (each wrapper adds about 1 us). Also prints do_bench and the 
   PYTHONPATH=TILEGYM/src:PLUGIN:CUTILE_SITE python3 host_insitu.py TILEGYM CONVERTED
 (TILEGYM/CONVERTED/PLUGIN as in tilegym_bench_on_device.sh; run it in cutile_env.sh's environment for
 the cuTile rows.) Results of 2026-11-29: benchmarks/results/host-layers-h200-2026-11-29-s12.txt."""
-import os, sys, time, collections
+import collections, sys, time
 from pathlib import Path
-os.environ["DISABLE_FALLBACK"] = "1"
-import tilegym, torch, triton
-from triton import knobs
-from triton.runtime.jit import JITFunction
-from triton.backends.nvidia.driver import CudaLauncher
-from cutile2triton.pytest_tilegym import load_converted
-mounts = load_converted(Path(sys.argv[2]))
-mods = [sys.modules[m] for m in mounts.loaded]
-from tilegym.backend.dispatcher import _REGISTRY
-P = lambda *a: print(*a, flush=True)
-dev = "cuda"
 
-def host_us(fn, n=300):
-    for _ in range(20): fn()
-    torch.cuda.synchronize(); t = time.perf_counter()
-    for _ in range(n): fn()
-    dt = (time.perf_counter() - t) / n * 1e6; torch.cuda.synchronize(); return dt
-
-def ops():
-    a = torch.randn(2, 1024, 1024, dtype=torch.float16, device=dev); b = torch.randn_like(a)
-    yield "bmm", "bmm 2x1024^3", lambda be: tilegym.ops.bmm(a, b, backend=be)
-    m1 = torch.randn(1024, 1024, dtype=torch.float16, device=dev); m2 = torch.randn_like(m1)
-    yield "matmul", "matmul 1024^3", lambda be: tilegym.ops.matmul(m1, m2, backend=be)
-    q = torch.randn(2, 8, 512, 256, dtype=torch.bfloat16, device=dev)
-    kk = torch.randn(2, 1, 512, 256, dtype=torch.bfloat16, device=dev); v = torch.randn_like(kk)
-    yield "gemma_attention", "gemma 512", lambda be: tilegym.ops.gemma_attention(q, kk, v, scaling=1 / 16, soft_cap=50.0, is_causal=True, backend=be)
-    x = torch.randn(30000, 256, dtype=torch.bfloat16, device=dev); w = torch.randn(256, dtype=torch.bfloat16, device=dev); bi = torch.randn_like(w)
-    yield "persistent_layer_norm", "layernorm 30000x256", lambda be: tilegym.ops.persistent_layer_norm(input=x, normalized_shape=(256,), weight=w, bias=bi, eps=1e-6, backend=be)
-    xl = torch.randn(4096, 256, dtype=torch.bfloat16, device=dev)
-    yield "layer_norm_legacy", "layernorm legacy 4096x256", lambda be: tilegym.ops.layer_norm_legacy(xl, (256,), w, bi, 1e-6, backend=be)
-    s = torch.randn(4096, 1024, dtype=torch.bfloat16, device=dev)
-    yield "softmax", "softmax 4096x1024", lambda be: tilegym.ops.softmax(s, use_tma=False, use_chunked=False, use_multi_wave=False, backend=be)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+# The converted tree mounted, the ops and the host timer: host_layers.py's (same arguments).
+from host_layers import P, host_us, mods, ops  # noqa: E402
+import torch, triton  # noqa: E402
+from triton.runtime.jit import JITFunction  # noqa: E402
+from triton.backends.nvidia.driver import CudaLauncher  # noqa: E402
 
 acc = collections.Counter()
 def timed(name, f):
@@ -61,7 +36,7 @@ def restore():
     while saved:
         o, n, v = saved.pop(); setattr(o, n, v)
 
-def instrument(opname, be):
+def instrument():
     setattr_s(JITFunction, "run", timed("4 jit.run", JITFunction.run))
     setattr_s(CudaLauncher, "__call__", timed("5 c-launch", CudaLauncher.__call__))
     for m in mods:
@@ -95,13 +70,13 @@ def breakdown(op, be, n=300):
     return total, {k: v / n * 1e6 for k, v in sorted(acc.items())}
 
 if __name__ == "__main__":
-    for opname, name, op in ops():
+    for name, op in ops():
         res = {}
         for be in ("c2t_triton", "cutile"):
             try:
                 out0 = op(be); torch.cuda.synchronize()
                 h = host_us(lambda: op(be)); db = triton.testing.do_bench(lambda: op(be)) * 1000
-                instrument(opname, be)
+                instrument()
                 try:
                     tot, br = breakdown(op, be)
                 finally:
