@@ -32,61 +32,61 @@ _c2t_missing = object()
 
 
 def _c2t_compiled_slot(kernel, args, kwargs):
-    """(table, key, bound arguments) under which a launch's compiled kernel is remembered; None
-    where the launch must go through kernel[grid] every time; () before the kernel's first launch
-    on the device, which builds Triton's binder.
+    """(table, key, bound arguments, driver, device) under which a launch's compiled kernel is
+    remembered; None where the launch must go through kernel[grid] every time; () before the
+    kernel's first launch on the device, which builds Triton's binder.
 
     Why: Triton 3.6's JITFunction.run does per-launch host work beyond binding the arguments and
     launching (cache key string, launch metadata, hooks): on the H200's host ~17 us per launch
     beyond the launch itself, where cuTile's whole ct.launch takes ~7 us (cutile2triton's
-    BENCHMARKS.md, "Host launch path"); at small shapes that host time is what triton.testing.do_bench measures.
-    The key is Triton's own specialization of the arguments (its binder: signature types, 16-byte
-    pointer alignment, integer divisibility and value 1, constexpr values) plus the launch
-    options and Triton's debug and instrumentation settings: the compiled kernel reused is the
-    one JITFunction.run would pick. None (always kernel[grid]) for the TRITON_INTERPRET=1
-    interpreter, pre-run hooks, launch hooks (e.g. the
-    proton profiler), global values that changed since compiling (run raises), arguments that
-    cannot be hashed, and Triton versions without these internals."""
+    BENCHMARKS.md, "Host launch path"); at small shapes that host time is what
+    triton.testing.do_bench measures. The key is Triton's own specialization of the arguments (its
+    binder: signature types, 16-byte pointer alignment, integer divisibility and value 1, constexpr
+    values; one entry per kernel parameter, so the flat key is unambiguous) plus the launch options
+    and Triton's debug and instrumentation settings: the compiled kernel reused is the one
+    JITFunction.run would pick. None (always kernel[grid]) for the TRITON_INTERPRET=1 interpreter,
+    pre-run hooks, launch hooks (e.g. the proton profiler), global values that changed since
+    compiling (run raises), and Triton versions without these internals; keys that cannot be hashed
+    fail the caller's table lookup (TypeError) and go through kernel[grid] too."""
     caches = getattr(kernel, "device_caches", None)
+    if caches is None:
+        return None
     try:
         runtime = triton.knobs.runtime
-        if caches is None or kernel.pre_run_hooks or runtime.launch_enter_hook.calls or runtime.launch_exit_hook.calls:
+        if kernel.pre_run_hooks or runtime.launch_enter_hook.calls or runtime.launch_exit_hook.calls:
             return None
-        for (name, _), (value, scope) in kernel.used_global_vals.items():
-            if scope.get(name, _c2t_missing) != value:
-                return None
-        device = triton.runtime.driver.active.get_current_device()
+        if kernel.used_global_vals:
+            for (name, _), (value, scope) in kernel.used_global_vals.items():
+                if scope.get(name, _c2t_missing) != value:
+                    return None
+        driver = triton.runtime.driver.active
+        device = driver.get_current_device()
         per_device = caches.get(device)
         if per_device is None:
             return ()
         kernel_cache, binder = per_device[0], per_device[4]
+        # JITFunction.run's debug option: kwargs.get("debug", kernel.debug) or knobs.runtime.debug.
+        settings = (getattr(kernel, "debug", None), runtime.debug, triton.knobs.compilation.instrumentation_mode)
     except AttributeError:
         return None
     bound, specialization, _ = binder(*args, **kwargs)
-    # JITFunction.run's debug option: kwargs.get("debug", kernel.debug) or knobs.runtime.debug.
-    key = (tuple(specialization), tuple(kwargs.items()), getattr(kernel, "debug", None), runtime.debug,
-           triton.knobs.compilation.instrumentation_mode)
-    try:
-        hash(key)
-    except TypeError:
-        return None
-    slots = kernel.__dict__.setdefault("_c2t_compiled", {})
+    slots = kernel.__dict__.get("_c2t_compiled")
+    if slots is None:
+        slots = kernel._c2t_compiled = {}
     slot = slots.get(device)
     if slot is None or slot[0] is not kernel_cache:  # Triton's cache was rebuilt (e.g. new source)
         slot = slots[device] = (kernel_cache, {})
-    return slot[1], key, bound
+    return slot[1], (*specialization, *kwargs.items(), *settings), bound, driver, device
 
 
-def _c2t_launch_compiled(compiled, grid, bound):
+def _c2t_launch_compiled(compiled, grid, bound, driver, device):
     """What JITFunction.run does once it holds the compiled kernel, less the launch hooks
     (_c2t_compiled_slot checked that none is set) and their metadata."""
     if callable(grid):
         grid = grid(bound)
     n = len(grid)
-    driver = triton.runtime.driver.active
-    stream = driver.get_current_stream(driver.get_current_device())
-    compiled.run(grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1, stream, compiled.function,
-                 compiled.packed_metadata, None, None, None, *bound.values())
+    compiled.run(grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1, driver.get_current_stream(device),
+                 compiled.function, compiled.packed_metadata, None, None, None, *bound.values())
     return compiled
 
 
@@ -103,15 +103,20 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
         kwargs["C2T_PREFETCH_STAGES"] = kwargs["num_stages"]  # the caller's stages bound the loops' too
     slot = _c2t_compiled_slot(kernel, args, kwargs)
     if slot:
-        table, key, bound = slot
-        compiled = table.get(key)
+        try:
+            compiled = slot[0].get(slot[1])
+        except TypeError:  # a key that cannot be hashed (an unhashable option or constexpr)
+            compiled, slot = None, None
         if compiled is not None:
-            return _c2t_launch_compiled(compiled, grid, bound)
+            return _c2t_launch_compiled(compiled, grid, *slot[2:])
     result = _c2t_run_kernel_jit(kernel, grid, args, kwargs)
     if slot == ():  # the device's first launch: Triton has built its binder now
         slot = _c2t_compiled_slot(kernel, args, kwargs)
     if slot and getattr(result, "function", None) is not None:  # launched, not a future
-        slot[0][slot[1]] = result
+        try:
+            slot[0][slot[1]] = result
+        except TypeError:
+            pass
     return result
 
 
