@@ -1090,13 +1090,39 @@ def render(g: Gen) -> str:
     return render_parts(g.arrays, g.stmts, g.grid, g.T)
 
 
+def _split_as_permuted_load(n):
+    """For a 2-D+ ct.load bound by a `let` (one in three, chosen by the node itself so that a
+    program always renders the same): (a load of the same tile in axis order perm^-1, perm) with
+    ct.permute(that load, perm) == the original tile. The folded load's tile axis k is the written
+    load's axis perm[k]: index, shape and order entries move with it. None otherwise."""
+    if n[0] != "load" or len(n[3]) < 2 or random.Random(repr(n)).randrange(3):
+        return None
+    _, arr, idx, shape, order, pad = n
+    rank = len(shape)
+    perm = list(range(rank))
+    rng = random.Random("perm" + repr(n))
+    while perm == list(range(rank)):
+        rng.shuffle(perm)
+    order = list(order) if order is not None else list(range(rank))
+    inv = [perm.index(j) for j in range(rank)]  # written axis j is tile axis inv[j]
+    written = ("load", arr, tuple(idx[inv[j]] for j in range(rank)), tuple(shape[inv[j]] for j in range(rank)),
+               tuple(order[inv[j]] for j in range(rank)), pad)
+    return written, perm
+
+
 def render_parts(arrays, stmts, grid, tiles) -> str:
     arrs = [a.name for a in arrays]
     tparams = [f"T{k}: ConstInt" for k in range(len(tiles))]
     lines = ["import cuda.tile as ct", "", "ConstInt = ct.Constant[int]", "", "", "@ct.kernel",
              f"def kernel({', '.join(arrs + tparams)}):"]
     for st in stmts:
-        if st[0] == "let":
+        if st[0] == "let" and _split_as_permuted_load(st[2]) is not None:
+            # The same tile written as a load in another axis order plus ct.permute into the same
+            # name, the pair the converter folds into one load (Lowerer::load_then_permute).
+            load, perm = _split_as_permuted_load(st[2])
+            lines.append(f"    {st[1]} = {render_expr(load)}")
+            lines.append(f"    {st[1]} = ct.permute({st[1]}, {tuple(perm)!r})")
+        elif st[0] == "let":
             lines.append(f"    {st[1]} = {render_expr(st[2])}")
         elif st[0] == "store":
             idx = st[2]
