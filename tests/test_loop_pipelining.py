@@ -263,10 +263,16 @@ class _FakeKernel:
         return launch
 
 
-def test_shared_memory_retry_lowers_the_prefetch_stages(code, tmp_path):
+def _fits_two_stages(code, tmp_path, kernel):
+    """The converted module with `kernel` replaced by a _FakeKernel that fits at two stages."""
     mod = load(code, tmp_path, "grid_stride")
-    fake = _FakeKernel(mod.row_softmax, limit=2 * 1024)
-    mod.row_softmax = fake
+    fake = _FakeKernel(getattr(mod, kernel), limit=2 * 1024)
+    setattr(mod, kernel, fake)
+    return mod, fake
+
+
+def test_shared_memory_retry_lowers_the_prefetch_stages(code, tmp_path):
+    mod, fake = _fits_two_stages(code, tmp_path, "row_softmax")
     x = dev(torch.randn(9, 30))
     with pytest.warns(UserWarning, match="num_stages=2"):
         assert_close(mod.softmax(x, 32, 4), torch.softmax(x, dim=1))
@@ -297,9 +303,7 @@ def test_callers_num_stages_bounds_the_prefetch(code, tmp_path):
 def test_shared_memory_retry_keeps_a_kernel_parameter_named_like_the_stages(code, tmp_path):
     # The retry passed C2T_PREFETCH_STAGES=2 besides the kernel's own positional argument of that
     # name: a TypeError (multiple values) instead of a launch with fewer stages.
-    mod = load(code, tmp_path, "grid_stride")
-    fake = _FakeKernel(mod.own_stages_param, limit=2 * 1024)
-    mod.own_stages_param = fake
+    mod, fake = _fits_two_stages(code, tmp_path, "own_stages_param")
     x = dev(torch.randn(11, 30))
     with pytest.warns(UserWarning, match="num_stages=2"):
         assert_close(mod.scale_rows(x, 3, 32, 4), x * 3)

@@ -296,6 +296,8 @@ void Lowerer::prescan() {
     }
     return e;
   };
+  // And names used inside tile shapes (shape=..., ct.arange(N), ct.full((M, N), ...)): positive
+  // powers of two in any valid cuTile program.
   sema::walk(spec_.def, [&](const Node* n) {
     if (!n->is("Call")) return true;
     const Node* func = n->child("func");
@@ -310,13 +312,6 @@ void Lowerer::prescan() {
       load = func->str("attr") == "load";
     }
     if (const Node* r = root_name(a)) (load ? tile_loaded_ : tile_stored_).insert(std::string(r->str("id")));
-    return true;
-  });
-  // Names used inside tile shapes (shape=..., ct.arange(N), ct.full((M, N), ...))
-  // are positive powers of two in any valid cuTile program.
-  sema::walk(spec_.def, [&](const Node* n) {
-    if (!n->is("Call")) return true;
-    auto q = module().cutile_name(n->child("func"));
     const Node* shp = nullptr;
     if (q && (*q == "arange")) shp = sema::call_arg(n, 0);
     else if (q && (*q == "full" || *q == "zeros" || *q == "ones")) shp = sema::call_arg(n, 0) ? sema::call_arg(n, 0) : sema::call_kwarg(n, "shape");
@@ -667,19 +662,19 @@ std::optional<std::pair<const Node*, std::vector<int>>> Lowerer::load_then_permu
   }
   if (!operand || !operand->is("Name") || operand->str("id") != x->str("id") || !axes || !axes->is("Tuple"))
     return std::nullopt;
+  // Literal axes only (a permutation the tile's rank is checked against when the load lowers).
+  for (auto* e : nodes_of(axes, "elts"))
+    if (!e->is("Constant")) return std::nullopt;
+  auto folded = module().fold(axes);
+  if (!folded || folded->kind != sema::ConstValue::Kind::Tuple) return std::nullopt;
+  size_t n = folded->items.size();
   std::vector<int> p;
-  auto elts = nodes_of(axes, "elts");
-  for (auto* e : elts) {
-    const syntax::Value* v = e->is("Constant") ? e->get("value") : nullptr;
-    if (!v || v->kind != syntax::Value::Kind::Int || v->text.size() > 2 || v->text[0] == '-') return std::nullopt;
-    int k = std::stoi(v->text);
-    if (k >= (int)elts.size()) return std::nullopt;
-    p.push_back(k);
+  std::vector<bool> seen(n, false);
+  for (auto& it : folded->items) {
+    if (it.kind != sema::ConstValue::Kind::Int || it.i < 0 || it.i >= (long long)n || seen[it.i]) return std::nullopt;
+    seen[it.i] = true;
+    p.push_back((int)it.i);
   }
-  std::vector<int> sorted = p;
-  std::sort(sorted.begin(), sorted.end());
-  for (size_t k = 0; k < sorted.size(); ++k)
-    if (sorted[k] != (int)k) return std::nullopt;
   return std::make_pair(load, p);
 }
 
