@@ -1,4 +1,6 @@
-"""Loops prefetched for cuTile's latency= hints (cpp/lower/loop_pipelining.h): TileGym's RMSNorm in
+"""Loops prefetched for cuTile's latency= hints, an experiment (commit 570e561, reverted after this
+measurement: the converter now emits no C2T_PREFETCH_STAGES for this kernel, so run it on a tree
+converted at 570e561): TileGym's RMSNorm in
 multi-wave reload mode (one program per row, the row walked in tiles of 2048 elements whose loads carry
 latency=1), converted, with the tile loops' C2T_PREFETCH_STAGES at 3 (the converter's default), 2 and
 1 (1 = Triton's plain loop, the converter before) and 4, 8 or 16 warps, next to cuTile's op. TileGym's

@@ -50,11 +50,6 @@ void record_memory_effect(MemoryEffects& fx, const OpCall& c, const OpEntry& ent
   a.atomic = atomic;
   a.branch = branch;
   a.runtime_ifs = runtime_ifs;
-  if (load && c.has("latency")) {
-    const syntax::Node* n = c.arg_node("latency");
-    const syntax::Value* v = n && n->type == "Constant" ? n->get("value") : nullptr;
-    a.latency_hint = !(v && v->kind == syntax::Value::Kind::Null);  // latency=None: no hint
-  }
   for (const char* p : {"array", "self"}) {
     const LVal* v = c.evaluated(p);
     if (v && v->array) {
@@ -97,21 +92,6 @@ bool may_prefetch(const MemoryEffects& body, size_t first_access, int dots, int 
     }
   }
   return true;
-}
-
-bool has_latency_hinted_load(const MemoryEffects& body, size_t first_access, int runtime_ifs) {
-  for (size_t i = first_access; i < body.accesses.size(); ++i) {
-    const auto& a = body.accesses[i];
-    if (a.load && a.latency_hint && a.runtime_ifs == runtime_ifs) return true;
-  }
-  return false;
-}
-
-bool contains_loop(const std::vector<TStmt>& body) {
-  for (auto& s : body)
-    if (s.kind == TStmt::Kind::For || s.kind == TStmt::Kind::While || contains_loop(s.body) || contains_loop(s.orelse))
-      return true;
-  return false;
 }
 
 }  // namespace c2t::lower

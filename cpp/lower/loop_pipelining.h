@@ -43,7 +43,6 @@ struct MemoryAccess {
   bool write = false;   // store, scatter, atomic
   bool atomic = false;  // an atomic, or a load/store with memory_order=
   int runtime_ifs = 0;  // runtime `if`s around it (Triton's pipeliner leaves loads under one alone)
-  bool latency_hint = false;  // a load given cuTile's latency= (a DRAM-traffic hint): prefetch it
 };
 
 /// What a stretch of tile code does that decides pipelining: its memory
@@ -78,16 +77,6 @@ void add_helper_effects(MemoryEffects& fx, const MemoryEffects& helper, const Co
 /// and writes no array it loads (nor any unknown array while loading) unless
 /// the two are in different branches of a constexpr `if`.
 bool may_prefetch(const MemoryEffects& body, size_t first_access, int dots, int runtime_ifs = 0);
-
-/// Whether a loop body's own loads (`body[first_access..]`, outside any runtime `if` of
-/// the loop's own) include one that cuTile's source gave a `latency=` hint. cuTile's
-/// compiler schedules such loads ahead ("larger -> deeper prefetch", cuTile's ct.load
-/// docs); in Triton that is the loop's num_stages. Used for loops that are not
-/// grid-stride loops, e.g. TileGym's RMSNorm walking one long row tile by tile.
-bool has_latency_hinted_load(const MemoryEffects& body, size_t first_access, int runtime_ifs);
-
-/// Whether lowered statements contain a for or while loop (in any branch).
-bool contains_loop(const std::vector<TStmt>& body);
 
 /// Pipeline stages of a prefetching grid-stride loop (measured, see above): the
 /// default of the kernel's constexpr parameter kPrefetchStagesParam, which the

@@ -1360,15 +1360,10 @@ void Lowerer::lower_for(const Node* s) {
   // name, so a kernel whose source already uses it (a parameter C2T_PREFETCH_STAGES) keeps a
   // plain range rather than a renamed parameter the retry would not lower.
   bool stages_named = !prefetch_param_.empty() || !used_names_.count(kPrefetchStagesParam);
-  // Any other loop prefetches where cuTile's source asks for it: a load in its own body (not in a
-  // nested loop, which Triton's pipeliner would not see through) carries a latency= hint.
-  bool hinted = !is_static && !grid_stride && !contains_loop(st.body) &&
-                has_latency_hinted_load(effects_, first_access, runtime_ifs_);
-  if ((grid_stride || hinted) && spec_.is_kernel && stages_named &&
+  if (grid_stride && spec_.is_kernel && stages_named &&
       may_prefetch(effects_, first_access, effects_.dots - dots_before, runtime_ifs_)) {
     if (prefetch_param_.empty()) prefetch_param_ = fresh(kPrefetchStagesParam);
-    emit(TStmt::comment(grid_stride ? "grid-stride loop: prefetch the next iterations' loads"
-                                    : "latency-hinted loads: prefetch the next iterations'"));
+    emit(TStmt::comment("grid-stride loop: prefetch the next iterations' loads"));
     st.value = tl_call("range", rargs, {{"num_stages", name(prefetch_param_)}});
   }
   auto after = std::move(env_);
