@@ -128,6 +128,31 @@ def module_hinted(a, b):
     a, b = _inputs(200)
     assert_close(m.rewrapped(a, b, 4), a * b)
     assert_close(m.module_hinted(a, b), a + b)
+    assert_close(m.module_hinted(a, b), a + b)  # the hints' options kept on ADD8 from its first launch
+    assert m.ADD8._c2t_options == {"num_warps": 8}
+
+
+def test_hint_resolved_at_each_launch_is_not_kept(build):
+    # A ct.ByTarget-like hint resolves for the current device at every launch (a process may drive
+    # devices of two architectures), so its options are not kept on the kernel object.
+    _, m = build('''
+def add(a, b, k):
+    out = torch.empty_like(a)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(a.shape[0], 64),), k, (a, b, out, 64))
+    return out
+''')
+    resolved = []
+
+    class Warps:
+        def resolve(self):
+            resolved.append(1)
+            return 4
+
+    k = m._c2t_kernel(m.add_kernel, num_worker_warps=Warps())
+    a, b = _inputs(200)
+    assert_close(m.add(a, b, k), a + b)
+    assert_close(m.add(a, b, k), a + b)
+    assert len(resolved) == 2 and "_c2t_options" not in vars(k)
 
 
 PERSISTENT = '''

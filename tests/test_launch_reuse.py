@@ -45,6 +45,42 @@ class FakeCompiled:
         return launch
 
 
+class FakeCudaLauncher:
+    """Triton 3.6's CudaLauncher: __call__ allocates the scratch buffers the kernel needs, then
+    calls the C launch, whose arguments put the cooperative-grid and PDL flags and the two scratch
+    pointers before the packed metadata."""
+
+    def __init__(self, compiled, scratch=0):
+        self.compiled, self.global_scratch_size, self.profile_scratch_size = compiled, scratch, 0
+        self.launch_cooperative_grid, self.launch_pdl = False, True
+
+    def __call__(self, gx, gy, gz, stream, function, *args):
+        self.compiled.jit.via_call += 1
+        scratch = object() if self.global_scratch_size else None
+        self.launch(gx, gy, gz, stream, function, False, True, scratch, None, *args)
+
+    def launch(self, gx, gy, gz, stream, function, coop, pdl, scratch, profile_scratch, packed, launch_metadata,
+               enter_hook, exit_hook, *args):
+        c = self.compiled
+        assert (function, packed, coop, pdl) == (c.function, c.packed_metadata, False, True)
+        assert (scratch is None) == (self.global_scratch_size == 0) and profile_scratch is None
+        assert (launch_metadata, enter_hook, exit_hook) == (None, None, None)
+        c.jit.reused.append(((gx, gy, gz), stream))
+        c.jit.real[(gx, gy, gz)](*args)
+
+
+class FakeCompiledCuda(FakeCompiled):
+    """A CompiledKernel whose .run is a CudaLauncher (as on NVIDIA GPUs)."""
+
+    def __init__(self, jit, scratch=0):
+        super().__init__(jit)
+        self._run = FakeCudaLauncher(self, scratch)
+
+    @property
+    def run(self):
+        return self._run
+
+
 class FakeJIT:
     """A JITFunction over the interpreter's kernel. Its binder specializes as Triton does in kind:
     constexprs by value, tensors by dtype and 16-byte alignment, integers by divisibility by 16
@@ -58,7 +94,8 @@ class FakeJIT:
         self.device_caches = {}  # JITFunction.run fills it at a device's first launch
         self.kernel_cache = {}
         self.shared_limit = shared_limit
-        self.jit_launches, self.reused = [], []
+        self.jit_launches, self.reused, self.via_call = [], [], 0
+        self.compiled_type = FakeCompiled
 
     def binder(self, *args, **kwargs):
         bound = self.signature.bind(*args, **{k: v for k, v in kwargs.items() if k in self.signature.parameters})
@@ -84,7 +121,7 @@ class FakeJIT:
             self.jit_launches.append(kwargs.get("num_stages"))
             if self.shared_limit is not None and kwargs.get("num_stages", 3) > self.shared_limit:
                 raise OutOfResources(kwargs.get("num_stages", 3), self.shared_limit, "shared memory")
-            compiled = self.kernel_cache.setdefault(str((spec, options)), FakeCompiled(self))
+            compiled = self.kernel_cache.setdefault(str((spec, options)), self.compiled_type(self))
             g = tuple(grid) + (1,) * (3 - len(grid))
             self.real[g](*bound.values())
             return compiled
@@ -114,6 +151,19 @@ def test_second_launch_reuses_the_compiled_kernel(mod):
     # Same specialization (300 and 301 are both not multiples of 16): reused, with the new values.
     assert_close(mod.scale(_x(301), 64), _x(301) * 2.0)
     assert (len(k.jit_launches), k.reused) == (1, [((5, 1, 1), STREAM)])
+
+
+@pytest.mark.parametrize("scratch", [0, 64])
+def test_cuda_launcher_is_called_directly_unless_the_kernel_needs_scratch(mod, scratch):
+    # Without scratch buffers the reused launch calls the C launch itself (one Python frame less);
+    # a kernel that needs global scratch memory goes through CudaLauncher.__call__, which allocates it.
+    k = mod.scale_kernel
+    k.compiled_type = lambda jit: FakeCompiledCuda(jit, scratch)
+    assert_close(mod.scale(_x(300), 64), _x(300) * 2.0)
+    assert_close(mod.scale(_x(301), 64), _x(301) * 2.0)
+    assert_close(mod.scale(_x(302), 64), _x(302) * 2.0)
+    assert (len(k.jit_launches), len(k.reused)) == (1, 2)
+    assert k.via_call == (2 if scratch else 0)
 
 
 def test_another_specialization_launches_through_triton(mod):

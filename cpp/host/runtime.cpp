@@ -32,9 +32,9 @@ _c2t_missing = object()
 
 
 def _c2t_compiled_slot(kernel, args, kwargs):
-    """(table, key, bound arguments, driver, device) under which a launch's compiled kernel is
-    remembered; None where the launch must go through kernel[grid] every time; () before the
-    kernel's first launch on the device, which builds Triton's binder.
+    """(table, key, bound arguments, stream) under which a launch's compiled kernel is remembered;
+    None where the launch must go through kernel[grid] every time; () before the kernel's first
+    launch on the device, which builds Triton's binder.
 
     Why: Triton 3.6's JITFunction.run does per-launch host work beyond binding the arguments and
     launching (cache key string, launch metadata, hooks): on the H200's host ~17 us per launch
@@ -67,6 +67,7 @@ def _c2t_compiled_slot(kernel, args, kwargs):
         kernel_cache, binder = per_device[0], per_device[4]
         # JITFunction.run's debug option: kwargs.get("debug", kernel.debug) or knobs.runtime.debug.
         settings = (getattr(kernel, "debug", None), runtime.debug, triton.knobs.compilation.instrumentation_mode)
+        stream = driver.get_current_stream(device)
     except AttributeError:
         return None
     bound, specialization, _ = binder(*args, **kwargs)
@@ -76,18 +77,23 @@ def _c2t_compiled_slot(kernel, args, kwargs):
     slot = slots.get(device)
     if slot is None or slot[0] is not kernel_cache:  # Triton's cache was rebuilt (e.g. new source)
         slot = slots[device] = (kernel_cache, {})
-    return slot[1], (*specialization, *kwargs.items(), *settings), bound, driver, device
+    return slot[1], (*specialization, *kwargs.items(), *settings), bound, stream
 
 
-def _c2t_launch_compiled(compiled, grid, bound, driver, device):
-    """What JITFunction.run does once it holds the compiled kernel, less the launch hooks
-    (_c2t_compiled_slot checked that none is set) and their metadata."""
-    if callable(grid):
-        grid = grid(bound)
-    n = len(grid)
-    compiled.run(grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1, driver.get_current_stream(device),
-                 compiled.function, compiled.packed_metadata, None, None, None, *bound.values())
-    return compiled
+def _c2t_launch_entry(compiled):
+    """(launch, its arguments before the grid's, compiled) for a launched CompiledKernel: what
+    JITFunction.run does once it holds the kernel, less the launch hooks (_c2t_compiled_slot checked
+    that none is set) and their metadata. Triton 3.6's CudaLauncher.__call__ allocates the global
+    and profiling scratch buffers and calls its C launch; for a kernel that needs neither buffer
+    the C launch is called directly (a Python frame less per launch)."""
+    run = compiled.run
+    launch = getattr(run, "launch", None)
+    if (launch is not None and getattr(run, "global_scratch_size", None) == 0
+            and getattr(run, "profile_scratch_size", None) == 0 and hasattr(run, "launch_cooperative_grid")
+            and hasattr(run, "launch_pdl")):
+        return launch, (compiled.function, run.launch_cooperative_grid, run.launch_pdl, None, None,
+                        compiled.packed_metadata, None, None, None), compiled
+    return run, (compiled.function, compiled.packed_metadata, None, None, None), compiled
 
 
 def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
@@ -98,23 +104,29 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
     shared memory is retried with 2, then 1 stages (for the kernel's prefetching grid-stride
     loops too), and the stages that fit are remembered for the kernel's specialization
     (constexpr values, dtypes, options). Once a specialization has launched, later launches of it
-    reuse its compiled kernel directly (_c2t_compiled_slot)."""
+    reuse its compiled kernel directly (_c2t_compiled_slot, _c2t_launch_entry)."""
     if "num_stages" in kwargs and _c2t_prefetch_param(kernel, args, kwargs):
         kwargs["C2T_PREFETCH_STAGES"] = kwargs["num_stages"]  # the caller's stages bound the loops' too
     slot = _c2t_compiled_slot(kernel, args, kwargs)
     if slot:
         try:
-            compiled = slot[0].get(slot[1])
+            entry = slot[0].get(slot[1])
         except TypeError:  # a key that cannot be hashed (an unhashable option or constexpr)
-            compiled, slot = None, None
-        if compiled is not None:
-            return _c2t_launch_compiled(compiled, grid, *slot[2:])
+            entry, slot = None, None
+        if entry is not None:
+            launch, head, compiled = entry
+            bound = slot[2]
+            if callable(grid):
+                grid = grid(bound)
+            n = len(grid)
+            launch(grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1, slot[3], *head, *bound.values())
+            return compiled
     result = _c2t_run_kernel_jit(kernel, grid, args, kwargs)
     if slot == ():  # the device's first launch: Triton has built its binder now
         slot = _c2t_compiled_slot(kernel, args, kwargs)
     if slot and getattr(result, "function", None) is not None:  # launched, not a future
         try:
-            slot[0][slot[1]] = result
+            slot[0][slot[1]] = _c2t_launch_entry(result)
         except TypeError:
             pass
     return result
@@ -255,11 +267,21 @@ const char* kLaunch = R"PY(
 def _c2t_launch(grid, kernel, *args):
     """ct.launch(stream, grid, kernel, args) for a kernel object that is not a literal kernel
     name: chosen at run time, stored in a dict, imported from another module, or re-hinted."""
-    k = kernel if _c2t_is_kernel_object(kernel) else _C2TKernel(kernel, {})
-    launcher = getattr(k._pyfunc, "_c2t_launcher", None)
+    hinted = _c2t_is_kernel_object(kernel)
+    fn = kernel._pyfunc if hinted else kernel
+    launcher = getattr(fn, "_c2t_launcher", None)
     if launcher is None:
-        raise TypeError(f"{k._pyfunc!r} is not a kernel converted by cutile2triton")
-    return launcher(grid, *args, **_c2t_launch_options(k.hints))
+        raise TypeError(f"{fn!r} is not a kernel converted by cutile2triton")
+    if not hinted:
+        return launcher(grid, *args)
+    # The hints' launch options, kept on the kernel object (launches repeat it) unless a hint is
+    # resolved at each launch: a cuTile ByTarget hint takes the current device's value.
+    options = kernel.__dict__.get("_c2t_options")
+    if options is None:
+        options = _c2t_launch_options(kernel.hints)
+        if not any(hasattr(v, "resolve") for v in kernel.hints.values()):
+            kernel._c2t_options = options
+    return launcher(grid, *args, **options)
 )PY";
 
 const char* kOnStream = R"PY(

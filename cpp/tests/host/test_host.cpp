@@ -321,7 +321,8 @@ TEST(Runtime, RunKernelRetriesFewerStagesOnlyForSharedMemory) {
   // Launches of a specialization that launched before reuse its compiled kernel
   // (tests/test_launch_reuse.py runs this with a fake JITFunction).
   EXPECT_TRUE(has(rt, "def _c2t_compiled_slot(kernel, args, kwargs):")) << rt;
-  EXPECT_TRUE(has(rt, "return _c2t_launch_compiled(compiled, grid, *slot[2:])")) << rt;
+  EXPECT_TRUE(has(rt, "def _c2t_launch_entry(compiled):")) << rt;
+  EXPECT_TRUE(has(rt, "slot[0][slot[1]] = _c2t_launch_entry(result)")) << rt;
   EXPECT_FALSE(has(rt, "class _C2TKernel")) << "only what is needed";
   RuntimeNeeds none;
   none.run_kernel = false;
