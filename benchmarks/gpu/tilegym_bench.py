@@ -19,6 +19,8 @@ process, this script
   each point is one line of JSON written at once (a file that runs out of time keeps its points);
   an exception (a mismatch in the file's own ``assert_close``, a compile error) is recorded, not
   fatal;
+* makes ``triton.testing.do_bench`` return the median of its calls where the file asks for no
+  statistic (``--do-bench``; TileGym's files get the mean, which one slow call moves);
 * sets ``DISABLE_FALLBACK=1``, so that a backend without the op raises instead of TileGym's
   dispatcher silently timing its PyTorch fallback.
 
@@ -149,6 +151,18 @@ def run_child(args) -> int:
 
     bench_utils.profile_with_l2flush = profile_with_l2flush
 
+    # The statistic is do_bench's median; TileGym's files take do_bench's default, the mean,
+    # which one slow call (a garbage collection, another process on the host) moves. A file that asks
+    # for quantiles or a return mode keeps what it asked for.
+    real_do_bench = triton.testing.do_bench
+
+    def do_bench(fn, *a, **kw):
+        if args.do_bench != "mean" and len(a) < 4 and "quantiles" not in kw and "return_mode" not in kw:
+            kw["return_mode"] = args.do_bench
+        return real_do_bench(fn, *a, **kw)
+
+    triton.testing.do_bench = do_bench
+
     def mark_run(self, *a, **kw):
         benches = [self.benchmarks] if isinstance(self.benchmarks, triton.testing.Benchmark) else self.benchmarks
         for bench in benches:
@@ -218,7 +232,7 @@ def run_parent(args) -> int:
         budget = min(args.file_timeout, left, max(15.0, left / (len(files) - i) * args.share))
         cmd = [sys.executable, __file__, "--child", str(f), "--points", str(points), "--converted", args.converted,
                "--rep", str(args.rep), "--warmup", str(args.warmup), "--max-x", str(args.max_x),
-               "--child-budget", str(budget - 10)]
+               "--do-bench", args.do_bench, "--child-budget", str(budget - 10)]
         t0 = time.time()
         with open(out / f"{Path(name).stem}.log", "w") as log:
             try:
@@ -230,7 +244,7 @@ def run_parent(args) -> int:
         runs.append({"file": name, "rc": rc, "seconds": round(time.time() - t0, 1), "note": note})
         print(f"{time.strftime('%H:%M:%S')} {name} rc={rc} {runs[-1]['seconds']}s {note}", flush=True)
     meta = {"argv": sys.argv, "runs": runs, "rep": args.rep, "warmup": args.warmup, "max_x": args.max_x,
-            "file_timeout": args.file_timeout, "budget": args.budget}
+            "file_timeout": args.file_timeout, "budget": args.budget, "do_bench": args.do_bench}
     (out / "runs.json").write_text(json.dumps(meta, indent=1))
     render(out)
     return 0
@@ -326,7 +340,8 @@ def render(out: Path) -> dict:
             f"`profile_with_l2flush` (kernel-only device time, L2 flushed, median; here warmup="
             f"{meta.get('warmup', '?')}, rep={meta.get('rep', '?')}), `do_bench_cudagraph` (device time of "
             f"graph replays) or `do_bench` (events around each call, host launch cost included when it "
-            f"exceeds the kernel's time); at most {meta.get('max_x', '?')} x values per Benchmark (evenly "
+            f"exceeds the kernel's time; here its {meta.get('do_bench', 'mean')} over the calls, TileGym's files "
+            f"take the mean); at most {meta.get('max_x', '?')} x values per Benchmark (evenly "
             f"spread, largest included).", "",
             "| bench file | timer | shapes with both | geomean converted/cuTile | shapes < 0.8× |",
             "|---|---|---|---|---|"]
@@ -401,6 +416,8 @@ def main(argv=None) -> int:
     ap.add_argument("--rep", type=int, default=100, help="profile_with_l2flush repetitions (TileGym: 100)")
     ap.add_argument("--warmup", type=int, default=20, help="profile_with_l2flush warm-up runs (TileGym: 20)")
     ap.add_argument("--max-x", type=int, default=0, help="at most this many x values per Benchmark (0: all)")
+    ap.add_argument("--do-bench", choices=("median", "mean"), default="median",
+                    help="what triton.testing.do_bench returns when the file asks for no statistic (TileGym: mean)")
     ap.add_argument("--file-timeout", type=float, default=300, help="seconds per bench file at most")
     ap.add_argument("--budget", type=float, default=3600, help="seconds for all files")
     ap.add_argument("--share", type=float, default=1.6,
