@@ -46,6 +46,13 @@ FILES["src/tilegym/backend/dispatcher.py"] = """
 """
 FILES["tests/benchmark/bench_utils.py"] = """
     import json, os
+    import triton.testing
+
+    def fake_do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_mode="mean"):
+        fn()  # no GPU: the statistic asked for is the result (ms)
+        return [1.0, 0.5, 2.0] if quantiles else {"mean": 4.0, "median": 2.0}[return_mode]
+
+    triton.testing.do_bench = fake_do_bench  # imported by the harness before it wraps do_bench
     def profile_with_l2flush(fn, warmup=20, rep=100):
         for _ in range(warmup + rep):
             fn()
@@ -76,6 +83,22 @@ FILES["tests/benchmark/bench_double.py"] = """
         who = f(N, backend=backend)[0]
         ms = profile_with_l2flush(lambda: f(N, backend=backend))
         return SPEED[who] * N / ms
+
+    bench.run(print_data=True)
+"""
+# bench_bmm.py's style: triton.testing.do_bench with no statistic asked (TileGym gets the mean), and a
+# file that asks for quantiles itself.
+FILES["tests/benchmark/bench_db.py"] = """
+    import triton, triton.testing
+    import tilegym
+    import bench_utils  # noqa: F401  (the fake do_bench)
+
+    @triton.testing.perf_report([triton.testing.Benchmark(
+        x_names=["N"], x_vals=[8], line_arg="backend", line_vals=["cutile"], line_names=["CuTile"],
+        ylabel="ms", plot_name=f"db-{how}", args={"how": how}) for how in ("plain", "quantiles")])
+    def bench(N, backend, how):
+        fn = lambda: tilegym.ops.double(N, backend=backend)
+        return triton.testing.do_bench(fn) if how == "plain" else triton.testing.do_bench(fn, quantiles=[0.5, 0.2, 0.8])[0]
 
     bench.run(print_data=True)
 """
@@ -170,6 +193,26 @@ def test_harness_on_fake_tilegym(tmp_path):
     assert summary["points"] == 4 and math.isclose(summary["geomean"], g)
     if importlib.util.find_spec("matplotlib"):
         assert (out / "bench_double.png").stat().st_size > 1000
+
+
+@pytest.mark.parametrize("mode, plain", [(None, 2.0), ("mean", 4.0), ("median", 2.0)])
+def test_do_bench_reports_the_median_unless_asked(tmp_path, mode, plain):
+    # The issue's statistic is do_bench's median; TileGym's files call do_bench(fn), the mean. A file
+    # that asks for quantiles gets them unchanged.
+    _make_tree(tmp_path)
+    out = tmp_path / "out"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path / "src"), tp.PKG_PARENT]),
+               FAKE_CALLS=str(tmp_path / "calls.jsonl"))
+    env.pop("CUTILE_TUTORIALS_BACKEND", None)
+    r = subprocess.run([sys.executable, str(SCRIPT), "--tilegym", str(tmp_path), "--converted", str(tmp_path / "conv"),
+                        "--out", str(out), "--files", "bench_db.py", "--budget", "60"]
+                       + (["--do-bench", mode] if mode else []), env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    points = [json.loads(line) for line in (out / "points.jsonl").read_text().splitlines()]
+    got = {(p["plot"], p["line"]): p.get("value", p.get("error")) for p in points if p["kind"] == "point"}
+    assert got[("db-plain", "cutile")] == plain and got[("db-plain", "c2t_triton")] == plain, got
+    assert got[("db-quantiles", "cutile")] == 1.0, got
+    assert f"its {mode or 'median'} over the calls" in (out / "tilegym-bench.md").read_text()
 
 
 def test_render_again(tmp_path):
