@@ -129,7 +129,30 @@ def module_hinted(a, b):
     assert_close(m.rewrapped(a, b, 4), a * b)
     assert_close(m.module_hinted(a, b), a + b)
     assert_close(m.module_hinted(a, b), a + b)  # the hints' options kept on ADD8 from its first launch
-    assert m.ADD8._c2t_options == {"num_warps": 8}
+    assert m.ADD8._c2t_options == (m.ADD8.hints, {"num_warps": 8})
+
+
+def test_hints_are_read_only_and_new_hints_relaunch_with_their_options(build):
+    # As in cuTile, hints change through replace_hints (a new kernel object); the mapping itself is
+    # read-only, so options kept from a first launch cannot go stale, and hints assigned anew are
+    # used from the next launch.
+    _, m = build('''
+def add(a, b, k):
+    out = torch.empty_like(a)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(a.shape[0], 64),), k, (a, b, out, 64))
+    return out
+''')
+    seen = []
+    real = m.add_kernel._c2t_launcher
+    m.add_kernel._c2t_launcher = lambda grid, *a, **o: (seen.append(dict(o)), real(grid, *a, **o))[1]
+    k = m._c2t_kernel(m.add_kernel, num_worker_warps=4)
+    a, b = _inputs(200)
+    assert_close(m.add(a, b, k), a + b)
+    with pytest.raises(TypeError):
+        k.hints["num_worker_warps"] = 8
+    k.hints = {"num_worker_warps": 8}
+    assert_close(m.add(a, b, k), a + b)
+    assert seen == [{"num_warps": 4}, {"num_warps": 8}]
 
 
 def test_hint_resolved_at_each_launch_is_not_kept(build):

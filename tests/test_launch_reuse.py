@@ -166,6 +166,22 @@ def test_cuda_launcher_is_called_directly_unless_the_kernel_needs_scratch(mod, s
     assert k.via_call == (2 if scratch else 0)
 
 
+@pytest.mark.parametrize("how", ["cleared", "overwritten"])
+def test_kernel_no_longer_in_tritons_cache_is_not_reused(mod, how):
+    # Triton's cache emptied in place (to force a recompile) or an entry replaced (JITFunction.preload):
+    # JITFunction.run would compile again, so the kernel it no longer holds is not launched.
+    k = mod.scale_kernel
+    mod.scale(_x(), 64)
+    if how == "cleared":
+        k.kernel_cache.clear()
+    else:
+        k.kernel_cache.update({key: FakeCompiled(k) for key in k.kernel_cache})
+    assert_close(mod.scale(_x(), 64), _x() * 2.0)
+    assert (len(k.jit_launches), k.reused) == (2, [])  # through kernel[grid]: Triton finds or compiles it
+    assert_close(mod.scale(_x(), 64), _x() * 2.0)  # Triton's kernel for it now: reused
+    assert len(k.reused) == 1
+
+
 def test_another_specialization_launches_through_triton(mod):
     k = mod.scale_kernel
     mod.scale(_x(300), 64)

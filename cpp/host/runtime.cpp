@@ -32,7 +32,8 @@ _c2t_missing = object()
 
 
 def _c2t_compiled_slot(kernel, args, kwargs):
-    """(table, key, bound arguments, stream) under which a launch's compiled kernel is remembered;
+    """(table, key, bound arguments, stream, Triton's kernel cache) under which a launch's compiled
+    kernel is remembered;
     None where the launch must go through kernel[grid] every time; () before the kernel's first
     launch on the device, which builds Triton's binder.
 
@@ -77,23 +78,29 @@ def _c2t_compiled_slot(kernel, args, kwargs):
     slot = slots.get(device)
     if slot is None or slot[0] is not kernel_cache:  # Triton's cache was rebuilt (e.g. new source)
         slot = slots[device] = (kernel_cache, {})
-    return slot[1], (*specialization, *kwargs.items(), *settings), bound, stream
+    return slot[1], (*specialization, *kwargs.items(), *settings), bound, stream, kernel_cache
 
 
-def _c2t_launch_entry(compiled):
-    """(launch, its arguments before the grid's, compiled) for a launched CompiledKernel: what
-    JITFunction.run does once it holds the kernel, less the launch hooks (_c2t_compiled_slot checked
-    that none is set) and their metadata. Triton 3.6's CudaLauncher.__call__ allocates the global
-    and profiling scratch buffers and calls its C launch; for a kernel that needs neither buffer
-    the C launch is called directly (a Python frame less per launch)."""
+def _c2t_launch_entry(compiled, kernel_cache):
+    """(launch, its arguments before the grid's, compiled, Triton's cache key of it) for a launched
+    CompiledKernel, or None if Triton's cache does not hold it: what JITFunction.run does once it
+    holds the kernel, less the launch hooks (_c2t_compiled_slot checked that none is set) and their
+    metadata. The key lets each reuse check that Triton's cache still holds this kernel (a cache
+    cleared or overwritten in place, e.g. by JITFunction.preload, makes Triton compile again).
+    Triton 3.6's CudaLauncher.__call__ allocates the global and profiling scratch buffers and calls
+    its C launch; for a kernel that needs neither buffer the C launch is called directly (a Python
+    frame less per launch)."""
+    key = next((k for k, v in kernel_cache.items() if v is compiled), _c2t_missing)
+    if key is _c2t_missing:
+        return None
     run = compiled.run
     launch = getattr(run, "launch", None)
     if (launch is not None and getattr(run, "global_scratch_size", None) == 0
             and getattr(run, "profile_scratch_size", None) == 0 and hasattr(run, "launch_cooperative_grid")
             and hasattr(run, "launch_pdl")):
         return launch, (compiled.function, run.launch_cooperative_grid, run.launch_pdl, None, None,
-                        compiled.packed_metadata, None, None, None), compiled
-    return run, (compiled.function, compiled.packed_metadata, None, None, None), compiled
+                        compiled.packed_metadata, None, None, None), compiled, key
+    return run, (compiled.function, compiled.packed_metadata, None, None, None), compiled, key
 
 
 def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
@@ -113,8 +120,8 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
             entry = slot[0].get(slot[1])
         except TypeError:  # a key that cannot be hashed (an unhashable option or constexpr)
             entry, slot = None, None
-        if entry is not None:
-            launch, head, compiled = entry
+        if entry is not None and slot[4].get(entry[3]) is entry[2]:  # still Triton's kernel for it
+            launch, head, compiled, _ = entry
             bound = slot[2]
             if callable(grid):
                 grid = grid(bound)
@@ -125,8 +132,12 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
     if slot == ():  # the device's first launch: Triton has built its binder now
         slot = _c2t_compiled_slot(kernel, args, kwargs)
     if slot and getattr(result, "function", None) is not None:  # launched, not a future
+        entry = _c2t_launch_entry(result, slot[4])
         try:
-            slot[0][slot[1]] = _c2t_launch_entry(result)
+            if entry is None:
+                slot[0].pop(slot[1], None)
+            else:
+                slot[0][slot[1]] = entry
         except TypeError:
             pass
     return result
@@ -227,7 +238,11 @@ class _C2TKernel:
     _c2t_kernel_object = True  # every converted module has its own copy of this class
 
     def __init__(self, fn, hints):
-        self._pyfunc, self.hints = fn, dict(hints)
+        # Read-only, as in cuTile (replace_hints makes a new kernel object): launches keep the
+        # options computed from them (_c2t_launch).
+        import types
+
+        self._pyfunc, self.hints = fn, types.MappingProxyType(dict(hints))
 
     def replace_hints(self, **hints):
         return _C2TKernel(self._pyfunc, {**self.hints, **hints})
@@ -276,11 +291,12 @@ def _c2t_launch(grid, kernel, *args):
         return launcher(grid, *args)
     # The hints' launch options, kept on the kernel object (launches repeat it) unless a hint is
     # resolved at each launch: a cuTile ByTarget hint takes the current device's value.
-    options = kernel.__dict__.get("_c2t_options")
-    if options is None:
-        options = _c2t_launch_options(kernel.hints)
-        if not any(hasattr(v, "resolve") for v in kernel.hints.values()):
-            kernel._c2t_options = options
+    hints, kept = kernel.hints, kernel.__dict__.get("_c2t_options")
+    if kept is not None and kept[0] is hints:
+        return launcher(grid, *args, **kept[1])
+    options = _c2t_launch_options(hints)
+    if not any(hasattr(v, "resolve") for v in hints.values()):
+        kernel._c2t_options = (hints, options)  # for these hints (an assignment of new ones recomputes)
     return launcher(grid, *args, **options)
 )PY";
 

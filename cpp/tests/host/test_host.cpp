@@ -321,8 +321,8 @@ TEST(Runtime, RunKernelRetriesFewerStagesOnlyForSharedMemory) {
   // Launches of a specialization that launched before reuse its compiled kernel
   // (tests/test_launch_reuse.py runs this with a fake JITFunction).
   EXPECT_TRUE(has(rt, "def _c2t_compiled_slot(kernel, args, kwargs):")) << rt;
-  EXPECT_TRUE(has(rt, "def _c2t_launch_entry(compiled):")) << rt;
-  EXPECT_TRUE(has(rt, "slot[0][slot[1]] = _c2t_launch_entry(result)")) << rt;
+  EXPECT_TRUE(has(rt, "def _c2t_launch_entry(compiled, kernel_cache):")) << rt;
+  EXPECT_TRUE(has(rt, "entry = _c2t_launch_entry(result, slot[4])")) << rt;
   EXPECT_FALSE(has(rt, "class _C2TKernel")) << "only what is needed";
   RuntimeNeeds none;
   none.run_kernel = false;
