@@ -301,6 +301,15 @@ def test_folder_with_nowhere_to_write_is_one_usage_error(tmp_path):
     assert not list(tmp_path.rglob("triton"))
 
 
+def test_single_file_with_nowhere_to_write_is_a_usage_error(tmp_path):
+    # A newcomer's first `convert examples/x.py` without an output option: the usage error alone
+    # (exit 2), not also a "1 failed" summary as if the conversion had failed.
+    (tmp_path / "k.py").write_text(KERNEL.format(shape=64))
+    rc, out, err = run("convert", "k.py", cwd=tmp_path)
+    assert rc == 2 and out == "" and "failed" not in err, (out, err)
+    assert "k.py: no 'cutile' folder in the path to mirror to 'triton'; use -o FILE, --out-dir DIR or --stdout" in err
+
+
 def test_summary_row_of_an_unwritable_file_has_no_position(tmp_path):
     good = tmp_path / "pkg" / "cutile" / "good.py"
     good.parent.mkdir(parents=True)

@@ -5,7 +5,10 @@ converter generated), interleaved A B A B A B so that the host's drift hits both
 time per call (300 back-to-back calls, no synchronization), triton.testing.do_bench's mean (what
 TileGym's do_bench bench files report) and cuTile's op for scale. BENCHMARKS.md, "Host launch path".
 
-  PYTHONPATH=TILEGYM/src:PLUGIN:CUTILE_SITE python3 host_ab.py TILEGYM CONVERTED OLD_MODULE"""
+  PYTHONPATH=TILEGYM/src:PLUGIN:CUTILE_SITE python3 host_ab.py TILEGYM CONVERTED OLD_MODULE
+OLD_MODULE: e.g. `git worktree add /tmp/old REV`, build it (scripts/setup.sh in a virtual environment) and
+convert one TileGym op that launches through kernel objects (the 2026-11-30 run used ops/cutile/bmm.py
+converted at de74a27); carry it in a git-ignored folder of the repository (e.g. .diag/)."""
 import ast, sys, statistics
 from pathlib import Path
 

@@ -5,7 +5,7 @@
 # benchmarks/gpu/tilegym_prepare.sh) and .whl/ (cuTile wheel + tileiras kit, as in run_on_device.sh).
 # Usage: bash benchmarks/gpu/tilegym_bench_on_device.sh [smoke|full]
 #   smoke: bench_softmax.py only, one shape per Benchmark, rep 3 (checks the plumbing, no numbers)
-#   full : the op benchmarks; BENCH_ARGS adds tilegym_bench.py options (default below), BENCH_BUDGET
+#   full : the op benchmarks; BENCH_ARGS replaces the tilegym_bench.py options (default below), BENCH_BUDGET
 #          seconds for all files (default 500).
 # Writes under $OUT/bench-<mode>/: tilegym-bench.md (environment first), points.jsonl, bench.tar.xz
 # (charts, summary.json, per-file logs).

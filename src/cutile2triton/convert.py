@@ -101,9 +101,10 @@ def convert_path(
         sources.extend((s, root) for s in iter_sources([p]))
     if out and len(sources) != 1:
         raise UsageError("-o FILE needs exactly one input file")
-    if (write or check or diff) and not out and not out_dir and len(sources) > 1 and all(
+    if (write or check or diff) and not out and not out_dir and sources and all(
             mirror_path(src) is None for src, _ in sources):
-        # Several files and none could be written: one error for the run, not the same one per file.
+        # No file could be written: one usage error for the run, not the same one per file (nor a
+        # "1 failed" summary for a single file that was never converted).
         raise UsageError(f"{' '.join(str(p) for p in paths)}: no 'cutile' folder in the path to mirror to 'triton'; "
                          "use -o FILE, --out-dir DIR or --stdout")
     if write or check or diff:
