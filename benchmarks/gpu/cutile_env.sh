@@ -14,3 +14,15 @@ c2t_install_cutile() {
   export PATH=/tmp/site/nvidia/cu13/bin:$PATH
   unset CUDA_HOME CUDA_PATH
 }
+
+# c2t_mount_tilegym WORK: TileGym and the converted tree from .tilegym/tilegym.tar.xz
+# (tilegym_prepare.sh) into WORK/tg, the plug-in as a plug-in-only package in WORK/plug (no
+# compiler extension on the GPU machine), both on PYTHONPATH with the cuTile site.
+c2t_mount_tilegym() {
+  local work=$1
+  mkdir -p "$work/tg" && tar -xJf .tilegym/tilegym.tar.xz -C "$work/tg" || return 1
+  mkdir -p "$work/plug/cutile2triton"
+  echo '"""cutile2triton, plug-in only (no compiler extension on this machine)."""' > "$work/plug/cutile2triton/__init__.py"
+  cp src/cutile2triton/pytest_tilegym.py "$work/plug/cutile2triton/"
+  export PYTHONPATH=$work/tg/TileGym/src:$work/plug:/tmp/site
+}

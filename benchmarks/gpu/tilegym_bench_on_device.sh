@@ -22,11 +22,7 @@ rm -rf "$WORK" && mkdir -p "$WORK"
 . "$(dirname "$0")/cutile_env.sh"
 c2t_install_cutile
 # TileGym + converted tree in a folder of its own; the plug-in as a plug-in-only package.
-mkdir -p "$WORK/tg" && tar -xJf .tilegym/tilegym.tar.xz -C "$WORK/tg" || exit 1
-mkdir -p "$WORK/plug/cutile2triton"
-echo '"""cutile2triton, plug-in only (no compiler extension on this machine)."""' > "$WORK/plug/cutile2triton/__init__.py"
-cp src/cutile2triton/pytest_tilegym.py "$WORK/plug/cutile2triton/"
-export PYTHONPATH=$WORK/tg/TileGym/src:$WORK/plug:/tmp/site
+c2t_mount_tilegym "$WORK" || exit 1
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 TRITON_PRINT_AUTOTUNING=0
 {
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
