@@ -132,16 +132,20 @@ def module_hinted(a, b):
     assert m.ADD8._c2t_options == (m.ADD8.hints, {"num_warps": 8})
 
 
-def test_hints_are_read_only_and_new_hints_relaunch_with_their_options(build):
-    # As in cuTile, hints change through replace_hints (a new kernel object); the mapping itself is
-    # read-only, so options kept from a first launch cannot go stale, and hints assigned anew are
-    # used from the next launch.
-    _, m = build('''
+# Host code launching whatever kernel object it is given.
+LAUNCH_KERNEL_OBJECT = '''
 def add(a, b, k):
     out = torch.empty_like(a)
     ct.launch(torch.cuda.current_stream(), (ct.cdiv(a.shape[0], 64),), k, (a, b, out, 64))
     return out
-''')
+'''
+
+
+def test_hints_are_read_only_and_new_hints_relaunch_with_their_options(build):
+    # As in cuTile, hints change through replace_hints (a new kernel object); the mapping itself is
+    # read-only, so options kept from a first launch cannot go stale, and hints assigned anew are
+    # used from the next launch.
+    _, m = build(LAUNCH_KERNEL_OBJECT)
     seen = []
     real = m.add_kernel._c2t_launcher
     m.add_kernel._c2t_launcher = lambda grid, *a, **o: (seen.append(dict(o)), real(grid, *a, **o))[1]
@@ -158,12 +162,7 @@ def add(a, b, k):
 def test_hint_resolved_at_each_launch_is_not_kept(build):
     # A ct.ByTarget-like hint resolves for the current device at every launch (a process may drive
     # devices of two architectures), so its options are not kept on the kernel object.
-    _, m = build('''
-def add(a, b, k):
-    out = torch.empty_like(a)
-    ct.launch(torch.cuda.current_stream(), (ct.cdiv(a.shape[0], 64),), k, (a, b, out, 64))
-    return out
-''')
+    _, m = build(LAUNCH_KERNEL_OBJECT)
     resolved = []
 
     class Warps:

@@ -143,6 +143,18 @@ def _load():
     return mod
 
 
+def _run_harness(tmp_path, *args):
+    """The harness on the fake TileGym tree written into tmp_path: (its out folder, the finished process)."""
+    _make_tree(tmp_path)
+    out = tmp_path / "out"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path / "src"), tp.PKG_PARENT]),
+               FAKE_CALLS=str(tmp_path / "calls.jsonl"))
+    env.pop("CUTILE_TUTORIALS_BACKEND", None)
+    return out, subprocess.run([sys.executable, str(SCRIPT), "--tilegym", str(tmp_path), "--converted",
+                                str(tmp_path / "conv"), "--out", str(out), *args],
+                               env=env, capture_output=True, text=True, timeout=300)
+
+
 def test_pick_x_and_line_insertion():
     m = _load()
     assert m.pick_x([1, 2, 4, 8, 16], 3) == [1, 4, 16]
@@ -156,15 +168,8 @@ def test_pick_x_and_line_insertion():
 
 
 def test_harness_on_fake_tilegym(tmp_path):
-    _make_tree(tmp_path)
-    out = tmp_path / "out"
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path / "src"), tp.PKG_PARENT]),
-               FAKE_CALLS=str(tmp_path / "calls.jsonl"))
-    env.pop("CUTILE_TUTORIALS_BACKEND", None)
-    r = subprocess.run([sys.executable, str(SCRIPT), "--tilegym", str(tmp_path), "--converted", str(tmp_path / "conv"),
-                        "--out", str(out), "--files", "bench_double.py", "bench_cfg.py", "bench_missing.py", "--rep", "3",
-                        "--warmup", "1", "--max-x", "2", "--budget", "120"],
-                       env=env, capture_output=True, text=True, timeout=300)
+    out, r = _run_harness(tmp_path, "--files", "bench_double.py", "bench_cfg.py", "bench_missing.py", "--rep", "3",
+                          "--warmup", "1", "--max-x", "2", "--budget", "120")
     log = r.stdout + r.stderr + (out / "bench_double.log").read_text()
     assert r.returncode == 0, log
     points = [json.loads(line) for line in (out / "points.jsonl").read_text().splitlines()]
@@ -199,14 +204,7 @@ def test_harness_on_fake_tilegym(tmp_path):
 def test_do_bench_reports_the_median_unless_asked(tmp_path, mode, plain):
     # The issue's statistic is do_bench's median; TileGym's files call do_bench(fn), the mean. A file
     # that asks for quantiles gets them unchanged.
-    _make_tree(tmp_path)
-    out = tmp_path / "out"
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path / "src"), tp.PKG_PARENT]),
-               FAKE_CALLS=str(tmp_path / "calls.jsonl"))
-    env.pop("CUTILE_TUTORIALS_BACKEND", None)
-    r = subprocess.run([sys.executable, str(SCRIPT), "--tilegym", str(tmp_path), "--converted", str(tmp_path / "conv"),
-                        "--out", str(out), "--files", "bench_db.py", "--budget", "60"]
-                       + (["--do-bench", mode] if mode else []), env=env, capture_output=True, text=True, timeout=120)
+    out, r = _run_harness(tmp_path, "--files", "bench_db.py", "--budget", "60", *(["--do-bench", mode] if mode else []))
     assert r.returncode == 0, r.stdout + r.stderr
     points = [json.loads(line) for line in (out / "points.jsonl").read_text().splitlines()]
     got = {(p["plot"], p["line"]): p.get("value", p.get("error")) for p in points if p["kind"] == "point"}
