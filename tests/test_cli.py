@@ -284,9 +284,26 @@ def test_array_rank_naming_no_parameter_of_the_kernel_warns(tmp_path):
     rc, out, err = run("convert", "k.py", "--stdout", "--array-rank", "softmax_kernel.nope=2", cwd=tmp_path)
     assert rc == 0 and "def softmax_kernel(" in out
     assert "warning: array rank option 'softmax_kernel.nope=2': kernel 'softmax_kernel' has no parameter 'nope'" in err
-    # An entry for a kernel of another module is not this module's business: no warning.
+    # An entry for a kernel in none of the run's files did nothing: said once for the run.
     rc, _, err = run("convert", "k.py", "--stdout", "--array-rank", "other_kernel.x=2", cwd=tmp_path)
-    assert rc == 0 and "warning" not in err
+    assert rc == 0 and err.count("warning") == 1, err
+    assert "warning: --array-rank other_kernel.x=2: no kernel 'other_kernel' in the file; the option did nothing" in err
+
+
+def test_array_rank_bare_name_matching_no_parameter_anywhere_warns_once(tmp_path):
+    # A bare PARAM=N applies to every kernel of every file; one that no kernel has is a typo (it was
+    # silently ignored). A name some file's kernel has is used, even if other files lack it.
+    for name in ("a.py", "b.py"):
+        (tmp_path / "src" / name).parent.mkdir(exist_ok=True)
+        (tmp_path / "src" / name).write_text((Path(__file__).parent.parent / "examples" / "softmax.py").read_text())
+    b = (tmp_path / "src" / "b.py").read_text()
+    (tmp_path / "src" / "b.py").write_text(b.replace("def softmax_kernel(x, out,", "def softmax_kernel(x, res,")
+                                           .replace("ct.store(out,", "ct.store(res,").replace("out.dtype", "res.dtype"))
+    rc, out, err = run("convert", "src", "--out-dir", "out", "--array-rank", "outptu=2", "--array-rank", "res=2",
+                       cwd=tmp_path)
+    assert rc == 0, (out, err)
+    assert err.count("warning") == 1, err
+    assert "warning: --array-rank outptu=2: no kernel parameter 'outptu' in the 2 files; the option did nothing" in err
 
 
 def test_folder_with_nowhere_to_write_is_one_usage_error(tmp_path):

@@ -76,8 +76,8 @@ int parse_many(nb::list sources) {
 
 using DiagTuple = std::tuple<std::string, int, int, std::string>;  // severity, line, 1-based char col, message
 
-// (ok, code, [(severity, line, col, message)], rendered diagnostics, is_cutile)
-std::tuple<bool, std::string, std::vector<DiagTuple>, std::string, bool> convert(
+// (ok, code, [(severity, line, col, message)], rendered diagnostics, is_cutile, ["kernel.param"])
+std::tuple<bool, std::string, std::vector<DiagTuple>, std::string, bool, std::vector<std::string>> convert(
     nb::bytes source, std::string filename, bool int64_indexing, std::map<std::string, int> array_ranks) {
   std::string raw(as_view(source));
   ConvertOptions opts;
@@ -93,7 +93,7 @@ std::tuple<bool, std::string, std::vector<DiagTuple>, std::string, bool> convert
     const char* sev = d.severity == Severity::Error ? "error" : d.severity == Severity::Warning ? "warning" : "note";
     diags.emplace_back(sev, d.line, display_column(r.source_text, d.line, d.col), d.message);
   }
-  return {r.ok, r.code, diags, r.rendered, r.is_cutile};
+  return {r.ok, r.code, diags, r.rendered, r.is_cutile, r.kernel_params};
 }
 
 std::string analyze(nb::bytes source, std::string filename, bool int64_indexing, std::map<std::string, int> array_ranks) {
@@ -118,7 +118,8 @@ NB_MODULE(_core, m) {
         "Parse and reprint losslessly: (ok, text bytes, span problems, diagnostics).");
   m.def("convert_source", &convert, nb::arg("source"), nb::arg("filename"), nb::arg("int64_indexing") = false,
         nb::arg("array_ranks") = std::map<std::string, int>{},
-        "Convert a cuTile module: (ok, code, [(severity, line, col, message)], rendered, is_cutile).");
+        "Convert a cuTile module: (ok, code, [(severity, line, col, message)], rendered, is_cutile, "
+        "[\"kernel.param\" of its kernels]).");
   m.def("analyze_source", &analyze, nb::arg("source"), nb::arg("filename"), nb::arg("int64_indexing") = false,
         nb::arg("array_ranks") = std::map<std::string, int>{},
         "Pre-flight analysis report of a cuTile module as JSON text.");

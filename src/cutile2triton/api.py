@@ -125,8 +125,11 @@ class ConversionResult:
             the /cutile/ -> /triton/ mirror), the text unchanged when nothing applies.
     """
 
-    def __init__(self, ok: bool, code: str, diagnostics: List[Diagnostic], rendered: str, is_cutile: bool = True):
+    def __init__(self, ok: bool, code: str, diagnostics: List[Diagnostic], rendered: str, is_cutile: bool = True,
+                 kernel_params: Optional[List[str]] = None):
         self.ok, self.code, self.diagnostics, self.rendered, self.is_cutile = ok, code, diagnostics, rendered, is_cutile
+        # "kernel.param" of every parameter of every kernel converted (array_ranks entries name these).
+        self.kernel_params = list(kernel_params or [])
 
     def __repr__(self) -> str:
         return f"ConversionResult(ok={self.ok}, {len(self.code)} chars, {len(self.diagnostics)} diagnostics)"
@@ -154,9 +157,9 @@ def convert_source(source: Source, filename: str = "<unknown>", *, int64_indexin
         with error diagnostics naming the construct and location. Never raises
         for bad input.
     """
-    ok, code, diags, rendered, is_cutile = _core.convert_source(_as_bytes(source), filename, int64_indexing,
-                                                                _ranks(array_ranks))
-    return ConversionResult(ok, code, [Diagnostic(*d) for d in diags], rendered, is_cutile)
+    ok, code, diags, rendered, is_cutile, params = _core.convert_source(_as_bytes(source), filename, int64_indexing,
+                                                                        _ranks(array_ranks))
+    return ConversionResult(ok, code, [Diagnostic(*d) for d in diags], rendered, is_cutile, params)
 
 
 def analyze_source(source: Source, filename: str = "<unknown>", *, int64_indexing: bool = False,

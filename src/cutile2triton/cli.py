@@ -15,7 +15,8 @@ from typing import List, Optional
 
 from . import api
 from ._version import __version__
-from .convert import CONVERTED, EXISTS, FAILED, SKIPPED, UNCHANGED, WOULD_CHANGE, UsageError, convert_path
+from .convert import (CONVERTED, EXISTS, FAILED, SKIPPED, UNCHANGED, WOULD_CHANGE, UsageError, convert_path,
+                      unused_rank_options)
 from .report import Progress, print_analysis, print_summary
 
 EXIT_OK, EXIT_DIAGNOSTICS, EXIT_USAGE = 0, 1, 2
@@ -94,6 +95,14 @@ def _cmd_convert(args: argparse.Namespace) -> int:
             if args.diff:
                 sys.stdout.write(r.diff)
             rc = max(rc, EXIT_DIAGNOSTICS) if args.check else rc
+    # --array-rank entries that matched nothing anywhere: typos the converter would otherwise ignore.
+    ranks = _compile_options(args)["array_ranks"]
+    if ranks and reports and not any(r.status == FAILED for r in reports):  # a failed file may hide its kernels
+        where = "the file" if len(reports) == 1 else f"the {len(reports)} files"
+        for key in unused_rank_options(ranks, reports):
+            what = f"no kernel parameter {key!r}" if "." not in key else f"no kernel {key.split('.', 1)[0]!r}"
+            print(f"warning: --array-rank {key}={ranks[key]}: {what} in {where}; the option did nothing",
+                  file=sys.stderr)
     if args.stdout and not args.json:
         for r in reports:
             if r.status == CONVERTED:

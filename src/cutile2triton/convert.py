@@ -36,6 +36,7 @@ class FileReport:
     diff: str = ""
     code: str = ""  # the converted module, kept when it was not written (write=False)
     io_error: bool = False  # failed on its output path (no destination, unreadable, unwritable): exit code 2
+    kernel_params: List[str] = field(default_factory=list)  # "kernel.param" of its kernels (ConversionResult's)
 
     def as_dict(self) -> dict:
         d = {"source": self.source, "output": self.output, "status": self.status, "diagnostics": self.diagnostics}
@@ -127,6 +128,17 @@ def convert_path(
     return reports
 
 
+def unused_rank_options(array_ranks: Mapping[str, int], reports: Iterable[FileReport]) -> List[str]:
+    """The ``array_ranks`` entries that name no parameter of any kernel in ``reports``: a bare
+    ``PARAM`` that no kernel has, or ``KERNEL.PARAM`` whose kernel is in none of the files (a kernel
+    that exists but lacks the parameter gets its module's own warning). Typos, otherwise silent."""
+    params = {kp for r in reports for kp in r.kernel_params}
+    kernels = {kp.split(".", 1)[0] for kp in params}
+    names = {kp.split(".", 1)[1] for kp in params}
+    return [key for key in array_ranks
+            if (key not in names if "." not in key else key.split(".", 1)[0] not in kernels)]
+
+
 def _convert_one(src, root, out, out_dir, check, diff, force, write, options) -> FileReport:
     try:
         data = src.read_bytes()
@@ -134,6 +146,13 @@ def _convert_one(src, root, out, out_dir, check, diff, force, write, options) ->
         msg = f"{src}: error: cannot read file: {e.strerror}"
         return FileReport(str(src), None, FAILED, [{"severity": "error", "line": 0, "col": 0, "message": msg}], msg + "\n")
     result: ConversionResult = convert_source(data, str(src), **options)
+    rep = _place(src, root, out, out_dir, check, diff, force, write, result)
+    rep.kernel_params = result.kernel_params
+    return rep
+
+
+def _place(src, root, out, out_dir, check, diff, force, write, result: ConversionResult) -> FileReport:
+    """Where `src`'s conversion goes (written, compared, refused) and its report."""
     # A module without cuda.tile is skipped, except inside a `cutile` package
     # folder: its mirror needs it too (package __init__, host utilities), with
     # registration and import paths rewritten (result.code).
