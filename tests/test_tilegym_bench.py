@@ -222,6 +222,32 @@ def test_render_again(tmp_path):
     assert "| p | M=4, N=4 | 2.00 | 1.00 | 4.00 | TFLOPS | 0.50× |" in (tmp_path / "tilegym-bench.md").read_text()
 
 
+def test_ceiling_column(tmp_path):
+    # The converted op against the measured ceilings: GB/s vs the copy bandwidth, fp16/bf16 TFLOPS vs
+    # cuBLAS; fp8 TFLOPS has none measured. Without a ceiling record the column is left out.
+    def pts(plot, ylabel, v):
+        return [{"kind": "point", "file": "bench_x.py", "plot": plot, "ylabel": ylabel, "x_names": ["N"], "x": [8],
+                 "line": line, "args": {}, "value": val} for line, val in (("cutile", 2 * v), ("c2t_triton", v))]
+    records = pts("copy-float16-GBps", "GB/s", 3000.0) + pts("mm-float16-TFLOPS", "TFLOPS", 600.0) + \
+        pts("mm-float8_e5m2-TFLOPS", "TFLOPS", 150.0)
+    (tmp_path / "points.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    m = _load()
+    m.render(tmp_path)
+    assert "converted / ceiling" not in (tmp_path / "tilegym-bench.md").read_text()
+    records.append({"kind": "ceiling", "file": "bench_x.py", "copy_gbs": 4000.0, "cublas_fp16_tflops": 750.0})
+    (tmp_path / "points.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    m.render(tmp_path)
+    md = (tmp_path / "tilegym-bench.md").read_text()
+    assert "| copy-float16-GBps | N=8 | 6000.0 | 3000.0 | GB/s | 0.50× | 75% of copy |" in md, md
+    assert "| mm-float16-TFLOPS | N=8 | 1200.0 | 600.0 | TFLOPS | 0.50× | 80% of cuBLAS |" in md, md
+    assert "| mm-float8_e5m2-TFLOPS | N=8 | 300.0 | 150.0 | TFLOPS | 0.50× | — |" in md, md
+    assert "device copy 4000 GB/s (read + write), cuBLAS fp16 GEMM 8192³ 750 TFLOPS" in md, md
+    import torch
+
+    if not torch.cuda.is_available():  # no device: no ceilings, and no error
+        assert m.measure_ceilings() == {}
+
+
 def test_summary_counts_partial_logs_with_spaces_in_ids(tmp_path):
     """tilegym_summary.from_log (a file killed before its JUnit): ids may hold spaces."""
     spec = importlib.util.spec_from_file_location("tilegym_summary", ROOT / "benchmarks" / "gpu" / "tilegym_summary.py")

@@ -19,6 +19,8 @@ process, this script
   each point is one line of JSON written at once (a file that runs out of time keeps its points);
   an exception (a mismatch in the file's own ``assert_close``, a compile error) is recorded, not
   fatal;
+* measures the GPU's ceilings once per process (device copy bandwidth, cuBLAS fp16 GEMM) for the
+  report's "converted / ceiling" column;
 * makes ``triton.testing.do_bench`` return the median of its calls where the file asks for no
   statistic (``--do-bench``; TileGym's files get the mean, which one slow call moves);
 * sets ``DISABLE_FALLBACK=1``, so that a backend without the op raises instead of TileGym's
@@ -120,6 +122,43 @@ def converted_lines(bench, module_globals: dict) -> dict:
 # ------------------------------------------------------------------ child: one bench file
 
 
+def measure_ceilings() -> dict:
+    """The GPU's measured ceilings, once per bench file's process: device copy bandwidth (GB/s,
+    read + write of a 1 GiB tensor, ``Tensor.copy_``) and cuBLAS fp16 GEMM (TFLOPS, ``torch.matmul``
+    at 8192^3), each the median of ``triton.testing.do_bench``. {} without a CUDA device or when a
+    measurement fails (the report then has no ceiling column)."""
+    try:
+        import torch
+        import triton.testing
+
+        if not torch.cuda.is_available():
+            return {}
+        src = torch.empty(2**30, dtype=torch.uint8, device="cuda")
+        dst = torch.empty_like(src)
+        ms = triton.testing.do_bench(lambda: dst.copy_(src), return_mode="median")
+        copy_gbs = 2 * src.numel() / (ms * 1e-3) / 1e9
+        del src, dst
+        a = torch.randn(8192, 8192, dtype=torch.float16, device="cuda")
+        b = torch.randn_like(a)
+        ms = triton.testing.do_bench(lambda: torch.matmul(a, b), return_mode="median")
+        return {"kind": "ceiling", "copy_gbs": copy_gbs, "cublas_fp16_tflops": 2 * 8192**3 / (ms * 1e-3) / 1e12}
+    except Exception:  # noqa: BLE001 -- the ceilings are extra; the benchmarks still run
+        return {}
+
+
+def ceiling_of(ylabel: str, plot: str, ceiling: dict):
+    """(value, name) of the ceiling a point's converted speed is compared with, or None: GB/s against
+    the copy bandwidth; fp16/bf16 TFLOPS against cuBLAS fp16 (fp8, and units whose scale the file
+    does not state, e.g. bench_mla.py's "FLOPS": none)."""
+    if not ceiling:
+        return None
+    if ylabel in ("GB/s", "GBps"):
+        return ceiling["copy_gbs"], "copy"
+    if ylabel == "TFLOPS" and ("float16" in plot or "bfloat16" in plot) and "float8" not in plot:
+        return ceiling["cublas_fp16_tflops"], "cuBLAS"
+    return None
+
+
 def run_child(args) -> int:
     path = Path(args.child).resolve()
     os.environ["DISABLE_FALLBACK"] = "1"
@@ -143,6 +182,9 @@ def run_child(args) -> int:
         emit({"kind": "setup_error", "error": _first_line(e)})
         raise
     emit({"kind": "mounted", "ops": len(mounts.impls), "import_errors": mounts.import_errors})
+    ceiling = measure_ceilings()
+    if ceiling:
+        emit(ceiling)
 
     real_profile = bench_utils.profile_with_l2flush
 
@@ -303,13 +345,17 @@ def render(out: Path) -> dict:
     records = [json.loads(line) for line in (out / "points.jsonl").read_text().splitlines() if line.strip()]
     meta = json.loads((out / "runs.json").read_text()) if (out / "runs.json").is_file() else {}
     files = collect(records)
+    ceilings = {r["file"]: r for r in records if r.get("kind") == "ceiling" and r.get("file")}
     title = dict(COLUMNS)
     md = []
     all_ratios, per_file, errors = [], {}, {}
     for fname, plots in files.items():
         lines = _lines_of(plots)
+        ceiling = ceilings.get(fname) or next(iter(ceilings.values()), None)
+        extra = " converted / ceiling |" if ceiling else ""
         md += [f"### {fname}", "", "| benchmark | shape | " + " | ".join(title.get(c, c) for c in lines) +
-               " | unit | converted/cuTile |", "|---|---|" + "---|" * len(lines) + "---|---|"]
+               " | unit | converted/cuTile |" + extra, "|---|---|" + "---|" * len(lines) + "---|---|" +
+               ("---|" if ceiling else "")]
         ratios = []
         for plot, p in plots.items():
             for x, row in p["rows"].items():
@@ -326,8 +372,13 @@ def render(out: Path) -> dict:
                 ratio = b / a if isinstance(a, float) and isinstance(b, float) and a > 0 else None
                 if ratio is not None and math.isfinite(ratio) and ratio > 0:
                     ratios.append(ratio)
+                frac = ""
+                if ceiling:
+                    ref = ceiling_of(p["ylabel"], plot, ceiling)
+                    frac = (f" {b / ref[0]:.0%} of {ref[1]} |" if ref and isinstance(b, float) and ref[0] > 0
+                            else " — |")
                 md.append(f"| {plot} | {shape} | " + " | ".join(cells) + f" | {p['ylabel']} | " +
-                          (f"{ratio:.2f}×" if ratio is not None else "—") + " |")
+                          (f"{ratio:.2f}×" if ratio is not None else "—") + " |" + frac)
         g = geomean(ratios)
         per_file[fname] = {"geomean": g, "points": len(ratios), "below_0_8": sum(r < 0.8 for r in ratios)}
         all_ratios += ratios
@@ -350,6 +401,11 @@ def render(out: Path) -> dict:
                     (f"{s['geomean']:.2f}×" if s["points"] else "—") + f" | {s['below_0_8']} |")
     head += ["", f"**Geometric mean converted/cuTile over all {len(all_ratios)} shapes: "
              + (f"{g_all:.2f}×" if all_ratios else "—") + "**", ""]
+    if ceilings:
+        c = next(iter(ceilings.values()))
+        head += [f"Measured ceilings (each bench file's process; e.g. {c['file']}): device copy "
+                 f"{c['copy_gbs']:.0f} GB/s (read + write), cuBLAS fp16 GEMM 8192³ {c['cublas_fp16_tflops']:.0f} TFLOPS; "
+                 "the last column compares the converted op with them (GB/s: copy; fp16/bf16 TFLOPS: cuBLAS).", ""]
     if meta.get("runs"):
         head += ["Files: " + "; ".join(f"{r['file']} rc={r['rc']} {r['seconds']}s {r['note']}".strip()
                                       for r in meta["runs"]), ""]
