@@ -327,6 +327,27 @@ def test_single_file_with_nowhere_to_write_is_a_usage_error(tmp_path):
     assert "k.py: no 'cutile' folder in the path to mirror to 'triton'; use -o FILE, --out-dir DIR or --stdout" in err
 
 
+def test_single_file_without_cuda_tile_is_skipped_not_a_usage_error(tmp_path):
+    # A file that would be skipped needs nowhere to be written: per-file hooks over ordinary files
+    # keep exit 0 (hostile review: the one-usage-error rule first counted it).
+    (tmp_path / "plain.py").write_text("import os\n")
+    for extra in ([], ["--check"]):
+        rc, out, err = run("convert", "plain.py", *extra, cwd=tmp_path)
+        assert rc == 0 and "skipped" in out + err and "error" not in err, (extra, out, err)
+
+
+def test_array_rank_warnings_know_kernels_without_parameters_and_unwritable_outputs(tmp_path):
+    (tmp_path / "k0.py").write_text(
+        "import cuda.tile as ct\n\n\n@ct.kernel\ndef k0():\n    pass\n")
+    rc, _, err = run("convert", "k0.py", "--stdout", "--array-rank", "k0.x=1", cwd=tmp_path)
+    assert rc == 0 and "kernel 'k0' has no parameter 'x'" in err and "no kernel 'k0'" not in err, err
+    # The output path is unusable, but the file converted: its kernels are known, the typo is said.
+    (tmp_path / "k.py").write_text((Path(__file__).parent.parent / "examples" / "softmax.py").read_text())
+    (tmp_path / "out.py").mkdir()
+    rc, _, err = run("convert", "k.py", "-o", "out.py", "--force", "--array-rank", "typo=2", cwd=tmp_path)
+    assert rc == 2 and "--array-rank typo=2: no kernel parameter 'typo' in the file" in err, err
+
+
 def test_summary_row_of_an_unwritable_file_has_no_position(tmp_path):
     good = tmp_path / "pkg" / "cutile" / "good.py"
     good.parent.mkdir(parents=True)

@@ -242,6 +242,16 @@ def test_ceiling_column(tmp_path):
     assert "| mm-float16-TFLOPS | N=8 | 1200.0 | 600.0 | TFLOPS | 0.50× | 80% of cuBLAS |" in md, md
     assert "| mm-float8_e5m2-TFLOPS | N=8 | 300.0 | 150.0 | TFLOPS | 0.50× | — |" in md, md
     assert "device copy 4000 GB/s (read + write), cuBLAS fp16 GEMM 8192³ 750 TFLOPS" in md, md
+    # A damaged ceiling record (hand-edited) is left out, not a crash; a NaN speed gets no percentage.
+    records[-1] = dict(records[-1], cublas_fp16_tflops=None)
+    records.append(dict(records[0], line="c2t_triton", value=float("nan"), x=[9]))
+    (tmp_path / "points.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    m.render(tmp_path)
+    assert "converted / ceiling" not in (tmp_path / "tilegym-bench.md").read_text()
+    records.append({"kind": "ceiling", "file": "bench_x.py", "copy_gbs": 4000.0, "cublas_fp16_tflops": 750.0})
+    (tmp_path / "points.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    m.render(tmp_path)
+    assert "| copy-float16-GBps | N=9 | — | — | GB/s | — | — |" in (tmp_path / "tilegym-bench.md").read_text()
     import torch
 
     if not torch.cuda.is_available():  # no device: no ceilings, and no error

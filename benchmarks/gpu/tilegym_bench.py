@@ -345,7 +345,9 @@ def render(out: Path) -> dict:
     records = [json.loads(line) for line in (out / "points.jsonl").read_text().splitlines() if line.strip()]
     meta = json.loads((out / "runs.json").read_text()) if (out / "runs.json").is_file() else {}
     files = collect(records)
-    ceilings = {r["file"]: r for r in records if r.get("kind") == "ceiling" and r.get("file")}
+    ceilings = {r["file"]: r for r in records if r.get("kind") == "ceiling" and r.get("file")
+                and all(isinstance(r.get(k), (int, float)) and math.isfinite(r[k]) and r[k] > 0
+                        for k in ("copy_gbs", "cublas_fp16_tflops"))}  # a damaged record is left out
     title = dict(COLUMNS)
     md = []
     all_ratios, per_file, errors = [], {}, {}
@@ -375,8 +377,8 @@ def render(out: Path) -> dict:
                 frac = ""
                 if ceiling:
                     ref = ceiling_of(p["ylabel"], plot, ceiling)
-                    frac = (f" {b / ref[0]:.0%} of {ref[1]} |" if ref and isinstance(b, float) and ref[0] > 0
-                            else " — |")
+                    frac = (f" {b / ref[0]:.0%} of {ref[1]} |" if ref and isinstance(b, float) and math.isfinite(b)
+                            and b >= 0 else " — |")
                 md.append(f"| {plot} | {shape} | " + " | ".join(cells) + f" | {p['ylabel']} | " +
                           (f"{ratio:.2f}×" if ratio is not None else "—") + " |" + frac)
         g = geomean(ratios)

@@ -169,8 +169,10 @@ ConvertResult convert_source(std::string_view bytes, std::string_view filename, 
   auto lopts = lower_options(opts);
   lower::ModuleLowering ml(mi, lopts, r.diags);
   lower::LoweredModule lm = ml.run();
-  for (auto& k : lm.reports)
-    for (auto& p : k.params) r.kernel_params.push_back(k.name + "." + p.name);
+  for (auto& k : lm.reports) {
+    r.kernel_params.emplace_back(k.name, std::vector<std::string>{});
+    for (auto& p : k.params) r.kernel_params.back().second.push_back(p.name);
+  }
   if (has_errors(r.diags) || !lm.ok) return finish();
   host::HostRewriteOptions ho;
   ho.filename = std::string(filename);

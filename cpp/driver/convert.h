@@ -13,6 +13,8 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "support/diagnostics.h"
 
@@ -41,9 +43,9 @@ struct ConvertResult {
                            // host-only rewrite (register_impl backend, import paths), which is
                            // the text unchanged when nothing applies
   std::string source_text; // decoded source the diagnostics refer to (for re-rendering)
-  /// "kernel.param" for every parameter of every kernel lowered: a tree run checks its
-  /// array_ranks entries against all modules' (an entry that names nothing is a typo).
-  std::vector<std::string> kernel_params;
+  /// Every kernel lowered with its parameter names: a tree run checks its array_ranks
+  /// entries against all modules' (an entry that names nothing is a typo).
+  std::vector<std::pair<std::string, std::vector<std::string>>> kernel_params;
 };
 
 /// Converts one cuTile module (the file's raw bytes) to a Triton module.

@@ -4,6 +4,7 @@
 // C++ core runs so that callers may convert files on several threads.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/map.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
 #include <nanobind/stl/tuple.h>
@@ -76,8 +77,10 @@ int parse_many(nb::list sources) {
 
 using DiagTuple = std::tuple<std::string, int, int, std::string>;  // severity, line, 1-based char col, message
 
-// (ok, code, [(severity, line, col, message)], rendered diagnostics, is_cutile, ["kernel.param"])
-std::tuple<bool, std::string, std::vector<DiagTuple>, std::string, bool, std::vector<std::string>> convert(
+using KernelParams = std::vector<std::pair<std::string, std::vector<std::string>>>;
+
+// (ok, code, [(severity, line, col, message)], rendered diagnostics, is_cutile, [(kernel, [param])])
+std::tuple<bool, std::string, std::vector<DiagTuple>, std::string, bool, KernelParams> convert(
     nb::bytes source, std::string filename, bool int64_indexing, std::map<std::string, int> array_ranks) {
   std::string raw(as_view(source));
   ConvertOptions opts;
@@ -119,7 +122,7 @@ NB_MODULE(_core, m) {
   m.def("convert_source", &convert, nb::arg("source"), nb::arg("filename"), nb::arg("int64_indexing") = false,
         nb::arg("array_ranks") = std::map<std::string, int>{},
         "Convert a cuTile module: (ok, code, [(severity, line, col, message)], rendered, is_cutile, "
-        "[\"kernel.param\" of its kernels]).");
+        "[(kernel, [parameter names])]).");
   m.def("analyze_source", &analyze, nb::arg("source"), nb::arg("filename"), nb::arg("int64_indexing") = false,
         nb::arg("array_ranks") = std::map<std::string, int>{},
         "Pre-flight analysis report of a cuTile module as JSON text.");

@@ -126,10 +126,10 @@ class ConversionResult:
     """
 
     def __init__(self, ok: bool, code: str, diagnostics: List[Diagnostic], rendered: str, is_cutile: bool = True,
-                 kernel_params: Optional[List[str]] = None):
+                 kernel_params: Optional[Mapping[str, List[str]]] = None):
         self.ok, self.code, self.diagnostics, self.rendered, self.is_cutile = ok, code, diagnostics, rendered, is_cutile
-        # "kernel.param" of every parameter of every kernel converted (array_ranks entries name these).
-        self.kernel_params = list(kernel_params or [])
+        # {kernel: [parameter names]} of every kernel lowered (array_ranks entries name these).
+        self.kernel_params = {k: list(v) for k, v in (kernel_params or {}).items()}
 
     def __repr__(self) -> str:
         return f"ConversionResult(ok={self.ok}, {len(self.code)} chars, {len(self.diagnostics)} diagnostics)"
@@ -159,7 +159,7 @@ def convert_source(source: Source, filename: str = "<unknown>", *, int64_indexin
     """
     ok, code, diags, rendered, is_cutile, params = _core.convert_source(_as_bytes(source), filename, int64_indexing,
                                                                         _ranks(array_ranks))
-    return ConversionResult(ok, code, [Diagnostic(*d) for d in diags], rendered, is_cutile, params)
+    return ConversionResult(ok, code, [Diagnostic(*d) for d in diags], rendered, is_cutile, dict(params))
 
 
 def analyze_source(source: Source, filename: str = "<unknown>", *, int64_indexing: bool = False,

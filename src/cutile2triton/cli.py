@@ -97,9 +97,11 @@ def _cmd_convert(args: argparse.Namespace) -> int:
             rc = max(rc, EXIT_DIAGNOSTICS) if args.check else rc
     # --array-rank entries that matched nothing anywhere: typos the converter would otherwise ignore.
     ranks = _compile_options(args)["array_ranks"]
-    if ranks and reports and not any(r.status == FAILED for r in reports):  # a failed file may hide its kernels
-        where = "the file" if len(reports) == 1 else f"the {len(reports)} files"
-        for key in unused_rank_options(ranks, reports):
+    converted = [r for r in reports if r.status != SKIPPED]
+    # Not when a file's conversion failed: its kernels may be unknown (an unwritable output is known).
+    if ranks and converted and not any(r.status == FAILED and not r.io_error for r in converted):
+        where = "the file" if len(converted) == 1 else f"the {len(converted)} files"
+        for key in unused_rank_options(ranks, converted):
             what = f"no kernel parameter {key!r}" if "." not in key else f"no kernel {key.split('.', 1)[0]!r}"
             print(f"warning: --array-rank {key}={ranks[key]}: {what} in {where}; the option did nothing",
                   file=sys.stderr)

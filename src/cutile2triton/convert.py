@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 import pathlib
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, List, Mapping, Optional
+from typing import Callable, Dict, Iterable, List, Mapping, Optional
 
 from .api import ConversionResult, convert_source
 from .paths import atomic_write, iter_sources, mirror_path
@@ -36,7 +36,7 @@ class FileReport:
     diff: str = ""
     code: str = ""  # the converted module, kept when it was not written (write=False)
     io_error: bool = False  # failed on its output path (no destination, unreadable, unwritable): exit code 2
-    kernel_params: List[str] = field(default_factory=list)  # "kernel.param" of its kernels (ConversionResult's)
+    kernel_params: Dict[str, List[str]] = field(default_factory=dict)  # kernel -> its parameters (ConversionResult's)
 
     def as_dict(self) -> dict:
         d = {"source": self.source, "output": self.output, "status": self.status, "diagnostics": self.diagnostics}
@@ -102,8 +102,9 @@ def convert_path(
         sources.extend((s, root) for s in iter_sources([p]))
     if out and len(sources) != 1:
         raise UsageError("-o FILE needs exactly one input file")
-    if (write or check or diff) and not out and not out_dir and sources and all(
-            mirror_path(src) is None for src, _ in sources):
+    cutile = [src for src, _ in sources if _may_be_cutile(src)]  # the others are skipped: written nowhere
+    if (write or check or diff) and not out and not out_dir and cutile and all(
+            mirror_path(src) is None for src in cutile):
         # No file could be written: one usage error for the run, not the same one per file (nor a
         # "1 failed" summary for a single file that was never converted).
         raise UsageError(f"{' '.join(str(p) for p in paths)}: no 'cutile' folder in the path to mirror to 'triton'; "
@@ -128,13 +129,21 @@ def convert_path(
     return reports
 
 
+def _may_be_cutile(src: pathlib.Path) -> bool:
+    """Whether a file may need an output: it mentions cuda.tile or sits in a ``cutile`` package folder
+    (as iter_sources selects under folders); an unreadable one too (its error is reported later)."""
+    try:
+        return b"cuda.tile" in src.read_bytes() or "cutile" in src.resolve().parent.parts
+    except OSError:
+        return True
+
+
 def unused_rank_options(array_ranks: Mapping[str, int], reports: Iterable[FileReport]) -> List[str]:
     """The ``array_ranks`` entries that name no parameter of any kernel in ``reports``: a bare
     ``PARAM`` that no kernel has, or ``KERNEL.PARAM`` whose kernel is in none of the files (a kernel
     that exists but lacks the parameter gets its module's own warning). Typos, otherwise silent."""
-    params = {kp for r in reports for kp in r.kernel_params}
-    kernels = {kp.split(".", 1)[0] for kp in params}
-    names = {kp.split(".", 1)[1] for kp in params}
+    kernels = {k for r in reports for k in r.kernel_params}
+    names = {p for r in reports for params in r.kernel_params.values() for p in params}
     return [key for key in array_ranks
             if (key not in names if "." not in key else key.split(".", 1)[0] not in kernels)]
 
