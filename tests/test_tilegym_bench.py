@@ -204,7 +204,7 @@ def test_harness_on_fake_tilegym(tmp_path):
 def test_do_bench_reports_the_median_unless_asked(tmp_path, mode, plain):
     # The statistic is do_bench's median; TileGym's files call do_bench(fn), the mean. A file
     # that asks for quantiles gets them unchanged.
-    out, r = _run_harness(tmp_path, "--files", "bench_db.py", "--budget", "60", *(["--do-bench", mode] if mode else []))
+    out, r = _run_harness(tmp_path, "--files", "bench_db.py", "--budget", "120", *(["--do-bench", mode] if mode else []))
     assert r.returncode == 0, r.stdout + r.stderr
     points = [json.loads(line) for line in (out / "points.jsonl").read_text().splitlines()]
     got = {(p["plot"], p["line"]): p.get("value", p.get("error")) for p in points if p["kind"] == "point"}
