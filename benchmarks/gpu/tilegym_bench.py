@@ -150,8 +150,6 @@ def ceiling_of(ylabel: str, plot: str, ceiling: dict):
     """(value, name) of the ceiling a point's converted speed is compared with, or None: GB/s against
     the copy bandwidth; fp16/bf16 TFLOPS against cuBLAS fp16 (fp8, and units whose scale the file
     does not state, e.g. bench_mla.py's "FLOPS": none)."""
-    if not ceiling:
-        return None
     if ylabel in ("GB/s", "GBps"):
         return ceiling["copy_gbs"], "copy"
     if ylabel == "TFLOPS" and ("float16" in plot or "bfloat16" in plot) and "float8" not in plot:

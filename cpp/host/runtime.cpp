@@ -33,9 +33,8 @@ _c2t_missing = object()
 
 def _c2t_compiled_slot(kernel, args, kwargs):
     """(table, key, bound arguments, stream, Triton's kernel cache) under which a launch's compiled
-    kernel is remembered;
-    None where the launch must go through kernel[grid] every time; () before the kernel's first
-    launch on the device, which builds Triton's binder.
+    kernel is remembered; None where the launch must go through kernel[grid] every time; () before
+    the kernel's first launch on the device, which builds Triton's binder.
 
     Why: Triton 3.6's JITFunction.run does per-launch host work beyond binding the arguments and
     launching (cache key string, launch metadata, hooks): on the H200's host ~17 us per launch

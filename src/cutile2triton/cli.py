@@ -77,9 +77,9 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     write = not (args.stdout or args.check or args.diff)
     progress = Progress(enabled=not args.json and not args.stdout and _many(args.paths))
     try:
+        options = _compile_options(args)
         reports = convert_path(args.paths, out=args.output, out_dir=args.out_dir, check=args.check,
-                               diff=args.diff, force=args.force, write=write, on_file=progress.advance,
-                               **_compile_options(args))
+                               diff=args.diff, force=args.force, write=write, on_file=progress.advance, **options)
     finally:
         progress.close()
     rc = EXIT_OK
@@ -96,7 +96,7 @@ def _cmd_convert(args: argparse.Namespace) -> int:
                 sys.stdout.write(r.diff)
             rc = max(rc, EXIT_DIAGNOSTICS) if args.check else rc
     # --array-rank entries that matched nothing anywhere: typos the converter would otherwise ignore.
-    ranks = _compile_options(args)["array_ranks"]
+    ranks = options["array_ranks"]
     converted = [r for r in reports if r.status != SKIPPED]
     # Not when a file's conversion failed: its kernels may be unknown (an unwritable output is known).
     if ranks and converted and not any(r.status == FAILED and not r.io_error for r in converted):

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Mapping, Optional
 
 from .api import ConversionResult, convert_source
-from .paths import atomic_write, iter_sources, mirror_path
+from .paths import atomic_write, iter_sources, may_be_cutile, mirror_path
 
 # Outcomes of one file.
 CONVERTED, UNCHANGED, WOULD_CHANGE, FAILED, SKIPPED, EXISTS = (
@@ -102,7 +102,7 @@ def convert_path(
         sources.extend((s, root) for s in iter_sources([p]))
     if out and len(sources) != 1:
         raise UsageError("-o FILE needs exactly one input file")
-    cutile = [src for src, _ in sources if _may_be_cutile(src)]  # the others are skipped: written nowhere
+    cutile = [src for src, _ in sources if may_be_cutile(src)]  # the others are skipped: written nowhere
     if (write or check or diff) and not out and not out_dir and cutile and all(
             mirror_path(src) is None for src in cutile):
         # No file could be written: one usage error for the run, not the same one per file (nor a
@@ -127,15 +127,6 @@ def convert_path(
         if on_file:
             on_file(rep)
     return reports
-
-
-def _may_be_cutile(src: pathlib.Path) -> bool:
-    """Whether a file may need an output: it mentions cuda.tile or sits in a ``cutile`` package folder
-    (as iter_sources selects under folders); an unreadable one too (its error is reported later)."""
-    try:
-        return b"cuda.tile" in src.read_bytes() or "cutile" in src.resolve().parent.parts
-    except OSError:
-        return True
 
 
 def unused_rank_options(array_ranks: Mapping[str, int], reports: Iterable[FileReport]) -> List[str]:

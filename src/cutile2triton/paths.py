@@ -31,14 +31,20 @@ def iter_sources(paths: Iterable[str]) -> Iterator[pathlib.Path]:
                 rel = f.relative_to(path).parts
                 if any(part in ("triton", "__pycache__") or part.startswith(".") for part in rel[:-1]):
                     continue
-                try:
-                    # Inside a `cutile` package every module belongs to the mirror.
-                    if b"cuda.tile" in f.read_bytes() or "cutile" in f.resolve().parent.parts:
-                        yield f
-                except OSError:
-                    yield f  # reported as an I/O error by the caller
+                if may_be_cutile(f):
+                    yield f
         else:
             yield path
+
+
+def may_be_cutile(path: pathlib.Path) -> bool:
+    """Whether a file is (or may be) cuTile code the converter writes out: it mentions ``cuda.tile``,
+    or sits in a ``cutile`` package folder (inside one every module belongs to the mirror). An
+    unreadable file counts (the caller reports its I/O error)."""
+    try:
+        return b"cuda.tile" in path.read_bytes() or "cutile" in path.resolve().parent.parts
+    except OSError:
+        return True
 
 
 def atomic_write(path: pathlib.Path, text: str) -> None:
