@@ -17,12 +17,15 @@ c2t_install_cutile() {
 
 # c2t_mount_tilegym WORK: TileGym and the converted tree from .tilegym/tilegym.tar.xz
 # (tilegym_prepare.sh) into WORK/tg, the plug-in as a plug-in-only package in WORK/plug (no
-# compiler extension on the GPU machine), both on PYTHONPATH with the cuTile site.
+# compiler extension on the GPU machine; with the native launch of reused kernels, which the
+# converted modules import when cutile2triton is installed; C2T_FAST_LAUNCH=0 turns it off), both
+# on PYTHONPATH with the cuTile site.
 c2t_mount_tilegym() {
   local work=$1
   mkdir -p "$work/tg" && tar -xJf .tilegym/tilegym.tar.xz -C "$work/tg" || return 1
   mkdir -p "$work/plug/cutile2triton"
   echo '"""cutile2triton, plug-in only (no compiler extension on this machine)."""' > "$work/plug/cutile2triton/__init__.py"
-  cp src/cutile2triton/pytest_tilegym.py "$work/plug/cutile2triton/"
+  cp src/cutile2triton/pytest_tilegym.py src/cutile2triton/fast_launch.py src/cutile2triton/_fast_launch.c \
+    "$work/plug/cutile2triton/"
   export PYTHONPATH=$work/tg/TileGym/src:$work/plug:/tmp/site
 }

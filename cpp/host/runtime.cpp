@@ -30,24 +30,20 @@ def _c2t_prefetch_param(kernel, args, kwargs):
 
 _c2t_missing = object()
 
+try:  # cutile2triton's native launch of reused kernels; without cutile2triton, launches go through Triton
+    from cutile2triton.fast_launch import plan as _c2t_fast_plan
+except ImportError:
+    _c2t_fast_plan = None
 
-def _c2t_compiled_slot(kernel, args, kwargs):
-    """(table, key, bound arguments, stream, Triton's kernel cache) under which a launch's compiled
-    kernel is remembered; None where the launch must go through kernel[grid] every time; () before
-    the kernel's first launch on the device, which builds Triton's binder.
 
-    Why: Triton 3.6's JITFunction.run does per-launch host work beyond binding the arguments and
-    launching (cache key string, launch metadata, hooks): on the H200's host ~17 us per launch
-    beyond the launch itself, where cuTile's whole ct.launch takes ~7 us (cutile2triton's
-    BENCHMARKS.md, "Host launch path"); at small shapes that host time is what
-    triton.testing.do_bench measures. The key is Triton's own specialization of the arguments (its
-    binder: signature types, 16-byte pointer alignment, integer divisibility and value 1, constexpr
-    values; one entry per kernel parameter, so the flat key is unambiguous) plus the launch options
-    and Triton's debug and instrumentation settings: the compiled kernel reused is the one
-    JITFunction.run would pick. None (always kernel[grid]) for the TRITON_INTERPRET=1 interpreter,
-    pre-run hooks, launch hooks (e.g. the proton profiler), global values that changed since
-    compiling (run raises), and Triton versions without these internals; keys that cannot be hashed
-    fail the caller's table lookup (TypeError) and go through kernel[grid] too."""
+def _c2t_launch_state(kernel):
+    """(device, settings, stream, Triton's kernel cache, binder) of a launch of `kernel` that may
+    reuse a compiled kernel; None where it must go through kernel[grid]; () before the kernel's
+    first launch on the device, which builds Triton's binder. None (always kernel[grid]) for the
+    TRITON_INTERPRET=1 interpreter, pre-run hooks, launch hooks (e.g. the proton profiler), global
+    values that changed since compiling (run raises), and Triton versions without these internals.
+    settings: the kernel's and Triton's debug flags and Triton's instrumentation mode, which
+    JITFunction.run compiles with."""
     caches = getattr(kernel, "device_caches", None)
     if caches is None:
         return None
@@ -64,42 +60,62 @@ def _c2t_compiled_slot(kernel, args, kwargs):
         per_device = caches.get(device)
         if per_device is None:
             return ()
-        kernel_cache, binder = per_device[0], per_device[4]
         # JITFunction.run's debug option: kwargs.get("debug", kernel.debug) or knobs.runtime.debug.
         settings = (getattr(kernel, "debug", None), runtime.debug, triton.knobs.compilation.instrumentation_mode)
-        stream = driver.get_current_stream(device)
+        return device, settings, driver.get_current_stream(device), per_device[0], per_device[4]
     except AttributeError:
         return None
-    bound, specialization, _ = binder(*args, **kwargs)
+
+
+def _c2t_compiled_slot(kernel, args, kwargs):
+    """(table, key, bound arguments, state) under which a launch's compiled kernel is remembered,
+    state being _c2t_launch_state's; None or () as _c2t_launch_state.
+
+    Why: Triton 3.6's JITFunction.run does per-launch host work beyond binding the arguments and
+    launching (cache key string, launch metadata, hooks): on the H200's host ~17 us per launch
+    beyond the launch itself, where cuTile's whole ct.launch takes ~7 us (cutile2triton's
+    BENCHMARKS.md, "Host launch path"); at small shapes that host time is what
+    triton.testing.do_bench measures. The key is Triton's own specialization of the arguments (its
+    binder: signature types, 16-byte pointer alignment, integer divisibility and value 1, constexpr
+    values; one entry per kernel parameter, so the flat key is unambiguous) plus the launch options
+    and the state's settings: the compiled kernel reused is the one JITFunction.run would pick. Keys
+    that cannot be hashed fail the caller's table lookup (TypeError) and go through kernel[grid]."""
+    state = _c2t_launch_state(kernel)
+    if not state:
+        return state
+    device, settings, kernel_cache = state[0], state[1], state[3]
+    bound, specialization, _ = state[4](*args, **kwargs)
     slots = kernel.__dict__.get("_c2t_compiled")
     if slots is None:
         slots = kernel._c2t_compiled = {}
     slot = slots.get(device)
     if slot is None or slot[0] is not kernel_cache:  # Triton's cache was rebuilt (e.g. new source)
         slot = slots[device] = (kernel_cache, {})
-    return slot[1], (*specialization, *kwargs.items(), *settings), bound, stream, kernel_cache
+    return slot[1], (*specialization, *kwargs.items(), *settings), bound, state
 
 
-def _c2t_launch_entry(compiled, kernel_cache):
-    """(launch, its arguments before the grid's, compiled, Triton's cache key of it) for a launched
-    CompiledKernel, or None if Triton's cache does not hold it: what JITFunction.run does once it
-    holds the kernel, less the launch hooks (_c2t_compiled_slot checked that none is set) and their
-    metadata. The key lets each reuse check that Triton's cache still holds this kernel (a cache
-    cleared or overwritten in place, e.g. by JITFunction.preload, makes Triton compile again).
-    Triton 3.6's CudaLauncher.__call__ allocates the global and profiling scratch buffers and calls
-    its C launch; for a kernel that needs neither buffer the C launch is called directly (a Python
-    frame less per launch)."""
+def _c2t_launch_entry(compiled, kernel_cache, specialization, bound, nargs):
+    """(launch, its arguments before the grid's, compiled, Triton's cache key of it, native plan)
+    for a launched CompiledKernel, or None if Triton's cache does not hold it: what
+    JITFunction.run does once it holds the kernel, less the launch hooks (_c2t_launch_state checked
+    that none is set) and their metadata. The key lets each reuse check that Triton's cache still
+    holds this kernel (a cache cleared or overwritten in place, e.g. by JITFunction.preload, makes
+    Triton compile again). Triton 3.6's CudaLauncher.__call__ allocates the global and profiling
+    scratch buffers and calls its C launch; for a kernel that needs neither buffer the C launch is
+    called directly (a Python frame less per launch). The plan (cutile2triton.fast_launch, None
+    without it) launches the kernel natively while the arguments keep this specialization."""
     key = next((k for k, v in kernel_cache.items() if v is compiled), _c2t_missing)
     if key is _c2t_missing:
         return None
+    plan = _c2t_fast_plan(compiled, specialization, bound, nargs) if _c2t_fast_plan is not None else None
     run = compiled.run
     launch = getattr(run, "launch", None)
     if (launch is not None and getattr(run, "global_scratch_size", None) == 0
             and getattr(run, "profile_scratch_size", None) == 0 and hasattr(run, "launch_cooperative_grid")
             and hasattr(run, "launch_pdl")):
         return launch, (compiled.function, run.launch_cooperative_grid, run.launch_pdl, None, None,
-                        compiled.packed_metadata, None, None, None), compiled, key
-    return run, (compiled.function, compiled.packed_metadata, None, None, None), compiled, key
+                        compiled.packed_metadata, None, None, None), compiled, key, plan
+    return run, (compiled.function, compiled.packed_metadata, None, None, None), compiled, key, plan
 
 
 def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
@@ -110,28 +126,41 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
     shared memory is retried with 2, then 1 stages (for the kernel's prefetching grid-stride
     loops too), and the stages that fit are remembered for the kernel's specialization
     (constexpr values, dtypes, options). Once a specialization has launched, later launches of it
-    reuse its compiled kernel directly (_c2t_compiled_slot, _c2t_launch_entry)."""
+    reuse its compiled kernel directly (_c2t_compiled_slot, _c2t_launch_entry); while the
+    arguments keep the last launch's specialization and options, natively in one call
+    (kernel._c2t_fast: cutile2triton.fast_launch), without Triton's binder."""
     if "num_stages" in kwargs and _c2t_prefetch_param(kernel, args, kwargs):
         kwargs["C2T_PREFETCH_STAGES"] = kwargs["num_stages"]  # the caller's stages bound the loops' too
+    fast = kernel.__dict__.get("_c2t_fast")  # (device, settings, options, kernel cache, key, compiled, launch, plan)
+    if fast is not None and not callable(grid):
+        state = _c2t_launch_state(kernel)
+        if (state and state[0] == fast[0] and state[1] == fast[1] and kwargs == fast[2] and state[3] is fast[3]
+                and fast[3].get(fast[4]) is fast[5]):
+            n = len(grid)
+            if fast[6](fast[7], grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1, state[2], args):
+                return fast[5]
     slot = _c2t_compiled_slot(kernel, args, kwargs)
     if slot:
         try:
             entry = slot[0].get(slot[1])
         except TypeError:  # a key that cannot be hashed (an unhashable option or constexpr)
             entry, slot = None, None
-        if entry is not None and slot[4].get(entry[3]) is entry[2]:  # still Triton's kernel for it
-            launch, head, compiled, _ = entry
-            bound = slot[2]
+        if entry is not None and slot[3][3].get(entry[3]) is entry[2]:  # still Triton's kernel for it
+            launch, head, compiled, key, plan = entry
+            bound, state = slot[2], slot[3]
             if callable(grid):
                 grid = grid(bound)
             n = len(grid)
-            launch(grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1, slot[3], *head, *bound.values())
+            launch(grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1, state[2], *head, *bound.values())
+            if plan is not None:
+                kernel._c2t_fast = (state[0], state[1], kwargs, state[3], key, compiled, *plan)
             return compiled
     result = _c2t_run_kernel_jit(kernel, grid, args, kwargs)
     if slot == ():  # the device's first launch: Triton has built its binder now
         slot = _c2t_compiled_slot(kernel, args, kwargs)
     if slot and getattr(result, "function", None) is not None:  # launched, not a future
-        entry = _c2t_launch_entry(result, slot[4])
+        bound = slot[2]
+        entry = _c2t_launch_entry(result, slot[3][3], slot[1][:len(bound)], bound, len(args))
         try:
             if entry is None:
                 slot[0].pop(slot[1], None)

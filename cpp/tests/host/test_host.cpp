@@ -89,7 +89,8 @@ TEST(HostRewrite, EditsOnlyWhatChanges) {
   EXPECT_NE(c.find("def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):"), std::string::npos) << c;
   for (const char* unused : {"class _C2TKernel", "def _c2t_launch(", "def _c2t_exhaustive_search("})
     EXPECT_EQ(c.find(unused), std::string::npos) << unused << " not used here";
-  EXPECT_NE(c.find("    _c2t_run_kernel(\n        add_kernel, grid,\n        a, a.shape[0], a.stride(0),\n"),
+  EXPECT_NE(c.find("    (a_shape_0,) = a.shape\n    (a_stride_0,) = a.stride()\n"), std::string::npos) << c;
+  EXPECT_NE(c.find("    _c2t_run_kernel(\n        add_kernel, grid,\n        a, a_shape_0, a_stride_0,\n"),
             std::string::npos)
       << c;
   EXPECT_NE(c.find("/ 2.0"), std::string::npos) << "module constant inlined in the kernel: " << c;
@@ -321,8 +322,10 @@ TEST(Runtime, RunKernelRetriesFewerStagesOnlyForSharedMemory) {
   // Launches of a specialization that launched before reuse its compiled kernel
   // (tests/test_launch_reuse.py runs this with a fake JITFunction).
   EXPECT_TRUE(has(rt, "def _c2t_compiled_slot(kernel, args, kwargs):")) << rt;
-  EXPECT_TRUE(has(rt, "def _c2t_launch_entry(compiled, kernel_cache):")) << rt;
-  EXPECT_TRUE(has(rt, "entry = _c2t_launch_entry(result, slot[4])")) << rt;
+  EXPECT_TRUE(has(rt, "def _c2t_launch_entry(compiled, kernel_cache, specialization, bound, nargs):")) << rt;
+  EXPECT_TRUE(has(rt, "entry = _c2t_launch_entry(result, slot[3][3], slot[1][:len(bound)], bound, len(args))")) << rt;
+  // ... natively while the specialization holds, when cutile2triton is installed (optional).
+  EXPECT_TRUE(has(rt, "    from cutile2triton.fast_launch import plan as _c2t_fast_plan\nexcept ImportError:\n")) << rt;
   EXPECT_FALSE(has(rt, "class _C2TKernel")) << "only what is needed";
   RuntimeNeeds none;
   none.run_kernel = false;
@@ -333,7 +336,7 @@ TEST(Runtime, LauncherCallsRunKernel) {
   auto r = rewrite(std::string(kKernelSrc) + "def host(x):\n    ct.launch(None, (1,), k, (x, 16))\n");
   ASSERT_FALSE(r.diags.has_errors()) << r.diags.render_all("m.py", "");
   EXPECT_TRUE(has(r.code, "def launch_k(grid, x, T, **options):\n")) << r.code;
-  EXPECT_TRUE(has(r.code, "    _c2t_run_kernel(\n        k, grid,\n        x, x.shape[0], x.stride(0),\n        T,\n"
+  EXPECT_TRUE(has(r.code, "    _c2t_run_kernel(\n        k, grid,\n        x, x_shape_0, x_stride_0,\n        T,\n"
                           "        **options,\n    )\n"))
       << r.code;
   EXPECT_FALSE(has(r.code, "k[grid](")) << r.code;

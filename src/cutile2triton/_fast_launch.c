@@ -1,0 +1,271 @@
+/* Native launch of a converted kernel's reused compiled kernel (cutile2triton/fast_launch.py).
+ *
+ * launch(plan, gx, gy, gz, stream, args[, capture]) checks that the launch's positional arguments
+ * specialize as the plan's compiled kernel was compiled for -- what Triton 3.6's binder computes:
+ * constexpr values (same type, equal), tensor dtypes and 16-byte alignment of their data pointers,
+ * integers as i32/i64 with divisibility by 16 (1 is a constexpr), floats as fp32, bools as u1 --
+ * and launches it with cuLaunchKernelEx exactly as Triton's generated launcher does
+ * (triton/backends/nvidia/driver.py, make_launcher: device pointers via cuPointerGetAttribute,
+ * the kernel's parameters then its global and profile scratch pointers, block = 32 x num_warps,
+ * cluster, cooperative and PDL attributes). True: launched; False: the arguments do not match the
+ * plan (nothing launched, the caller goes through Triton); an exception: the driver failed.
+ *
+ * plan: (function, num_warps, num_ctas, shared_bytes, cooperative, pdl, kinds: bytes, expect: tuple)
+ * with one kind and one expected object (constexpr value, tensor dtype, or None) per argument.
+ * capture (tests, no GPU): a list; the packed launch is appended instead of launched, and data
+ * pointers are taken as they are (no driver call).
+ *
+ * libcuda is opened at the first launch (dlopen, as Triton's launcher does), so the module builds
+ * and its checks run on machines without a GPU. */
+#include "cuda.h"
+#include <dlfcn.h>
+#include <stdint.h>
+#include <string.h>
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+enum { K_CONST = 0, K_PTR = 1, K_PTR_D = 2, K_I32 = 3, K_I32_D = 4, K_I64 = 5, K_I64_D = 6, K_FP32 = 7, K_U1 = 8 };
+#define MAX_ARGS 256
+
+typedef CUresult (*launch_ex_t)(const CUlaunchConfig*, CUfunction, void**, void**);
+typedef CUresult (*pointer_attr_t)(void*, CUpointer_attribute, CUdeviceptr);
+typedef CUresult (*error_string_t)(CUresult, const char**);
+static launch_ex_t launch_ex = NULL;
+static pointer_attr_t pointer_attr = NULL;
+static error_string_t error_string = NULL;
+static PyObject *s_data_ptr = NULL, *s_dtype = NULL;
+
+static int open_driver(void) {
+  if (launch_ex) return 1;
+  void* lib = dlopen("libcuda.so.1", RTLD_LAZY);
+  if (!lib) {
+    PyErr_SetString(PyExc_RuntimeError, "cutile2triton fast launch: cannot open libcuda.so.1");
+    return 0;
+  }
+  pointer_attr = (pointer_attr_t)dlsym(lib, "cuPointerGetAttribute");
+  error_string = (error_string_t)dlsym(lib, "cuGetErrorString");
+  launch_ex = (launch_ex_t)dlsym(lib, "cuLaunchKernelEx");
+  if (!launch_ex || !pointer_attr) {
+    launch_ex = NULL;
+    PyErr_SetString(PyExc_RuntimeError, "cutile2triton fast launch: libcuda.so.1 lacks cuLaunchKernelEx");
+    return 0;
+  }
+  return 1;
+}
+
+/* The binder's integer rule: i32 for [-2^31, 2^31), i64 beyond, 1 a constexpr; "D" when divisible by 16. */
+static int int_matches(PyObject* v, int kind, int64_t* out) {
+  if (!PyLong_CheckExact(v)) return 0;
+  int overflow = 0;
+  long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+  if (overflow || (x == -1 && PyErr_Occurred())) {
+    PyErr_Clear();
+    return 0;
+  }
+  int is32 = x >= INT32_MIN && x <= INT32_MAX;
+  int wide = kind == K_I64 || kind == K_I64_D;
+  int div = kind == K_I32_D || kind == K_I64_D;
+  if (x == 1 || is32 == wide || ((x % 16) == 0) != div) return 0;
+  *out = x;
+  return 1;
+}
+
+static PyObject* launch(PyObject* self, PyObject* const* a, Py_ssize_t n) {
+  if (n != 6 && n != 7) {
+    PyErr_SetString(PyExc_TypeError, "launch(plan, gx, gy, gz, stream, args[, capture])");
+    return NULL;
+  }
+  PyObject *plan = a[0], *args = a[5], *capture = n == 7 ? a[6] : NULL;
+  if (!PyTuple_Check(plan) || PyTuple_GET_SIZE(plan) != 8 || !PyTuple_Check(args) ||
+      !PyBytes_Check(PyTuple_GET_ITEM(plan, 6)) || !PyTuple_Check(PyTuple_GET_ITEM(plan, 7)) ||
+      (capture && !PyList_Check(capture))) {
+    PyErr_SetString(PyExc_TypeError, "launch: plan must be fast_launch.plan()'s tuple, args a tuple");
+    return NULL;
+  }
+  PyObject *kinds_obj = PyTuple_GET_ITEM(plan, 6), *expect = PyTuple_GET_ITEM(plan, 7);
+  Py_ssize_t nargs = PyBytes_GET_SIZE(kinds_obj);
+  const unsigned char* kinds = (const unsigned char*)PyBytes_AS_STRING(kinds_obj);
+  if (PyTuple_GET_SIZE(args) != nargs || PyTuple_GET_SIZE(expect) != nargs || nargs > MAX_ARGS) Py_RETURN_FALSE;
+
+  uint64_t slots[MAX_ARGS + 2];
+  size_t sizes[MAX_ARGS + 2];
+  void* params[MAX_ARGS + 2];
+  int np = 0;
+  for (Py_ssize_t i = 0; i < nargs; ++i) {
+    PyObject *v = PyTuple_GET_ITEM(args, i), *e = PyTuple_GET_ITEM(expect, i);
+    uint64_t slot = 0;
+    size_t size = 0;
+    switch (kinds[i]) {
+      case K_CONST: {
+        if (Py_TYPE(v) != Py_TYPE(e)) Py_RETURN_FALSE;
+        int eq = PyObject_RichCompareBool(v, e, Py_EQ);
+        if (eq < 0) PyErr_Clear();
+        if (eq != 1) Py_RETURN_FALSE;
+        continue;  /* not a kernel parameter */
+      }
+      case K_PTR:
+      case K_PTR_D: {
+        PyObject* dtype = PyObject_GetAttr(v, s_dtype);
+        if (!dtype) {
+          PyErr_Clear();
+          Py_RETURN_FALSE;
+        }
+        Py_DECREF(dtype);  /* compared by identity: torch dtypes are singletons */
+        if (dtype != e) Py_RETURN_FALSE;
+        PyObject* p = PyObject_CallMethodNoArgs(v, s_data_ptr);
+        if (!p) {
+          PyErr_Clear();
+          Py_RETURN_FALSE;
+        }
+        uint64_t ptr = PyLong_AsUnsignedLongLong(p);
+        Py_DECREF(p);
+        if (ptr == (uint64_t)-1 && PyErr_Occurred()) {
+          PyErr_Clear();
+          Py_RETURN_FALSE;
+        }
+        if (((ptr % 16) == 0) != (kinds[i] == K_PTR_D)) Py_RETURN_FALSE;
+        if (ptr && !capture) {  /* Triton's getPointer: the device address, or not a device pointer */
+          if (!open_driver()) return NULL;
+          uint64_t dev = 0;
+          if (pointer_attr(&dev, CU_POINTER_ATTRIBUTE_DEVICE_POINTER, (CUdeviceptr)ptr) != CUDA_SUCCESS)
+            Py_RETURN_FALSE;  /* e.g. a CPU tensor: Triton's launch reports it */
+          ptr = dev;
+        }
+        slot = ptr;
+        size = sizeof(CUdeviceptr);
+        break;
+      }
+      case K_I32:
+      case K_I32_D:
+      case K_I64:
+      case K_I64_D: {
+        int64_t x;
+        if (!int_matches(v, kinds[i], &x)) Py_RETURN_FALSE;
+        if (kinds[i] == K_I32 || kinds[i] == K_I32_D) {
+          int32_t y = (int32_t)x;
+          memcpy(&slot, &y, sizeof y);
+          size = sizeof y;
+        } else {
+          memcpy(&slot, &x, sizeof x);
+          size = sizeof x;
+        }
+        break;
+      }
+      case K_FP32: {
+        if (!PyFloat_CheckExact(v)) Py_RETURN_FALSE;
+        float f = (float)PyFloat_AS_DOUBLE(v);
+        memcpy(&slot, &f, sizeof f);
+        size = sizeof f;
+        break;
+      }
+      case K_U1: {
+        if (!PyBool_Check(v)) Py_RETURN_FALSE;
+        uint8_t b = v == Py_True;
+        memcpy(&slot, &b, sizeof b);
+        size = sizeof b;
+        break;
+      }
+      default:
+        Py_RETURN_FALSE;
+    }
+    slots[np] = slot;
+    sizes[np] = size;
+    ++np;
+  }
+  /* Every Triton 3.6 kernel ends with its global and profile scratch pointers: null (the plan
+     requires kernels that need neither buffer). */
+  slots[np] = 0, sizes[np] = sizeof(CUdeviceptr), ++np;
+  slots[np] = 0, sizes[np] = sizeof(CUdeviceptr), ++np;
+  for (int i = 0; i < np; ++i) params[i] = &slots[i];
+
+  unsigned long long function = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(plan, 0));
+  long num_warps = PyLong_AsLong(PyTuple_GET_ITEM(plan, 1)), num_ctas = PyLong_AsLong(PyTuple_GET_ITEM(plan, 2));
+  long shared = PyLong_AsLong(PyTuple_GET_ITEM(plan, 3));
+  int coop = PyObject_IsTrue(PyTuple_GET_ITEM(plan, 4)), pdl = PyObject_IsTrue(PyTuple_GET_ITEM(plan, 5));
+  long gx = PyLong_AsLong(a[1]), gy = PyLong_AsLong(a[2]), gz = PyLong_AsLong(a[3]);
+  unsigned long long stream = PyLong_AsUnsignedLongLong(a[4]);
+  if (PyErr_Occurred()) return NULL;
+
+  if (capture) {
+    PyObject* packed = PyList_New(np);
+    if (!packed) return NULL;
+    for (int i = 0; i < np; ++i) {
+      PyObject* b = PyBytes_FromStringAndSize((const char*)&slots[i], (Py_ssize_t)sizes[i]);
+      if (!b) {
+        Py_DECREF(packed);
+        return NULL;
+      }
+      PyList_SET_ITEM(packed, i, b);
+    }
+    PyObject* rec = Py_BuildValue("{s:(lll),s:l,s:l,s:K,s:N}", "grid", gx * num_ctas, gy, gz, "block", 32 * num_warps,
+                                  "shared", shared, "stream", stream, "params", packed);
+    if (!rec) return NULL;
+    int err = PyList_Append(capture, rec);
+    Py_DECREF(rec);
+    if (err) return NULL;
+    Py_RETURN_TRUE;
+  }
+  if (gx * gy * gz <= 0) Py_RETURN_TRUE;  /* as Triton: an empty grid launches nothing */
+  if (!open_driver()) return NULL;
+
+  if (num_ctas == 16) Py_RETURN_FALSE;  /* needs a non-portable cluster attribute: Triton's launch sets it */
+  CUlaunchAttribute attrs[4];
+  int nattrs = 0;
+  if (pdl) {
+    attrs[nattrs].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attrs[nattrs++].value.programmaticStreamSerializationAllowed = 1;
+  }
+  if (coop) {
+    attrs[nattrs].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+    attrs[nattrs++].value.cooperative = 1;
+  }
+  if (num_ctas != 1) {
+    memset(&attrs[nattrs], 0, sizeof attrs[nattrs]);
+    attrs[nattrs].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attrs[nattrs].value.clusterDim.x = (unsigned)num_ctas;
+    attrs[nattrs].value.clusterDim.y = 1;
+    attrs[nattrs++].value.clusterDim.z = 1;
+    memset(&attrs[nattrs], 0, sizeof attrs[nattrs]);
+    attrs[nattrs].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
+    attrs[nattrs++].value.clusterSchedulingPolicyPreference = CU_CLUSTER_SCHEDULING_POLICY_SPREAD;
+  }
+  CUlaunchConfig config;
+  memset(&config, 0, sizeof config);
+  config.gridDimX = (unsigned)(gx * num_ctas);
+  config.gridDimY = (unsigned)gy;
+  config.gridDimZ = (unsigned)gz;
+  config.blockDimX = (unsigned)(32 * num_warps);
+  config.blockDimY = 1;
+  config.blockDimZ = 1;
+  config.sharedMemBytes = (unsigned)shared;
+  config.hStream = (CUstream)stream;
+  config.attrs = attrs;
+  config.numAttrs = (unsigned)nattrs;
+  CUresult r;
+  Py_BEGIN_ALLOW_THREADS;
+  r = launch_ex(&config, (CUfunction)function, params, NULL);
+  Py_END_ALLOW_THREADS;
+  if (r == CUDA_ERROR_INVALID_CONTEXT) Py_RETURN_FALSE;  /* no current context: Triton's launch makes one */
+  if (r != CUDA_SUCCESS) {
+    const char* msg = NULL;
+    if (error_string) error_string(r, &msg);
+    PyErr_Format(PyExc_RuntimeError, "Triton Error [CUDA]: %s", msg ? msg : "cuLaunchKernelEx failed");
+    return NULL;
+  }
+  Py_RETURN_TRUE;
+}
+
+static PyMethodDef methods[] = {
+    {"launch", (PyCFunction)(void (*)(void))launch, METH_FASTCALL,
+     "launch(plan, gx, gy, gz, stream, args[, capture]) -> bool: see the file's header"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "c2t_fast_launch", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit_c2t_fast_launch(void) {
+  s_data_ptr = PyUnicode_InternFromString("data_ptr");
+  s_dtype = PyUnicode_InternFromString("dtype");
+  if (!s_data_ptr || !s_dtype) return NULL;
+  return PyModule_Create(&module);
+}

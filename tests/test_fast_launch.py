@@ -1,0 +1,238 @@
+"""cutile2triton.fast_launch: a reused launch natively in one call while the arguments keep the last
+launch's specialization (BENCHMARKS.md, "Host time per call").
+
+The native module's argument check is compared with Triton's own specializer (the native function
+Triton 3.6's binder calls) on the same arguments: the native launch must accept exactly the
+arguments Triton would launch the same compiled kernel for, and pack them as Triton's launcher
+does. No GPU here: the module's capture mode returns the packed launch instead of calling the
+driver, and a fake JITFunction runs the real kernel in the interpreter for every launch, reused,
+native or not, so every result is checked against PyTorch.
+"""
+
+from __future__ import annotations
+
+import struct
+import types
+
+import pytest
+
+from c2t_interp import assert_close, convert, dev, load
+
+import torch  # noqa: E402  (after c2t_interp set TRITON_INTERPRET)
+import triton  # noqa: E402
+
+from test_launch_reuse import SRC, STREAM, FakeJIT  # noqa: E402
+
+fast_launch = pytest.importorskip("cutile2triton.fast_launch")
+native = fast_launch.native_module()
+pytestmark = pytest.mark.skipif(native is None, reason="the native launch module cannot be built here (no C compiler?)")
+
+
+def _specializer():
+    from triton._C.libtriton import native_specialize_impl
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler.compiler import make_backend
+
+    backend = make_backend(GPUTarget("cuda", 90, 32))
+
+    def spec(value, constexpr=False):
+        if constexpr:
+            return ("constexpr", value)
+        try:
+            return native_specialize_impl(backend, value, False, True, True)
+        except Exception:  # noqa: BLE001 -- a type Triton cannot specialize
+            return ("unspecializable", repr(type(value)))
+
+    return spec
+
+
+SPEC = _specializer()
+
+
+def fake_compiled(function=0x1234, meta=(4, 1, 2048), scratch=0):
+    """What plan() reads of Triton 3.6's CompiledKernel after its first launch."""
+    run = types.SimpleNamespace(global_scratch_size=scratch, profile_scratch_size=0, launch_cooperative_grid=False,
+                                launch_pdl=False)
+    return types.SimpleNamespace(function=function, packed_metadata=meta, run=run,
+                                 metadata=types.SimpleNamespace(tensordesc_meta=None))
+
+
+# One argument of each kind the plan handles; CONSTEXPR marks the kernel's constexpr parameters.
+CONSTEXPR = {7}
+X = torch.zeros(64, dtype=torch.float16)
+BASE = (X, 32, 17, 2**40 + 1, 0.5, 1, True, 64, None)
+
+
+def _variants():
+    yield from [(0, X[1:]), (0, X[8:]), (0, X.float()), (0, 5), (0, X.to(torch.bfloat16))]
+    for i in (1, 2):
+        yield from [(i, v) for v in (16, 17, 1, 0, -16, -17, 2**31 - 1, -2**31, 2**31, 2**31 + 16, True, 17.0)]
+    yield from [(3, v) for v in (2**40, 2**40 + 3, 2**31, 7, 2**63, -2**63, -2**63 + 1)]
+    yield from [(4, v) for v in (0.25, 1, 1e300, True)]
+    yield from [(5, v) for v in (1, 2, 16, True, 1.0)]
+    yield from [(6, v) for v in (False, 1, 0)]
+    yield from [(7, v) for v in (64, 65, 64.0, True, "64")]
+    yield from [(8, v) for v in (None, X, 0)]
+
+
+def _spec_of(args):
+    return [SPEC(v, i in CONSTEXPR) for i, v in enumerate(args)]
+
+
+def _pack(args):
+    """The parameter bytes Triton's launcher passes for BASE-shaped args: constexprs dropped."""
+    out = []
+    for (ty, _), v in zip(_spec_of(args), args):
+        if ty == "constexpr":
+            continue
+        if ty.startswith("*"):
+            out.append(struct.pack("<Q", v.data_ptr()))
+        elif ty == "fp32":  # C's (float) conversion, as Triton's pack_fp32: out of range -> inf
+            out.append(torch.tensor([v], dtype=torch.float64).float().numpy().tobytes())
+        else:
+            out.append(struct.pack({"i32": "<i", "i64": "<q", "u1": "<?"}[ty], v))
+    return out + [bytes(8), bytes(8)]  # the global and profile scratch pointers
+
+
+def test_plan_packs_each_argument_as_tritons_launcher():
+    bound = {f"a{i}": v for i, v in enumerate(BASE)}
+    launch, plan = fast_launch.plan(fake_compiled(), _spec_of(BASE), bound, len(BASE))
+    cap = []
+    assert launch(plan, 3, 2, 1, STREAM, BASE, cap) is True
+    assert cap == [{"grid": (3, 2, 1), "block": 128, "shared": 2048, "stream": STREAM, "params": _pack(BASE)}]
+
+
+@pytest.mark.parametrize("at,value", list(_variants()), ids=lambda v: repr(v)[:24])
+def test_accepts_exactly_what_triton_specializes_alike(at, value):
+    # Triton would launch BASE's compiled kernel for these arguments iff its specializer gives the
+    # same specialization; for a constexpr parameter the native launch also wants the same type
+    # (64 and 64.0 are equal keys, but not the same constexpr to compile).
+    bound = {f"a{i}": v for i, v in enumerate(BASE)}
+    launch, plan = fast_launch.plan(fake_compiled(), _spec_of(BASE), bound, len(BASE))
+    args = BASE[:at] + (value,) + BASE[at + 1:]
+    same = _spec_of(args) == _spec_of(BASE) and (at not in CONSTEXPR or type(value) is type(BASE[at]))
+    cap = []
+    assert launch(plan, 1, 1, 1, STREAM, args, cap) is same
+    if same:
+        assert cap[0]["params"] == _pack(args)
+    else:
+        assert cap == []
+
+
+def test_no_plan_where_tritons_launcher_does_more():
+    bound = {f"a{i}": v for i, v in enumerate(BASE)}
+    spec = _spec_of(BASE)
+    assert fast_launch.plan(fake_compiled(scratch=64), spec, bound, len(BASE)) is None  # scratch buffer
+    assert fast_launch.plan(fake_compiled(meta=(4, 16, 0)), spec, bound, len(BASE)) is None  # 16-CTA cluster
+    desc = spec[:1] + [("tensordesc<fp16[16]>", None)] + spec[2:]
+    assert fast_launch.plan(fake_compiled(), desc, bound, len(BASE)) is None
+    assert fast_launch.plan(fake_compiled(), spec, bound, 2) is None  # a keyword argument that is not constexpr
+    plan = fast_launch.plan(fake_compiled(), spec[:8] + [("constexpr", None)], bound, 7)  # keyword constexprs
+    assert plan is not None and len(plan[1][6]) == 7
+    assert plan[0](plan[1], 1, 1, 1, STREAM, BASE[:7], [])
+    assert not plan[0](plan[1], 1, 1, 1, STREAM, BASE, [])  # another argument count
+
+
+# ---------------------------------------------------------------- inside the converted module
+
+
+class TritonSpecJIT(FakeJIT):
+    """FakeJIT whose binder specializes as Triton 3.6's (its native specializer)."""
+
+    def binder(self, *args, **kwargs):
+        bound, _, options = super().binder(*args, **kwargs)
+        return bound, [SPEC(v, n in self.constexprs) for n, v in bound.items()], options
+
+
+class NativeCompiled:
+    """A CompiledKernel with what plan() reads; its launches run the real kernel."""
+
+    def __init__(self, jit):
+        self.jit, self.function, self.packed_metadata = jit, 0x5EED, (4, 1, 0)
+        self.metadata = types.SimpleNamespace(tensordesc_meta=None)
+        self.run = types.SimpleNamespace(global_scratch_size=0, profile_scratch_size=0, launch_cooperative_grid=False,
+                                         launch_pdl=False, launch=self.launch)
+
+    def launch(self, gx, gy, gz, stream, function, coop, pdl, scratch, profile, packed, *rest):
+        self.jit.reused.append(((gx, gy, gz), stream))
+        self.jit.real[(gx, gy, gz)](*rest[3:])
+
+
+@pytest.fixture
+def mod(tmp_path, monkeypatch):
+    code = convert(SRC, filename="fast.py")
+    driver = types.SimpleNamespace(active=types.SimpleNamespace(get_current_device=lambda: 0,
+                                                                get_current_stream=lambda device: STREAM))
+    monkeypatch.setattr(triton.runtime, "driver", driver)
+    m = load(code, tmp_path, "fast")
+    assert m._c2t_fast_plan is fast_launch.plan, "converted modules use cutile2triton's native launch when installed"
+    k = m.scale_kernel = TritonSpecJIT(m.scale_kernel)
+    k.compiled_type, k.native = NativeCompiled, []
+
+    def plan(compiled, specialization, bound, nargs):  # the real plan; its launch captured, then run
+        made = fast_launch.plan(compiled, specialization, bound, nargs)
+        if made is None:
+            return None
+
+        def launch(p, gx, gy, gz, stream, args):
+            cap = []
+            if not made[0](p, gx, gy, gz, stream, args, cap):
+                return False
+            k.native.append(cap[0])
+            k.real[(gx, gy, gz)](*args)
+            return True
+
+        return launch, made[1]
+
+    monkeypatch.setattr(m, "_c2t_fast_plan", plan)
+    return m
+
+
+def _x(n=300, offset=0):
+    return dev(torch.randn(n + offset, generator=torch.Generator().manual_seed(n)))[offset:]
+
+
+def test_third_launch_is_native(mod):
+    k = mod.scale_kernel
+    for i in range(3):
+        assert_close(mod.scale(_x(300 + i), 64), _x(300 + i) * 2.0)
+    assert (len(k.jit_launches), len(k.reused), len(k.native)) == (1, 1, 1)
+    assert k.native[0]["grid"] == (5, 1, 1) and k.native[0]["stream"] == STREAM
+
+
+def test_other_specializations_go_through_triton(mod):
+    k = mod.scale_kernel
+    mod.scale(_x(300), 64)
+    mod.scale(_x(301), 64)  # reused: the native plan is set
+    assert_close(mod.scale(_x(320), 64), _x(320) * 2.0)  # 320 % 16 == 0: another specialization
+    assert_close(mod.scale(_x(300, offset=1), 64), _x(300, offset=1) * 2.0)  # a misaligned tensor
+    assert_close(mod.scale(_x(300), 32), _x(300) * 2.0)  # another constexpr
+    assert (len(k.jit_launches), len(k.native)) == (4, 0)
+    assert_close(mod.scale(_x(302), 32), _x(302) * 2.0)  # the last specialization again: reused, then native
+    assert_close(mod.scale(_x(303), 32), _x(303) * 2.0)
+    assert (len(k.jit_launches), len(k.native)) == (4, 1)
+
+
+def test_other_options_go_through_triton(mod):
+    k, x, out = mod.scale_kernel, _x(), dev(torch.empty(300))
+    for _ in range(3):
+        mod.launch_scale_kernel((5,), x, out, 64, num_warps=8)
+    assert len(k.native) == 1
+    mod.launch_scale_kernel((5,), x, out, 64, num_warps=4)
+    assert (len(k.jit_launches), len(k.native)) == (2, 1)
+    assert_close(out, x * 2.0)
+
+
+def test_hooks_and_a_cleared_cache_stop_native_launches(mod):
+    k, seen = mod.scale_kernel, []
+    for _ in range(3):
+        mod.scale(_x(), 64)
+    assert len(k.native) == 1
+    triton.knobs.runtime.launch_enter_hook.add(seen.append)
+    try:
+        mod.scale(_x(), 64)
+    finally:
+        triton.knobs.runtime.launch_enter_hook.remove(seen.append)
+    k.kernel_cache.clear()  # Triton compiles again: its new kernel, not the planned one
+    assert_close(mod.scale(_x(), 64), _x() * 2.0)
+    assert (len(k.jit_launches), len(k.native)) == (3, 1)
