@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "lower/footprint.h"
@@ -66,6 +67,39 @@ std::string multi_rank_args(const sema::ParamKind& p) {
   return n + ", *" + n + ".shape, *[1] * " + pad + ", *" + n + ".stride(), *[0] * " + pad + ", " + n + ".dim()";
 }
 
+// A fixed-rank array's launch arguments: pointer, extents, strides. The extents
+// and strides are unpacked into locals named like the kernel's parameters
+// (`x_shape_0, x_shape_1 = x.shape`): two tensor calls per array instead of one
+// per extent and stride -- host time per launch, which triton.testing.do_bench
+// measures at small shapes (BENCHMARKS.md, "Host time per call") -- and an array
+// of another rank fails there ("too many values to unpack") instead of launching
+// with its first extents. Inline `x.shape[0], ...` where a local's name is taken.
+std::string fixed_rank_args(const sema::ParamKind& p, std::set<std::string>& taken, std::string& prep) {
+  if (p.rank <= 0) return p.name;
+  std::vector<std::string> shape, stride;
+  for (int d = 0; d < p.rank; ++d) {
+    shape.push_back(p.name + "_shape_" + std::to_string(d));
+    stride.push_back(p.name + "_stride_" + std::to_string(d));
+  }
+  bool free = true;
+  for (auto* v : {&shape, &stride})
+    for (auto& n : *v) free = free && !taken.count(n);
+  std::string l = p.name;
+  if (!free) {
+    for (int d = 0; d < p.rank; ++d) l += ", " + p.name + ".shape[" + std::to_string(d) + "]";
+    for (int d = 0; d < p.rank; ++d) l += ", " + p.name + ".stride(" + std::to_string(d) + ")";
+    return l;
+  }
+  auto unpack = [&](const std::vector<std::string>& names, const std::string& of) {
+    std::string t;
+    for (auto& n : names) t += (t.empty() ? "" : ", ") + n, taken.insert(n), l += ", " + n;
+    prep += "    " + (names.size() == 1 ? "(" + t + ",)" : t) + " = " + of + "\n";
+  };
+  unpack(shape, p.name + ".shape");
+  unpack(stride, p.name + ".stride()");
+  return l;
+}
+
 // A list of arrays: cuTile's own launch layout (compilation.rst,
 // ListConstraint) -- an int64 table of (pointer, shapes, strides) per
 // element -- plus the length and the first array, whose pointer type gives
@@ -101,21 +135,30 @@ std::string num_warps_source(const lower::LoweredKernel& k, const std::map<std::
   std::set<std::string> constexprs;
   for (auto& p : k.params)
     if (p.kind == sema::ParamKind::Kind::Constexpr) constexprs.insert(p.name);
-  std::vector<std::string> dots, tiles;
+  std::vector<std::string> dots, tiles, walked;
   bool unknown_dot = false;
+  // A dim in the launcher's names: an int literal or a constexpr parameter (renamed if reserved).
+  auto local = [&](const std::string& d) -> std::optional<std::string> {
+    if (lower::dim_kind(d) == lower::DimKind::Literal) return d;
+    if (!constexprs.count(d)) return std::nullopt;
+    auto r = renamed.find(d);
+    return r == renamed.end() ? d : r->second;
+  };
   for (auto& f : k.footprints) {
     std::vector<std::string> dims;
     bool ok = !f.dims.empty();
     unknown_dot = unknown_dot || (f.dot && f.dims.empty());
     for (auto& d : f.dims) {
-      if (lower::dim_kind(d) == lower::DimKind::Literal) {
-        dims.push_back(d);
-      } else if (constexprs.count(d)) {
-        auto r = renamed.find(d);
-        dims.push_back(r == renamed.end() ? d : r->second);
-      } else {
-        ok = false;
-      }
+      auto t = local(d);
+      if (t) dims.push_back(*t);
+      else ok = false;
+    }
+    // The loops' trip counts of a walked tile: what one program walks (lower/footprint.h).
+    for (auto& [count, per] : f.trips) {
+      auto c = local(count);
+      auto p = per.empty() ? std::optional<std::string>("") : local(per);
+      if (c && p) dims.push_back(p->empty() ? *c : "triton.cdiv(" + *c + ", " + *p + ")");
+      else ok = false;
     }
     if (!ok) {
       unknown_dot = unknown_dot || f.dot;
@@ -126,9 +169,11 @@ std::string num_warps_source(const lower::LoweredKernel& k, const std::map<std::
       if (d != "1") elems += (elems.empty() ? "" : " * ") + d;
     if (elems.empty()) elems = "1";
     std::string item = f.dot ? "(" + (dims.size() >= 2 ? dims[dims.size() - 2] : dims[0]) + ", " + elems + ")" : elems;
-    auto& to = f.dot ? dots : tiles;
+    auto& to = f.dot ? dots : f.trips.empty() ? tiles : walked;
     if (std::find(to.begin(), to.end(), item) == to.end()) to.push_back(item);
   }
+  // Walked tiles count for kernels without matrix products (whose warps follow their accumulators).
+  if (dots.empty() && !unknown_dot) tiles.insert(tiles.begin(), walked.begin(), walked.end());
   // Matrix products only of unknown size: Triton's default (the tile rule is for kernels without one).
   if ((dots.empty() && unknown_dot) || (dots.empty() && tiles.empty())) return "";
   auto tuple = [](const std::vector<std::string>& v) {
@@ -196,10 +241,7 @@ std::string launcher_source(const lower::LoweredKernel& k) {
           lines.push_back(multi_rank_args(p));
           break;
         }
-        std::string l = p.name;
-        for (int d = 0; d < p.rank; ++d) l += ", " + p.name + ".shape[" + std::to_string(d) + "]";
-        for (int d = 0; d < p.rank; ++d) l += ", " + p.name + ".stride(" + std::to_string(d) + ")";
-        lines.push_back(l);
+        lines.push_back(fixed_rank_args(p, taken, prep));
         break;
       }
       case sema::ParamKind::Kind::Tuple: {

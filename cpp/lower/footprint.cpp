@@ -66,7 +66,7 @@ std::vector<TileFootprint> map_footprints(const std::vector<TileFootprint>& fps,
                                           const std::map<std::string, std::string>& subst, const DimText& text) {
   std::vector<TileFootprint> out;
   for (auto& fp : fps) {
-    TileFootprint f;
+    TileFootprint f;  // a helper's loop trips are not mapped: its tiles count without them
     f.dot = fp.dot;
     bool ok = true;
     for (auto& d : fp.dims) {

@@ -23,7 +23,13 @@ namespace c2t::lower {
 struct TileFootprint {
   std::vector<std::string> dims;
   bool dot = false;  // a tl.dot accumulator (dims: ..., rows, columns)
-  bool operator==(const TileFootprint& o) const { return dims == o.dims && dot == o.dot; }
+  /// A tile loaded or stored in loops whose trip counts are compile-time: one
+  /// {count, ""} or {numerator, denominator} of a ct.cdiv per loop (texts as
+  /// dims). The tile's elements times the trips are what one program walks,
+  /// which sizes its warps like a tile of that many elements (the launcher's
+  /// num_warps; BENCHMARKS.md, "Warps for a row walked in tiles").
+  std::vector<std::pair<std::string, std::string>> trips;
+  bool operator==(const TileFootprint& o) const { return dims == o.dims && dot == o.dot && trips == o.trips; }
 };
 
 /// What a dim text is: an int literal, a name, `p.shape[k]`, or none of these.

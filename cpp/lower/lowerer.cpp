@@ -1,6 +1,7 @@
 // Lowerer: setup, services and statements. Expressions: lower_expr.cpp.
 #include "lower/lowerer.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "lower/module_lowering.h"
@@ -37,7 +38,21 @@ void Lowerer::note_footprint(const sema::Shape& shape, bool dot) {
   // A parameter this function rebinds (`B = B * 2`) names another value here than at the launch.
   if (dot) ++effects_.dots;
   auto text = [this](const std::string& e) { return footprint_dim(e); };
-  if (auto f = footprint_of(shape, dot, text)) add_footprint(footprints_, std::move(*f));
+  auto f = footprint_of(shape, dot, text);
+  if (!f) return;
+  // A tile walked in compile-time loops over ct.cdiv(extent, a dim of the tile) -- a row walked in
+  // tiles -- is also what one program walks (TileFootprint::trips). Only that pattern: it is the one
+  // measured (RMSNorm's multi-wave rows, BENCHMARKS.md "Warps for a row walked in tiles"); a loop
+  // over rows or time steps repeats a tile's work rather than spreading one row's.
+  bool walked = !dot && !loop_trips_.empty() && std::all_of(loop_trips_.begin(), loop_trips_.end(), [&](auto& t) {
+    return t && !t->second.empty() && std::find(f->dims.begin(), f->dims.end(), t->second) != f->dims.end();
+  });
+  if (walked) {
+    TileFootprint w = *f;
+    for (auto& t : loop_trips_) w.trips.push_back(*t);
+    add_footprint(footprints_, std::move(w));
+  }
+  add_footprint(footprints_, std::move(*f));
 }
 
 void Lowerer::array_keys(const LVal& v, std::vector<std::string>& out) const {
@@ -1228,6 +1243,56 @@ void Lowerer::widen_loop_carried(const Node* loop) {
   }
 }
 
+namespace {
+// The trip count of a loop while its body is lowered (Lowerer::loop_trips_).
+struct TripScope {
+  std::vector<std::optional<std::pair<std::string, std::string>>>& trips;
+  TripScope(std::vector<std::optional<std::pair<std::string, std::string>>>& t,
+            std::optional<std::pair<std::string, std::string>> trip)
+      : trips(t) {
+    trips.push_back(std::move(trip));
+  }
+  ~TripScope() { trips.pop_back(); }
+};
+}  // namespace
+
+std::optional<std::pair<std::string, std::string>> Lowerer::constexpr_trip(const Node* stop, int depth) const {
+  auto text = [&](const Node* n) -> std::optional<std::string> {
+    if (!n) return std::nullopt;
+    if (n->is("Constant")) {
+      auto* v = n->get("value");
+      return v && v->kind == syntax::Value::Kind::Int && dim_kind(v->text) == DimKind::Literal
+                 ? std::optional<std::string>(v->text) : std::nullopt;
+    }
+    if (!n->is("Name")) return std::nullopt;
+    std::string id(n->str("id"));
+    auto it = assign_count_.find(id);
+    return it == assign_count_.end() || it->second == 0 ? std::optional<std::string>(id) : std::nullopt;
+  };
+  if (!stop || depth > 4) return std::nullopt;
+  if (auto t = text(stop)) return std::make_pair(*t, std::string());
+  if (stop->is("Call")) {
+    auto q = module().cutile_name(stop->child("func"));
+    auto args = nodes_of(stop, "args");
+    if (!q || *q != "cdiv" || args.size() != 2 || !nodes_of(stop, "keywords").empty()) return std::nullopt;
+    auto a = text(args[0]), b = text(args[1]);
+    if (a && b) return std::make_pair(*a, *b);
+    return std::nullopt;
+  }
+  // A local bound once, at the function's top level (`num_tiles = ct.cdiv(N, TILE)`).
+  if (!stop->is("Name")) return std::nullopt;
+  std::string id(stop->str("id"));
+  auto it = assign_count_.find(id);
+  if (it == assign_count_.end() || it->second != 1) return std::nullopt;
+  for (auto* st : nodes_of(spec_.def, "body")) {
+    if (!st->is("Assign")) continue;
+    auto targets = nodes_of(st, "targets");
+    if (targets.size() == 1 && targets[0]->is("Name") && targets[0]->str("id") == id)
+      return constexpr_trip(st->child("value"), depth + 1);
+  }
+  return std::nullopt;
+}
+
 void Lowerer::lower_for(const Node* s) {
   auto* target = s->child("target");
   auto* iter = s->child("iter");
@@ -1260,6 +1325,7 @@ void Lowerer::lower_for(const Node* s) {
         return;
       }
       ++loop_depth_;
+      TripScope unrolled(loop_trips_, std::nullopt);
       for (auto& el : seq.elems) {
         env_[var] = el;
         lower_block(nodes_of(s, "body"));
@@ -1297,6 +1363,11 @@ void Lowerer::lower_for(const Node* s) {
   }
   std::vector<TExprPtr> rargs;
   for (auto& v : vals) rargs.push_back(v.expr);
+  // range(stop) or range(0, stop): its trip count, when compile-time, sizes the warps of the
+  // tiles walked in the body (TileFootprint::trips).
+  bool from_zero = args.size() == 1 || (args.size() == 2 && vals[0].info.cval &&
+                                        vals[0].info.cval->kind == sema::ConstValue::Kind::Int && vals[0].info.cval->i == 0);
+  TripScope trip_scope(loop_trips_, from_zero ? constexpr_trip(args.back()) : std::nullopt);
   LVal iv;
   iv.node = target;
   iv.expr = name(var);
@@ -1376,6 +1447,7 @@ void Lowerer::lower_while(const Node* s) {
     unsupported(s, "while-else", "'while ... else' is not supported in tile code");
     return;
   }
+  TripScope trip_scope(loop_trips_, std::nullopt);  // a trip count not known before the loop
   widen_loop_carried(s);
   std::vector<TStmt> pre;
   out_.push_back(&pre);

@@ -44,7 +44,50 @@ TEST(LauncherLists, TableLengthAndFirstArrayInKernelOrder) {
   EXPECT_TRUE(has(s, "_c2t_As_table = torch.tensor([v for t in _c2t_As for v in (t.data_ptr(), *t.shape, *t.stride())],"))
       << s;
   EXPECT_TRUE(has(s, "dtype=torch.int64, device=_c2t_As[0].device)")) << s;
-  EXPECT_TRUE(has(s, "        _c2t_As_table, len(_c2t_As), _c2t_As[0],\n        out, out.shape[0]")) << s;
+  EXPECT_TRUE(has(s, "        _c2t_As_table, len(_c2t_As), _c2t_As[0],\n        out, out_shape_0, out_shape_1, out_stride_0")) << s;
+}
+
+// A fixed-rank array's extents and strides: one tensor call each, unpacked
+// into locals named like the kernel's parameters (which also rejects another
+// rank); inline where a parameter already has such a name.
+TEST(LauncherLists, FixedRankArraysUnpackExtentsAndStrides) {
+  std::string s = launcher_of(
+      "import cuda.tile as ct\n"
+      "@ct.kernel\ndef k(x, out, T: ct.Constant[int]):\n"
+      "    ct.store(out, index=(0, 0), tile=ct.load(x, index=(0, 0), shape=(T, T)))\n");
+  ASSERT_FALSE(s.empty());
+  EXPECT_TRUE(has(s, "    x_shape_0, x_shape_1 = x.shape\n    x_stride_0, x_stride_1 = x.stride()\n")) << s;
+  EXPECT_TRUE(has(s, "        x, x_shape_0, x_shape_1, x_stride_0, x_stride_1,\n"
+                     "        out, out_shape_0, out_shape_1, out_stride_0, out_stride_1,\n")) << s;
+  std::string taken = launcher_of(
+      "import cuda.tile as ct\n"
+      "@ct.kernel\ndef k(x, x_stride_1: ct.Constant[int]):\n"
+      "    ct.store(x, index=(0, 0), tile=ct.zeros((x_stride_1, 4), dtype=ct.float32))\n");
+  ASSERT_FALSE(taken.empty());
+  EXPECT_FALSE(has(taken, "= x.shape\n")) << taken;
+  EXPECT_TRUE(has(taken, "        x, x.shape[0], x.shape[1], x.stride(0), x.stride(1),\n        x_stride_1,\n")) << taken;
+}
+
+// A row walked in tiles (a loop over ct.cdiv(N, TILE) around a TILE-wide tile)
+// sizes the warps by the row, not the tile; loops over a plain count (rows, time
+// steps) and while loops do not.
+TEST(LauncherLists, WarpsOfARowWalkedInTiles) {
+  std::string s = launcher_of(
+      "import cuda.tile as ct\n"
+      "@ct.kernel\ndef k(x, out, N: ct.Constant[int], TILE: ct.Constant[int]):\n"
+      "    num_tiles = ct.cdiv(N, TILE)\n"
+      "    for j in range(0, num_tiles):\n"
+      "        ct.store(out, index=(j,), tile=ct.load(x, index=(j,), shape=(TILE,)))\n");
+  ASSERT_FALSE(s.empty());
+  EXPECT_TRUE(has(s, "_c2t_num_warps(lambda: (), lambda: (TILE * triton.cdiv(N, TILE), TILE))")) << s;
+  for (const char* loop : {"    for j in range(N):\n", "    for j in range(ct.cdiv(N, 16)):\n",
+                           "    j = 0\n    while j < N:\n"}) {
+    std::string t = launcher_of(std::string("import cuda.tile as ct\n"
+                                            "@ct.kernel\ndef k(x, out, N: ct.Constant[int], TILE: ct.Constant[int]):\n") +
+                                loop + "        ct.store(out, index=(0,), tile=ct.load(x, index=(0,), shape=(TILE,)))\n");
+    ASSERT_FALSE(t.empty()) << loop;
+    EXPECT_TRUE(has(t, "_c2t_num_warps(lambda: (), lambda: (TILE,))")) << loop << t;
+  }
 }
 
 TEST(LauncherLists, RankChosenByAConstant) {
