@@ -119,6 +119,16 @@ def test_accepts_exactly_what_triton_specializes_alike(at, value):
         assert cap == []
 
 
+def test_grids_tritons_launcher_would_refuse_are_left_to_it():
+    # Triton parses grid extents as C ints; negative extents mean whatever its launcher makes of them.
+    bound = {f"a{i}": v for i, v in enumerate(BASE)}
+    launch, plan = fast_launch.plan(fake_compiled(), _spec_of(BASE), bound, len(BASE))
+    for grid in [(2**31, 1, 1), (1, 2**31, 1), (-1, 1, 1), (1, 1, -5)]:
+        assert launch(plan, *grid, STREAM, BASE, []) is False, grid
+    with pytest.raises(TypeError):
+        launch(plan, 1.5, 1, 1, STREAM, BASE, [])
+
+
 def test_no_plan_where_tritons_launcher_does_more():
     bound = {f"a{i}": v for i, v in enumerate(BASE)}
     spec = _spec_of(BASE)

@@ -185,6 +185,10 @@ static PyObject* launch(PyObject* self, PyObject* const* a, Py_ssize_t n) {
   long gx = PyLong_AsLong(a[1]), gy = PyLong_AsLong(a[2]), gz = PyLong_AsLong(a[3]);
   unsigned long long stream = PyLong_AsUnsignedLongLong(a[4]);
   if (PyErr_Occurred()) return NULL;
+  /* Triton's launcher parses the grid as C ints (and raises beyond): leave those launches to it. */
+  if (gx > INT32_MAX || gy > INT32_MAX || gz > INT32_MAX || gx < 0 || gy < 0 || gz < 0 || num_warps <= 0 ||
+      num_ctas <= 0 || (unsigned long long)gx * (unsigned long long)num_ctas > UINT32_MAX)
+    Py_RETURN_FALSE;  /* negative extents too: Triton's launcher decides what they mean */
 
   if (capture) {
     PyObject* packed = PyList_New(np);
@@ -205,7 +209,7 @@ static PyObject* launch(PyObject* self, PyObject* const* a, Py_ssize_t n) {
     if (err) return NULL;
     Py_RETURN_TRUE;
   }
-  if (gx * gy * gz <= 0) Py_RETURN_TRUE;  /* as Triton: an empty grid launches nothing */
+  if (gx == 0 || gy == 0 || gz == 0) Py_RETURN_TRUE;  /* as Triton: an empty grid launches nothing */
   if (!open_driver()) return NULL;
 
   if (num_ctas == 16) Py_RETURN_FALSE;  /* needs a non-portable cluster attribute: Triton's launch sets it */
