@@ -358,3 +358,22 @@ def test_summary_row_of_an_unwritable_file_has_no_position(tmp_path):
     row = next(line for line in out.splitlines() if line.startswith("loose.py"))
     assert row == "loose.py  failed  no 'cutile' folder in the path to mirror to 'triton'; use -o FILE, --out-dir DIR " \
                   "or --stdout", row
+
+
+def test_analyze_warns_about_array_rank_entries_that_name_nothing(tmp_path):
+    # analyze takes the same --array-rank options as convert, and says the same about typos.
+    (tmp_path / "k.py").write_text((Path(__file__).parent.parent / "examples" / "softmax.py").read_text())
+    rc, out, err = run("analyze", "k.py", "--array-rank", "outptu=2", "--array-rank", "out=2", cwd=tmp_path)
+    assert rc == 0 and "softmax_kernel" in out, (out, err)
+    assert err.count("warning") == 1, err
+    assert "warning: --array-rank outptu=2: no kernel parameter 'outptu' in the file; the option did nothing" in err
+
+
+@pytest.mark.parametrize("cmd", ["convert", "analyze"])
+def test_array_rank_too_large_is_a_usage_error(tmp_path, cmd):
+    # A rank beyond any array (it used to reach the C++ extension's int and fail with a traceback).
+    (tmp_path / "k.py").write_text((Path(__file__).parent.parent / "examples" / "softmax.py").read_text())
+    rc, _, err = run(cmd, "k.py", *(["--stdout"] if cmd == "convert" else []), "--array-rank", "x=99999999999",
+                     cwd=tmp_path)
+    assert rc == 2 and "--array-rank x=99999999999: expected [KERNEL.]PARAM=N with N from 0 to 64" in err, err
+    assert "Traceback" not in err

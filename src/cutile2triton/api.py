@@ -175,11 +175,16 @@ def analyze_source(source: Source, filename: str = "<unknown>", *, int64_indexin
     return json.loads(_core.analyze_source(_as_bytes(source), filename, int64_indexing, _ranks(array_ranks)))
 
 
+MAX_ARRAY_RANK = 64  # far above any array a kernel indexes; each dimension becomes two kernel parameters
+
+
 def _ranks(array_ranks: Optional[Mapping[str, int]]) -> Dict[str, int]:
-    """Checks the array_ranks option: names to positive ranks. Raises ValueError."""
+    """Checks the array_ranks option: names to ranks from 0 to MAX_ARRAY_RANK. Raises ValueError."""
     out: Dict[str, int] = {}
     for name, rank in (array_ranks or {}).items():
-        if not isinstance(name, str) or not name or isinstance(rank, bool) or not isinstance(rank, int) or rank < 0:
-            raise ValueError(f"array_ranks: expected 'kernel.param' or 'param' -> rank >= 0, got {name!r}: {rank!r}")
+        if (not isinstance(name, str) or not name or isinstance(rank, bool) or not isinstance(rank, int) or rank < 0
+                or rank > MAX_ARRAY_RANK):
+            raise ValueError(f"array_ranks: expected 'kernel.param' or 'param' -> rank from 0 to {MAX_ARRAY_RANK}, "
+                             f"got {name!r}: {rank!r}")
         out[name] = rank
     return out

@@ -60,8 +60,8 @@ def _compile_options(args: argparse.Namespace) -> dict:
     ranks = {}
     for item in args.array_rank:
         name, sep, rank = item.rpartition("=")
-        if not sep or not name or not rank.isdigit():
-            raise UsageError(f"--array-rank {item}: expected [KERNEL.]PARAM=N")
+        if not sep or not name or not rank.isdigit() or int(rank) > api.MAX_ARRAY_RANK:
+            raise UsageError(f"--array-rank {item}: expected [KERNEL.]PARAM=N with N from 0 to {api.MAX_ARRAY_RANK}")
         ranks[name] = int(rank)
     return {"int64_indexing": args.int64_indexing, "array_ranks": ranks}
 
@@ -95,16 +95,10 @@ def _cmd_convert(args: argparse.Namespace) -> int:
             if args.diff:
                 sys.stdout.write(r.diff)
             rc = max(rc, EXIT_DIAGNOSTICS) if args.check else rc
-    # --array-rank entries that matched nothing anywhere: typos the converter would otherwise ignore.
-    ranks = options["array_ranks"]
     converted = [r for r in reports if r.status != SKIPPED]
     # Not when a file's conversion failed: its kernels may be unknown (an unwritable output is known).
-    if ranks and converted and not any(r.status == FAILED and not r.io_error for r in converted):
-        where = "the file" if len(converted) == 1 else f"the {len(converted)} files"
-        for key in unused_rank_options(ranks, converted):
-            what = f"no kernel parameter {key!r}" if "." not in key else f"no kernel {key.split('.', 1)[0]!r}"
-            print(f"warning: --array-rank {key}={ranks[key]}: {what} in {where}; the option did nothing",
-                  file=sys.stderr)
+    if not any(r.status == FAILED and not r.io_error for r in converted):
+        _warn_unused_ranks(options["array_ranks"], [r.kernel_params for r in converted])
     if args.stdout and not args.json:
         for r in reports:
             if r.status == CONVERTED:
@@ -119,6 +113,17 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     return rc
 
 
+def _warn_unused_ranks(ranks: dict, kernel_params: List[dict]) -> None:
+    """--array-rank entries that matched nothing in the run's files (one {kernel: [params]} each):
+    typos the converter would otherwise ignore, one warning per entry on stderr."""
+    if not ranks or not kernel_params:
+        return
+    where = "the file" if len(kernel_params) == 1 else f"the {len(kernel_params)} files"
+    for key in unused_rank_options(ranks, kernel_params):
+        what = f"no kernel parameter {key!r}" if "." not in key else f"no kernel {key.split('.', 1)[0]!r}"
+        print(f"warning: --array-rank {key}={ranks[key]}: {what} in {where}; the option did nothing", file=sys.stderr)
+
+
 def _cmd_analyze(args: argparse.Namespace) -> int:
     import json
     import pathlib
@@ -126,13 +131,19 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     from .paths import iter_sources
 
     results = []
+    options = _compile_options(args)
     for path in iter_sources(args.paths):
         try:
             data = pathlib.Path(path).read_bytes()
         except OSError as e:
             print(f"{path}: error: cannot read file: {e.strerror}", file=sys.stderr)
             return EXIT_USAGE
-        results.append(api.analyze_source(data, str(path), **_compile_options(args)))
+        results.append(api.analyze_source(data, str(path), **options))
+    cutile = [r for r in results if r.get("is_cutile")]
+    if not any(d.get("severity") == "error" for r in cutile for d in r.get("diagnostics", [])):
+        _warn_unused_ranks(options["array_ranks"],
+                           [{k["name"]: [p["name"] for p in k.get("params", [])] for k in r.get("kernels", [])}
+                            for r in cutile])
     if args.json:
         print(json.dumps({"files": results}, indent=2))
     else:

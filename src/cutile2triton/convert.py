@@ -129,12 +129,14 @@ def convert_path(
     return reports
 
 
-def unused_rank_options(array_ranks: Mapping[str, int], reports: Iterable[FileReport]) -> List[str]:
-    """The ``array_ranks`` entries that name no parameter of any kernel in ``reports``: a bare
-    ``PARAM`` that no kernel has, or ``KERNEL.PARAM`` whose kernel is in none of the files (a kernel
-    that exists but lacks the parameter gets its module's own warning). Typos, otherwise silent."""
-    kernels = {k for r in reports for k in r.kernel_params}
-    names = {p for r in reports for params in r.kernel_params.values() for p in params}
+def unused_rank_options(array_ranks: Mapping[str, int], kernel_params: Iterable[Mapping[str, List[str]]]) -> List[str]:
+    """The ``array_ranks`` entries that name no parameter of any kernel in ``kernel_params`` (one
+    {kernel: [parameter names]} per file, e.g. FileReport.kernel_params): a bare ``PARAM`` that no
+    kernel has, or ``KERNEL.PARAM`` whose kernel is in none of the files (a kernel that exists but
+    lacks the parameter gets its module's own warning). Typos, otherwise silent."""
+    files = list(kernel_params)
+    kernels = {k for f in files for k in f}
+    names = {p for f in files for params in f.values() for p in params}
     return [key for key in array_ranks
             if (key not in names if "." not in key else key.split(".", 1)[0] not in kernels)]
 
