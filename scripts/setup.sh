@@ -17,6 +17,7 @@ fi
 
 echo "setup: installing pinned packages and building the C++ core (first run: a few minutes)..." >&2
 PIP="python3 -m pip"
+export PIP_ROOT_USER_ACTION=ignore  # CI and containers run as root: no warning per install
 $PIP install -q --disable-pip-version-check "torch==2.13.0"
 $PIP install -q --disable-pip-version-check "triton==3.6.0" "numpy<2.4" "pytest>=7" \
     "scikit-build-core>=0.10" "nanobind>=2.0" "cmake>=3.20" ninja rich

@@ -11,7 +11,10 @@ native or not, so every result is checked against PyTorch.
 
 from __future__ import annotations
 
+import os
 import struct
+import subprocess
+import sys
 import types
 
 import pytest
@@ -25,6 +28,9 @@ from test_launch_reuse import SRC, STREAM, FakeJIT  # noqa: E402
 
 fast_launch = pytest.importorskip("cutile2triton.fast_launch")
 native = fast_launch.native_module()
+# CI sets C2T_REQUIRE_NATIVE=1 (.ci/run): there a module that cannot be built fails rather than skips.
+if native is None and os.environ.get("C2T_REQUIRE_NATIVE") == "1":
+    raise RuntimeError("C2T_REQUIRE_NATIVE=1 but cutile2triton.fast_launch.native_module() is None")
 pytestmark = pytest.mark.skipif(native is None, reason="the native launch module cannot be built here (no C compiler?)")
 
 
@@ -246,3 +252,28 @@ def test_hooks_and_a_cleared_cache_stop_native_launches(mod):
     k.kernel_cache.clear()  # Triton compiles again: its new kernel, not the planned one
     assert_close(mod.scale(_x(), 64), _x() * 2.0)
     assert (len(k.jit_launches), len(k.native)) == (3, 1)
+
+
+def _native_in_subprocess(env, tmp_path):
+    code = ("import warnings, json; warnings.simplefilter('always')\n"
+            "from cutile2triton import fast_launch\n"
+            "with warnings.catch_warnings(record=True) as w:\n"
+            "    m = fast_launch.native_module()\n"
+            "print(json.dumps([m is not None, [str(x.message) for x in w]]))\n")
+    env = dict(os.environ, TRITON_CACHE_DIR=str(tmp_path / "cache"), **env)
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert p.returncode == 0, p.stderr
+    import json
+
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("value", ["0", "off", "False", " no "])
+def test_turned_off_by_the_environment(value, tmp_path):
+    assert _native_in_subprocess({"C2T_FAST_LAUNCH": value}, tmp_path) == [False, []]
+
+
+def test_a_build_failure_is_said_once_and_launches_go_through_triton(tmp_path):
+    built, warned = _native_in_subprocess({"CC": "/bin/false", "C2T_FAST_LAUNCH": "1"}, tmp_path)
+    assert not built
+    assert len(warned) == 1 and "native launch of reused kernels is unavailable" in warned[0], warned

@@ -75,6 +75,22 @@ def chunked_add(a, b, chunk):
     assert_close(m.chunked_add(a, b, 70), a + b)
 
 
+def test_array_of_another_rank_is_a_value_error_naming_the_ranks(build):
+    # The launcher unpacks each array's extents; a 2-D array for the kernel's 1-D one used to launch with
+    # its first extent and stride.
+    _, m = build('''
+def add(a, b):
+    out = torch.empty_like(a)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(a.shape[0], 32),), add_kernel, (a, b, out, 32))
+    return out
+''')
+    a, b = _inputs(64)
+    assert_close(m.add(a, b), a + b)
+    with pytest.raises(ValueError, match=r"launch_add_kernel: the kernel takes arrays of rank a: 1, b: 1, out: 1; "
+                                         r"got a: 2, b: 2, out: 2"):
+        m.add(a.reshape(8, 8), b.reshape(8, 8))
+
+
 def test_kernel_chosen_at_run_time_by_if_and_dict(build):
     code, m = build('''
 OPS = {"add": add_kernel, "mul": mul_kernel}

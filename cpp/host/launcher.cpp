@@ -74,7 +74,12 @@ std::string multi_rank_args(const sema::ParamKind& p) {
 // measures at small shapes (BENCHMARKS.md, "Host time per call") -- and an array
 // of another rank fails there ("too many values to unpack") instead of launching
 // with its first extents. Inline `x.shape[0], ...` where a local's name is taken.
-std::string fixed_rank_args(const sema::ParamKind& p, std::set<std::string>& taken, std::string& prep) {
+struct Unpacked {
+  std::string statements;                         // `x_shape_0, x_shape_1 = x.shape` ...
+  std::vector<std::pair<std::string, int>> ranks;  // (array, rank), for the error message
+};
+
+std::string fixed_rank_args(const sema::ParamKind& p, std::set<std::string>& taken, Unpacked& unpacked) {
   if (p.rank <= 0) return p.name;
   std::vector<std::string> shape, stride;
   for (int d = 0; d < p.rank; ++d) {
@@ -93,11 +98,25 @@ std::string fixed_rank_args(const sema::ParamKind& p, std::set<std::string>& tak
   auto unpack = [&](const std::vector<std::string>& names, const std::string& of) {
     std::string t;
     for (auto& n : names) t += (t.empty() ? "" : ", ") + n, taken.insert(n), l += ", " + n;
-    prep += "    " + (names.size() == 1 ? "(" + t + ",)" : t) + " = " + of + "\n";
+    unpacked.statements += "        " + (names.size() == 1 ? "(" + t + ",)" : t) + " = " + of + "\n";
   };
   unpack(shape, p.name + ".shape");
   unpack(stride, p.name + ".stride()");
+  unpacked.ranks.emplace_back(p.name, p.rank);
   return l;
+}
+
+// The unpacking in a try: an array of another rank is a ValueError that names
+// the ranks the kernel takes (an unpacking's own message names no array).
+std::string unpack_source(const Unpacked& u, const std::string& launcher) {
+  if (u.statements.empty()) return "";
+  std::string want, got;
+  for (auto& [name, rank] : u.ranks) {
+    want += (want.empty() ? "" : ", ") + name + ": " + std::to_string(rank);
+    got += (got.empty() ? "" : ", ") + name + ": {" + name + ".dim()}";
+  }
+  return "    try:\n" + u.statements + "    except ValueError:\n        raise ValueError(\"" + launcher +
+         ": the kernel takes arrays of rank " + want + "; \"\n                         f\"got " + got + "\") from None\n";
 }
 
 // A list of arrays: cuTile's own launch layout (compilation.rst,
@@ -191,6 +210,7 @@ std::string launcher_source(const lower::LoweredKernel& k) {
   std::string kernel_fn(k.info->def->str("name"));
   std::vector<std::string> lines;
   std::string prep;  // statements before the launch (list tables, rank checks)
+  Unpacked unpacked;  // fixed-rank arrays' extents and strides, unpacked after `prep`
   bool needs_torch = false;
   // Parameters named like the launcher's own names (grid, options, the
   // kernel, torch, the builtins and imports of its checks...) are renamed
@@ -241,7 +261,7 @@ std::string launcher_source(const lower::LoweredKernel& k) {
           lines.push_back(multi_rank_args(p));
           break;
         }
-        lines.push_back(fixed_rank_args(p, taken, prep));
+        lines.push_back(fixed_rank_args(p, taken, unpacked));
         break;
       }
       case sema::ParamKind::Kind::Tuple: {
@@ -279,6 +299,7 @@ std::string launcher_source(const lower::LoweredKernel& k) {
          "    pointer, shape and strides (in elements).\"\"\"\n";
   if (needs_torch) out += "    import torch\n\n";
   out += prep;
+  out += unpack_source(unpacked, launcher_name(k));
   if (!use_tma.empty()) out += tma_check_source(k, use_tma, renamed);
   // A kernel without a descriptor path accepts use_tma= like the others (Triton rejects unknown options).
   else out += "    options.pop(\"use_tma\", None)  # no TMA path in this kernel\n";

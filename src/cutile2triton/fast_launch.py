@@ -28,13 +28,18 @@ _module = None
 _unavailable = False
 
 
+OFF_VALUES = ("0", "false", "off", "no")
+
+
 def native_module():
-    """The compiled ``_fast_launch.c`` module, or None where it cannot be built (no C compiler,
-    no Triton with its NVIDIA backend headers) or C2T_FAST_LAUNCH=0 turns it off."""
+    """The compiled ``_fast_launch.c`` module, or None: when C2T_FAST_LAUNCH is 0/false/off/no (read
+    at the first call, once per process), or where it cannot be built (no C compiler, no Triton with
+    its NVIDIA backend headers; said once as a RuntimeWarning). Without it, launches go through
+    Triton."""
     global _module, _unavailable
     if _module is None and not _unavailable:
-        if os.environ.get("C2T_FAST_LAUNCH", "1") == "0":
-            _unavailable = True
+        _unavailable = True
+        if os.environ.get("C2T_FAST_LAUNCH", "1").strip().lower() in OFF_VALUES:
             return None
         try:
             import triton.backends.nvidia as nvidia
@@ -43,8 +48,13 @@ def native_module():
             src = Path(__file__).with_name("_fast_launch.c").read_text(encoding="utf-8")
             _module = compile_module_from_src(src=src, name="c2t_fast_launch",
                                               include_dirs=[str(Path(nvidia.__file__).parent / "include")])
-        except Exception:  # noqa: BLE001 -- any failure: launches go through Triton
-            _unavailable = True
+            _unavailable = False
+        except Exception as e:  # noqa: BLE001 -- any failure: launches go through Triton
+            import warnings
+
+            warnings.warn(f"cutile2triton: the native launch of reused kernels is unavailable, launches go "
+                          f"through Triton ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})",
+                          RuntimeWarning, stacklevel=2)
     return _module
 
 

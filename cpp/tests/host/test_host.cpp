@@ -89,7 +89,9 @@ TEST(HostRewrite, EditsOnlyWhatChanges) {
   EXPECT_NE(c.find("def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):"), std::string::npos) << c;
   for (const char* unused : {"class _C2TKernel", "def _c2t_launch(", "def _c2t_exhaustive_search("})
     EXPECT_EQ(c.find(unused), std::string::npos) << unused << " not used here";
-  EXPECT_NE(c.find("    (a_shape_0,) = a.shape\n    (a_stride_0,) = a.stride()\n"), std::string::npos) << c;
+  EXPECT_NE(c.find("    try:\n        (a_shape_0,) = a.shape\n        (a_stride_0,) = a.stride()\n        (b_shape_0,) = b.shape\n"),
+            std::string::npos)
+      << c;
   EXPECT_NE(c.find("    _c2t_run_kernel(\n        add_kernel, grid,\n        a, a_shape_0, a_stride_0,\n"),
             std::string::npos)
       << c;

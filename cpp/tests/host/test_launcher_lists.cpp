@@ -56,7 +56,10 @@ TEST(LauncherLists, FixedRankArraysUnpackExtentsAndStrides) {
       "@ct.kernel\ndef k(x, out, T: ct.Constant[int]):\n"
       "    ct.store(out, index=(0, 0), tile=ct.load(x, index=(0, 0), shape=(T, T)))\n");
   ASSERT_FALSE(s.empty());
-  EXPECT_TRUE(has(s, "    x_shape_0, x_shape_1 = x.shape\n    x_stride_0, x_stride_1 = x.stride()\n")) << s;
+  EXPECT_TRUE(has(s, "    try:\n        x_shape_0, x_shape_1 = x.shape\n        x_stride_0, x_stride_1 = x.stride()\n")) << s;
+  // Another rank: a ValueError naming the ranks the kernel takes.
+  EXPECT_TRUE(has(s, "    except ValueError:\n        raise ValueError(\"launch_k: the kernel takes arrays of rank x: 2, "
+                     "out: 2; \"\n                         f\"got x: {x.dim()}, out: {out.dim()}\") from None\n")) << s;
   EXPECT_TRUE(has(s, "        x, x_shape_0, x_shape_1, x_stride_0, x_stride_1,\n"
                      "        out, out_shape_0, out_shape_1, out_stride_0, out_stride_1,\n")) << s;
   std::string taken = launcher_of(
