@@ -129,7 +129,7 @@ def test_grids_tritons_launcher_would_refuse_are_left_to_it():
     # Triton parses grid extents as C ints; negative extents mean whatever its launcher makes of them.
     bound = {f"a{i}": v for i, v in enumerate(BASE)}
     launch, plan = fast_launch.plan(fake_compiled(), _spec_of(BASE), bound, len(BASE))
-    for grid in [(2**31, 1, 1), (1, 2**31, 1), (-1, 1, 1), (1, 1, -5)]:
+    for grid in [(2**31, 1, 1), (1, 2**31, 1), (-1, 1, 1), (1, 1, -5), (65536, 65536, 1), (2**62, 4, 1)]:
         assert launch(plan, *grid, STREAM, BASE, []) is False, grid
     with pytest.raises(TypeError):
         launch(plan, 1.5, 1, 1, STREAM, BASE, [])
@@ -195,7 +195,9 @@ def mod(tmp_path, monkeypatch):
             if not made[0](p, gx, gy, gz, stream, args, cap):
                 return False
             k.native.append(cap[0])
-            k.real[(gx, gy, gz)](*args)
+            # The kernel's keyword parameters are the plan's (a native launch needs them equal, type too).
+            kw = {n: v for n, v in k._c2t_fast[2].items() if n in k.signature.parameters}
+            k.real[(gx, gy, gz)](*args, **kw)
             return True
 
         return launch, made[1]
@@ -277,3 +279,37 @@ def test_a_build_failure_is_said_once_and_launches_go_through_triton(tmp_path):
     built, warned = _native_in_subprocess({"CC": "/bin/false", "C2T_FAST_LAUNCH": "1"}, tmp_path)
     assert not built
     assert len(warned) == 1 and "native launch of reused kernels is unavailable" in warned[0], warned
+
+
+def test_keyword_arguments_match_by_type_too(mod):
+    # 1 and True are equal, but Triton specializes a parameter passed 1 as a constexpr and True as u1:
+    # the native launch of the first must not run for the second.
+    k, x, out = mod.scale_kernel, _x(), dev(torch.empty(300))
+    for _ in range(3):
+        mod._c2t_run_kernel(k, (5,), x, 300, 1, out, 300, out_stride_0=1, TILE=64)
+    assert len(k.native) == 1
+    assert_close(out, x * 2.0)
+    # Through Triton (whose interpreter then rejects a bool stride: not a launch of the plan's kernel).
+    with pytest.raises(ValueError, match="int1"):
+        mod._c2t_run_kernel(k, (5,), x, 300, 1, out, 300, out_stride_0=True, TILE=64)
+    assert (len(k.jit_launches), len(k.native)) == (2, 1)
+
+
+def test_an_interrupt_while_checking_propagates():
+    # An argument whose check raises an ordinary exception does not match (Triton's launch meets it
+    # again); KeyboardInterrupt is not swallowed.
+    class Interrupting:
+        dtype = torch.float16
+
+        def data_ptr(self):
+            raise KeyboardInterrupt
+
+    class Failing(Interrupting):
+        def data_ptr(self):
+            raise RuntimeError("no storage")
+
+    bound = {f"a{i}": v for i, v in enumerate(BASE)}
+    launch, plan = fast_launch.plan(fake_compiled(), _spec_of(BASE), bound, len(BASE))
+    assert launch(plan, 1, 1, 1, STREAM, (Failing(),) + BASE[1:], []) is False
+    with pytest.raises(KeyboardInterrupt):
+        launch(plan, 1, 1, 1, STREAM, (Interrupting(),) + BASE[1:], [])

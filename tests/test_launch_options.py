@@ -21,7 +21,8 @@ import pytest
 
 from c2t_interp import assert_close, convert, dev, fresh_seed, load
 
-import torch  # noqa: E402  (after c2t_interp set TRITON_INTERPRET)
+import torch  # noqa: E402
+import triton  # noqa: E402  (after c2t_interp set TRITON_INTERPRET)
 
 SRC = '''
 import cuda.tile as ct
@@ -96,6 +97,8 @@ def test_num_warps_rule(mod):
     assert w(lambda: ((256, 256 * 128), (256, 256 * 256)), lambda: ()) == 4
     assert w(lambda: ((128, 128 * 128), (128, 128 * 256)), lambda: ()) == 8  # its 128x128 tiles
     assert w(lambda: (), lambda: (None * 2,)) == 4  # noqa -- an extent that is no int: Triton's default
+    # A row walked in 0-wide tiles (a loop the kernel compiles out): Triton's default, not a ZeroDivisionError.
+    assert w(lambda: (), lambda: (0 * triton.cdiv(64, 0), 0)) == 4
 
 
 def test_launchers_choose_warps_from_launch_time_tile_sizes(code, mod):

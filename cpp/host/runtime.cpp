@@ -107,7 +107,10 @@ def _c2t_launch_entry(compiled, kernel_cache, specialization, bound, nargs):
     key = next((k for k, v in kernel_cache.items() if v is compiled), _c2t_missing)
     if key is _c2t_missing:
         return None
-    plan = _c2t_fast_plan(compiled, specialization, bound, nargs) if _c2t_fast_plan is not None else None
+    try:  # another cutile2triton's plan() (the installed one, not this module's converter): Triton launches
+        plan = _c2t_fast_plan(compiled, specialization, bound, nargs) if _c2t_fast_plan is not None else None
+    except Exception:
+        plan = None
     run = compiled.run
     launch = getattr(run, "launch", None)
     if (launch is not None and getattr(run, "global_scratch_size", None) == 0
@@ -131,14 +134,19 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
     (kernel._c2t_fast: cutile2triton.fast_launch), without Triton's binder."""
     if "num_stages" in kwargs and _c2t_prefetch_param(kernel, args, kwargs):
         kwargs["C2T_PREFETCH_STAGES"] = kwargs["num_stages"]  # the caller's stages bound the loops' too
-    fast = kernel.__dict__.get("_c2t_fast")  # (device, settings, options, kernel cache, key, compiled, launch, plan)
+    # (device, settings, keyword arguments, their types, kernel cache, key, compiled, launch, plan)
+    fast = kernel.__dict__.get("_c2t_fast")
     if fast is not None and not callable(grid):
         state = _c2t_launch_state(kernel)
-        if (state and state[0] == fast[0] and state[1] == fast[1] and kwargs == fast[2] and state[3] is fast[3]
-                and fast[3].get(fast[4]) is fast[5]):
+        try:  # keywords by value and type: 1, True and 1.0 are equal but specialize apart
+            same = (state and state[0] == fast[0] and state[1] == fast[1] and kwargs == fast[2]
+                    and tuple(map(type, kwargs.values())) == fast[3])
+        except (TypeError, ValueError):  # a value without a plain ==
+            same = False
+        if same and state[3] is fast[4] and fast[4].get(fast[5]) is fast[6]:
             n = len(grid)
-            if fast[6](fast[7], grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1, state[2], args):
-                return fast[5]
+            if fast[7](fast[8], grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1, state[2], args):
+                return fast[6]
     slot = _c2t_compiled_slot(kernel, args, kwargs)
     if slot:
         try:
@@ -153,7 +161,8 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
             n = len(grid)
             launch(grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1, state[2], *head, *bound.values())
             if plan is not None:
-                kernel._c2t_fast = (state[0], state[1], kwargs, state[3], key, compiled, *plan)
+                kernel._c2t_fast = (state[0], state[1], kwargs, tuple(map(type, kwargs.values())), state[3], key,
+                                    compiled, *plan)
             return compiled
     result = _c2t_run_kernel_jit(kernel, grid, args, kwargs)
     if slot == ():  # the device's first launch: Triton has built its binder now
@@ -241,7 +250,7 @@ def _c2t_num_warps(dots, tiles):
     above one warp per 1024 elements of the largest tile (32 per thread), from 4 to 16."""
     try:
         key = (dots(), tiles())
-    except TypeError:  # an extent that is not an int at run time: Triton's default
+    except (TypeError, ZeroDivisionError):  # an extent not an int at run time, a walked loop of 0-wide tiles
         return 4
     warps = _c2t_num_warps_of.get(key)
     if warps is None:

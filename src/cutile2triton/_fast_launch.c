@@ -53,15 +53,22 @@ static int open_driver(void) {
   return 1;
 }
 
+/* An argument's check failed with an exception: an ordinary one means "does not match" (cleared;
+   Triton's launch will meet it again), but KeyboardInterrupt and SystemExit propagate. */
+static int mismatch_or_raise(void) {
+  if (!PyErr_ExceptionMatches(PyExc_Exception)) return 0;
+  PyErr_Clear();
+  return 1;
+}
+#define MISMATCH_ON_ERROR() do { if (!mismatch_or_raise()) return NULL; Py_RETURN_FALSE; } while (0)
+
 /* The binder's integer rule: i32 for [-2^31, 2^31), i64 beyond, 1 a constexpr; "D" when divisible by 16. */
 static int int_matches(PyObject* v, int kind, int64_t* out) {
   if (!PyLong_CheckExact(v)) return 0;
   int overflow = 0;
   long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
-  if (overflow || (x == -1 && PyErr_Occurred())) {
-    PyErr_Clear();
-    return 0;
-  }
+  if (x == -1 && PyErr_Occurred()) return -1;  /* the caller decides: mismatch or propagate */
+  if (overflow) return 0;
   int is32 = x >= INT32_MIN && x <= INT32_MAX;
   int wide = kind == K_I64 || kind == K_I64_D;
   int div = kind == K_I32_D || kind == K_I64_D;
@@ -99,30 +106,21 @@ static PyObject* launch(PyObject* self, PyObject* const* a, Py_ssize_t n) {
       case K_CONST: {
         if (Py_TYPE(v) != Py_TYPE(e)) Py_RETURN_FALSE;
         int eq = PyObject_RichCompareBool(v, e, Py_EQ);
-        if (eq < 0) PyErr_Clear();
+        if (eq < 0) MISMATCH_ON_ERROR();
         if (eq != 1) Py_RETURN_FALSE;
         continue;  /* not a kernel parameter */
       }
       case K_PTR:
       case K_PTR_D: {
         PyObject* dtype = PyObject_GetAttr(v, s_dtype);
-        if (!dtype) {
-          PyErr_Clear();
-          Py_RETURN_FALSE;
-        }
+        if (!dtype) MISMATCH_ON_ERROR();
         Py_DECREF(dtype);  /* compared by identity: torch dtypes are singletons */
         if (dtype != e) Py_RETURN_FALSE;
         PyObject* p = PyObject_CallMethodNoArgs(v, s_data_ptr);
-        if (!p) {
-          PyErr_Clear();
-          Py_RETURN_FALSE;
-        }
+        if (!p) MISMATCH_ON_ERROR();
         uint64_t ptr = PyLong_AsUnsignedLongLong(p);
         Py_DECREF(p);
-        if (ptr == (uint64_t)-1 && PyErr_Occurred()) {
-          PyErr_Clear();
-          Py_RETURN_FALSE;
-        }
+        if (ptr == (uint64_t)-1 && PyErr_Occurred()) MISMATCH_ON_ERROR();
         if (((ptr % 16) == 0) != (kinds[i] == K_PTR_D)) Py_RETURN_FALSE;
         if (ptr && !capture) {  /* Triton's getPointer: the device address, or not a device pointer */
           if (!open_driver()) return NULL;
@@ -140,7 +138,9 @@ static PyObject* launch(PyObject* self, PyObject* const* a, Py_ssize_t n) {
       case K_I64:
       case K_I64_D: {
         int64_t x;
-        if (!int_matches(v, kinds[i], &x)) Py_RETURN_FALSE;
+        int m = int_matches(v, kinds[i], &x);
+        if (m < 0) MISMATCH_ON_ERROR();
+        if (!m) Py_RETURN_FALSE;
         if (kinds[i] == K_I32 || kinds[i] == K_I32_D) {
           int32_t y = (int32_t)x;
           memcpy(&slot, &y, sizeof y);
@@ -187,8 +187,10 @@ static PyObject* launch(PyObject* self, PyObject* const* a, Py_ssize_t n) {
   if (PyErr_Occurred()) return NULL;
   /* Triton's launcher parses the grid as C ints (and raises beyond): leave those launches to it. */
   if (gx > INT32_MAX || gy > INT32_MAX || gz > INT32_MAX || gx < 0 || gy < 0 || gz < 0 || num_warps <= 0 ||
-      num_ctas <= 0 || (unsigned long long)gx * (unsigned long long)num_ctas > UINT32_MAX)
-    Py_RETURN_FALSE;  /* negative extents too: Triton's launcher decides what they mean */
+      num_ctas <= 0 || (unsigned long long)gx * (unsigned long long)num_ctas > UINT32_MAX ||
+      (unsigned long long)gx * (unsigned long long)gy > INT32_MAX ||
+      (unsigned long long)gx * (unsigned long long)gy * (unsigned long long)gz > INT32_MAX)  /* no wrap: gx*gy <= 2^31 here */
+    Py_RETURN_FALSE;  /* negative extents and an int-overflowing grid too: Triton's launcher decides */
 
   if (capture) {
     PyObject* packed = PyList_New(np);
@@ -214,6 +216,7 @@ static PyObject* launch(PyObject* self, PyObject* const* a, Py_ssize_t n) {
 
   if (num_ctas == 16) Py_RETURN_FALSE;  /* needs a non-portable cluster attribute: Triton's launch sets it */
   CUlaunchAttribute attrs[4];
+  memset(attrs, 0, sizeof attrs);  /* as Triton's `{.id = ..., .value = 1}`: every other byte zero */
   int nattrs = 0;
   if (pdl) {
     attrs[nattrs].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
@@ -224,12 +227,10 @@ static PyObject* launch(PyObject* self, PyObject* const* a, Py_ssize_t n) {
     attrs[nattrs++].value.cooperative = 1;
   }
   if (num_ctas != 1) {
-    memset(&attrs[nattrs], 0, sizeof attrs[nattrs]);
     attrs[nattrs].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
     attrs[nattrs].value.clusterDim.x = (unsigned)num_ctas;
     attrs[nattrs].value.clusterDim.y = 1;
     attrs[nattrs++].value.clusterDim.z = 1;
-    memset(&attrs[nattrs], 0, sizeof attrs[nattrs]);
     attrs[nattrs].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
     attrs[nattrs++].value.clusterSchedulingPolicyPreference = CU_CLUSTER_SCHEDULING_POLICY_SPREAD;
   }

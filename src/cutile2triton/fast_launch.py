@@ -76,6 +76,11 @@ def plan(compiled, specialization, bound: dict, nargs: int):
 
 
 def _plan(compiled, specialization, bound, nargs):
+    import triton
+
+    # The binder's rules and the kernel ABI (two trailing scratch pointers) are Triton 3.6's.
+    if not triton.__version__.startswith("3.6."):
+        return None
     if len(specialization) != len(bound) or nargs > len(bound) or nargs > MAX_ARGS:
         return None
     run = getattr(compiled, "run", None)
