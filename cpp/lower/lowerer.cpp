@@ -44,7 +44,8 @@ void Lowerer::note_footprint(const sema::Shape& shape, bool dot) {
   // tiles -- is also what one program walks (TileFootprint::trips). Only that pattern: it is the one
   // measured (RMSNorm's multi-wave rows, BENCHMARKS.md "Warps for a row walked in tiles"); a loop
   // over rows or time steps repeats a tile's work rather than spreading one row's.
-  bool walked = !dot && !loop_trips_.empty() && std::all_of(loop_trips_.begin(), loop_trips_.end(), [&](auto& t) {
+  // One such loop: nested ones walk a whole region per program, which was not measured.
+  bool walked = !dot && loop_trips_.size() == 1 && std::all_of(loop_trips_.begin(), loop_trips_.end(), [&](auto& t) {
     return t && !t->second.empty() && std::find(f->dims.begin(), f->dims.end(), t->second) != f->dims.end();
   });
   if (walked) {

@@ -84,7 +84,8 @@ TEST(LauncherLists, WarpsOfARowWalkedInTiles) {
   ASSERT_FALSE(s.empty());
   EXPECT_TRUE(has(s, "_c2t_num_warps(lambda: (), lambda: (TILE * triton.cdiv(N, TILE), TILE))")) << s;
   for (const char* loop : {"    for j in range(N):\n", "    for j in range(ct.cdiv(N, 16)):\n",
-                           "    j = 0\n    while j < N:\n"}) {
+                           "    j = 0\n    while j < N:\n",
+                           "    for r in range(ct.cdiv(N, TILE)):\n      for j in range(ct.cdiv(N, TILE)):\n"}) {
     std::string t = launcher_of(std::string("import cuda.tile as ct\n"
                                             "@ct.kernel\ndef k(x, out, N: ct.Constant[int], TILE: ct.Constant[int]):\n") +
                                 loop + "        ct.store(out, index=(0,), tile=ct.load(x, index=(0,), shape=(TILE,)))\n");
