@@ -161,6 +161,11 @@ def test_pick_x_and_line_insertion():
     assert m.pick_x([1, 2, 4, 8, 16], 1) == [16]
     assert m.pick_x([1, 2], 3) == [1, 2]
     assert m.pick_x([1, 2, 3], 0) == [1, 2, 3]
+    # --only-x: the named values first (a list value as its comma-joined items), then --max-x.
+    assert m.pick_x([1024, 2048, 4096], 1, ["1024"]) == [1024]
+    assert m.pick_x([1024, 2048, 4096], 0, ["1024", "4096"]) == [1024, 4096]
+    assert m.pick_x([[1, 2], [3, 4]], 0, ["3,4"]) == [[3, 4]]
+    assert m.pick_x([1, 2], 0, ["7"]) == []
     vals, names, sty = m.with_converted_line(["triton", "cutile", "torch"], ["T", "C", "P"], [1, 2, 3])
     assert vals == ["triton", "cutile", "c2t_triton", "torch"] and names[2] == "converted Triton" and len(sty) == 4
     assert m.with_converted_line(["torch"], ["P"], None)[0] == ["c2t_triton", "torch"]
@@ -198,6 +203,16 @@ def test_harness_on_fake_tilegym(tmp_path):
     assert summary["points"] == 4 and math.isclose(summary["geomean"], g)
     if importlib.util.find_spec("matplotlib"):
         assert (out / "bench_double.png").stat().st_size > 1000
+
+
+def test_only_x_reruns_the_named_shapes(tmp_path):
+    # --max-x 1 keeps each Benchmark's largest x; --only-x picks the shapes to re-run (e.g. the host-bound ones).
+    out, r = _run_harness(tmp_path, "--files", "bench_double.py", "--rep", "3", "--warmup", "1", "--only-x", "2", "4",
+                          "--budget", "120")
+    assert r.returncode == 0, r.stdout + r.stderr
+    points = [json.loads(line) for line in (out / "points.jsonl").read_text().splitlines()]
+    assert {p["x"][0] for p in points if p["kind"] == "point"} == {2, 4}
+    assert json.loads((out / "runs.json").read_text())["only_x"] == ["2", "4"]
 
 
 @pytest.mark.parametrize("mode, plain", [(None, 2.0), ("mean", 4.0), ("median", 2.0)])

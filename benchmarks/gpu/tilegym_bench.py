@@ -73,9 +73,15 @@ def _first_line(exc: BaseException) -> str:
     return lines[0][:300] if lines else type(exc).__name__
 
 
-def pick_x(x_vals: list, max_x: int) -> list:
-    """At most max_x of x_vals, evenly spread, always with the largest (last)."""
-    xs = list(x_vals)
+def x_text(x) -> str:
+    """An x value as --only-x names it: 1024, or 1024,1024,512 for a list of values."""
+    return ",".join(map(str, x)) if isinstance(x, (list, tuple)) else str(x)
+
+
+def pick_x(x_vals: list, max_x: int, only: list | None = None) -> list:
+    """The x_vals named in ``only`` (x_text; all when None), then at most max_x of them, evenly
+    spread, always with the largest (last)."""
+    xs = [x for x in x_vals if only is None or x_text(x) in only]
     if max_x <= 0 or len(xs) <= max_x:
         return xs
     if max_x == 1:
@@ -209,7 +215,7 @@ def run_child(args) -> int:
             if bench is None:
                 continue
             lines = converted_lines(bench, self.fn.__globals__)
-            for x in pick_x(bench.x_vals, args.max_x):
+            for x in pick_x(bench.x_vals, args.max_x, args.only_x):
                 xs = list(x) if isinstance(x, (list, tuple)) else [x] * len(bench.x_names)
                 x_args = dict(zip(bench.x_names, xs))
                 for line, (backend, variant) in lines.items():
@@ -272,7 +278,8 @@ def run_parent(args) -> int:
         budget = min(args.file_timeout, left, max(15.0, left / (len(files) - i) * args.share))
         cmd = [sys.executable, __file__, "--child", str(f), "--points", str(points), "--converted", args.converted,
                "--rep", str(args.rep), "--warmup", str(args.warmup), "--max-x", str(args.max_x),
-               "--do-bench", args.do_bench, "--child-budget", str(budget - 10)]
+               "--do-bench", args.do_bench, "--child-budget", str(budget - 10),
+               *(["--only-x", *args.only_x] if args.only_x else [])]
         t0 = time.time()
         with open(out / f"{Path(name).stem}.log", "w") as log:
             try:
@@ -284,6 +291,7 @@ def run_parent(args) -> int:
         runs.append({"file": name, "rc": rc, "seconds": round(time.time() - t0, 1), "note": note})
         print(f"{time.strftime('%H:%M:%S')} {name} rc={rc} {runs[-1]['seconds']}s {note}", flush=True)
     meta = {"argv": sys.argv, "runs": runs, "rep": args.rep, "warmup": args.warmup, "max_x": args.max_x,
+            "only_x": args.only_x,
             "file_timeout": args.file_timeout, "budget": args.budget, "do_bench": args.do_bench}
     (out / "runs.json").write_text(json.dumps(meta, indent=1))
     render(out)
@@ -472,6 +480,9 @@ def main(argv=None) -> int:
     ap.add_argument("--rep", type=int, default=100, help="profile_with_l2flush repetitions (TileGym: 100)")
     ap.add_argument("--warmup", type=int, default=20, help="profile_with_l2flush warm-up runs (TileGym: 20)")
     ap.add_argument("--max-x", type=int, default=0, help="at most this many x values per Benchmark (0: all)")
+    ap.add_argument("--only-x", nargs="+", metavar="X",
+                    help="only these x values (e.g. 1024, or 1024,1024,512 for a list), before --max-x; "
+                         "to re-run chosen shapes (--max-x always keeps each Benchmark's largest)")
     ap.add_argument("--do-bench", choices=("median", "mean"), default="median",
                     help="what triton.testing.do_bench returns when the file asks for no statistic (TileGym: mean)")
     ap.add_argument("--file-timeout", type=float, default=300, help="seconds per bench file at most")
