@@ -19,12 +19,12 @@ import types
 
 import pytest
 
-from c2t_interp import assert_close, convert, dev, load
+from c2t_interp import assert_close, dev
 
 import torch  # noqa: E402  (after c2t_interp set TRITON_INTERPRET)
 import triton  # noqa: E402
 
-from test_launch_reuse import SRC, STREAM, FakeJIT  # noqa: E402
+from test_launch_reuse import STREAM, FakeJIT, load_with_fake_driver  # noqa: E402
 
 fast_launch = pytest.importorskip("cutile2triton.fast_launch")
 native = fast_launch.native_module()
@@ -176,13 +176,9 @@ class NativeCompiled:
 
 @pytest.fixture
 def mod(tmp_path, monkeypatch):
-    code = convert(SRC, filename="fast.py")
-    driver = types.SimpleNamespace(active=types.SimpleNamespace(get_current_device=lambda: 0,
-                                                                get_current_stream=lambda device: STREAM))
-    monkeypatch.setattr(triton.runtime, "driver", driver)
-    m = load(code, tmp_path, "fast")
+    m = load_with_fake_driver(tmp_path, monkeypatch, "fast", TritonSpecJIT)
     assert m._c2t_fast_plan is fast_launch.plan, "converted modules use cutile2triton's native launch when installed"
-    k = m.scale_kernel = TritonSpecJIT(m.scale_kernel)
+    k = m.scale_kernel
     k.compiled_type, k.native = NativeCompiled, []
 
     def plan(compiled, specialization, bound, nargs):  # the real plan; its launch captured, then run

@@ -129,15 +129,21 @@ class FakeJIT:
         return run
 
 
-@pytest.fixture
-def mod(tmp_path, monkeypatch):
-    code = convert(SRC, filename="reuse.py")
+def load_with_fake_driver(tmp_path, monkeypatch, name, jit_type):
+    """SRC converted and loaded, Triton's active driver replaced by device 0 and stream STREAM, and the
+    module's kernel wrapped in `jit_type` (a FakeJIT)."""
+    code = convert(SRC, filename=f"{name}.py")
     driver = types.SimpleNamespace(active=types.SimpleNamespace(get_current_device=lambda: 0,
                                                                 get_current_stream=lambda device: STREAM))
     monkeypatch.setattr(triton.runtime, "driver", driver)
-    m = load(code, tmp_path, "reuse")
-    m.scale_kernel = FakeJIT(m.scale_kernel)
+    m = load(code, tmp_path, name)
+    m.scale_kernel = jit_type(m.scale_kernel)
     return m
+
+
+@pytest.fixture
+def mod(tmp_path, monkeypatch):
+    return load_with_fake_driver(tmp_path, monkeypatch, "reuse", FakeJIT)
 
 
 def _x(n=300):

@@ -116,6 +116,27 @@ def ops():
     yield "softmax 4096x1024", lambda be: tilegym.ops.softmax(s, use_tma=False, use_chunked=False, use_multi_wave=False, backend=be)
 
 
+def host_bound_ops(transpose_b=False, gemma=False):
+    """(name, op(backend)) of the TileGym ops whose small benchmark shapes do_bench times on the host
+    (host_profile.py, host_stack.py): bmm 2x1024^3 (and with transpose_b), persistent layernorm
+    30000x256, legacy layernorm 4096x256 (and gemma attention at 512)."""
+    a = torch.rand(2, 1024, 1024, dtype=torch.float16, device=dev); b = torch.rand_like(a)
+    yield "bmm 2x1024^3", lambda be: tilegym.ops.bmm(a, b, backend=be)
+    if transpose_b:
+        yield "bmm 2x1024^3 transpose_b", lambda be: tilegym.ops.bmm(a, b, transpose_b=True, backend=be)
+    x = torch.randn(30000, 256, dtype=torch.bfloat16, device=dev); w = torch.randn(256, dtype=torch.bfloat16, device=dev)
+    bi = torch.randn_like(w)
+    yield "layernorm 30000x256", lambda be: tilegym.ops.persistent_layer_norm(
+        input=x, normalized_shape=(256,), weight=w, bias=bi, eps=1e-6, backend=be)
+    xl = torch.randn(4096, 256, dtype=torch.bfloat16, device=dev)
+    yield "layernorm legacy 4096x256", lambda be: tilegym.ops.layer_norm_legacy(xl, (256,), w, bi, 1e-6, backend=be)
+    if gemma:
+        q = torch.randn(2, 8, 512, 256, dtype=torch.bfloat16, device=dev)
+        kk = torch.randn(2, 1, 512, 256, dtype=torch.bfloat16, device=dev); v = torch.randn_like(kk)
+        yield "gemma 512", lambda be: tilegym.ops.gemma_attention(q, kk, v, scaling=1 / 16, soft_cap=50.0,
+                                                                  is_causal=True, backend=be)
+
+
 @triton.jit
 def _one_arg(x):
     pass

@@ -11,23 +11,10 @@ import cProfile, gc, io, pstats, sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from host_layers import P, host_us, mods  # noqa: E402  (mounts the converted tree)
-import tilegym, torch, triton, triton.testing  # noqa: E402
+from host_layers import P, host_bound_ops, host_us, mods  # noqa: E402  (mounts the converted tree)
+import torch, triton, triton.testing  # noqa: E402
 from triton.runtime.jit import JITFunction  # noqa: E402
 
-dev = "cuda"
-
-
-def ops():
-    a = torch.rand(2, 1024, 1024, dtype=torch.float16, device=dev); b = torch.rand_like(a)
-    yield "bmm 2x1024^3", lambda be: tilegym.ops.bmm(a, b, backend=be)
-    yield "bmm 2x1024^3 transpose_b", lambda be: tilegym.ops.bmm(a, b, transpose_b=True, backend=be)
-    x = torch.randn(30000, 256, dtype=torch.bfloat16, device=dev); w = torch.randn(256, dtype=torch.bfloat16, device=dev)
-    bi = torch.randn_like(w)
-    yield "layernorm 30000x256", lambda be: tilegym.ops.persistent_layer_norm(
-        input=x, normalized_shape=(256,), weight=w, bias=bi, eps=1e-6, backend=be)
-    xl = torch.randn(4096, 256, dtype=torch.bfloat16, device=dev)
-    yield "layernorm legacy 4096x256", lambda be: tilegym.ops.layer_norm_legacy(xl, (256,), w, bi, 1e-6, backend=be)
 
 
 def jit_runs(fn, n=200):
@@ -60,7 +47,7 @@ def top(fn, n=2000, rows=18):
     return "\n".join(line for line in s.getvalue().splitlines() if line.strip())
 
 
-for name, op in ops():
+for name, op in host_bound_ops(transpose_b=True):
     for be in ("c2t_triton", "cutile"):
         try:
             f = lambda: op(be)

@@ -18,26 +18,10 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from host_layers import P, host_us, mods  # noqa: E402  (mounts the converted tree)
-import tilegym, torch, triton  # noqa: E402
+from host_layers import P, host_bound_ops, host_us, mods  # noqa: E402  (mounts the converted tree)
+import torch, triton  # noqa: E402
 
-dev = "cuda"
 LAYERS = ("_c2t_on_stream", "_c2t_launch", "_c2t_run_kernel")
-
-
-def ops():
-    a = torch.rand(2, 1024, 1024, dtype=torch.float16, device=dev); b = torch.rand_like(a)
-    yield "bmm 2x1024^3", lambda be: tilegym.ops.bmm(a, b, backend=be)
-    x = torch.randn(30000, 256, dtype=torch.bfloat16, device=dev); w = torch.randn(256, dtype=torch.bfloat16, device=dev)
-    bi = torch.randn_like(w)
-    yield "layernorm 30000x256", lambda be: tilegym.ops.persistent_layer_norm(
-        input=x, normalized_shape=(256,), weight=w, bias=bi, eps=1e-6, backend=be)
-    xl = torch.randn(4096, 256, dtype=torch.bfloat16, device=dev)
-    yield "layernorm legacy 4096x256", lambda be: tilegym.ops.layer_norm_legacy(xl, (256,), w, bi, 1e-6, backend=be)
-    q = torch.randn(2, 8, 512, 256, dtype=torch.bfloat16, device=dev)
-    kk = torch.randn(2, 1, 512, 256, dtype=torch.bfloat16, device=dev); v = torch.randn_like(kk)
-    yield "gemma 512", lambda be: tilegym.ops.gemma_attention(q, kk, v, scaling=1 / 16, soft_cap=50.0, is_causal=True,
-                                                              backend=be)
 
 
 def launchers(m):
@@ -146,7 +130,7 @@ def cutile(f):
 
 
 P(f"floor: torch.cuda.current_device {host_us(lambda: torch.cuda.current_device()):.2f} us")
-for name, op in ops():
+for name, op in host_bound_ops(gemma=True):
     for be, fn in (("c2t_triton", converted), ("cutile", lambda n, f: cutile(f))):
         try:
             res = fn(name, lambda: op(be))

@@ -131,36 +131,37 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
     (constexpr values, dtypes, options). Once a specialization has launched, later launches of it
     reuse its compiled kernel directly (_c2t_compiled_slot, _c2t_launch_entry); while the
     arguments keep the last launch's specialization and options, natively in one call
-    (kernel._c2t_fast: cutile2triton.fast_launch), without Triton's binder."""
+    (kernel._c2t_fast: device, settings, keyword arguments and their types, Triton's cache, key and
+    compiled kernel, and cutile2triton.fast_launch's launch and plan), without Triton's binder."""
     if "num_stages" in kwargs and _c2t_prefetch_param(kernel, args, kwargs):
         kwargs["C2T_PREFETCH_STAGES"] = kwargs["num_stages"]  # the caller's stages bound the loops' too
-    # (device, settings, keyword arguments, their types, kernel cache, key, compiled, launch, plan)
     fast = kernel.__dict__.get("_c2t_fast")
     if fast is not None and not callable(grid):
+        device, settings, options, option_types, cache, key, compiled, native, plan = fast
         state = _c2t_launch_state(kernel)
         try:  # keywords by value and type: 1, True and 1.0 are equal but specialize apart
-            same = (state and state[0] == fast[0] and state[1] == fast[1] and kwargs == fast[2]
-                    and tuple(map(type, kwargs.values())) == fast[3])
+            same = (state and state[0] == device and state[1] == settings and kwargs == options
+                    and tuple(map(type, kwargs.values())) == option_types)
         except (TypeError, ValueError):  # a value without a plain ==
             same = False
-        if same and state[3] is fast[4] and fast[4].get(fast[5]) is fast[6]:
+        if same and state[3] is cache and cache.get(key) is compiled:
             n = len(grid)
-            if fast[7](fast[8], grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1, state[2], args):
-                return fast[6]
+            if native(plan, grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1, state[2], args):
+                return compiled
     slot = _c2t_compiled_slot(kernel, args, kwargs)
     if slot:
+        table, table_key, bound, state = slot
         try:
-            entry = slot[0].get(slot[1])
+            entry = table.get(table_key)
         except TypeError:  # a key that cannot be hashed (an unhashable option or constexpr)
             entry, slot = None, None
-        if entry is not None and slot[3][3].get(entry[3]) is entry[2]:  # still Triton's kernel for it
+        if entry is not None and state[3].get(entry[3]) is entry[2]:  # still Triton's kernel for it
             launch, head, compiled, key, plan = entry
-            bound, state = slot[2], slot[3]
             if callable(grid):
                 grid = grid(bound)
             n = len(grid)
             launch(grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1, state[2], *head, *bound.values())
-            if plan is not None:
+            if plan is not None:  # the next launches with this specialization and these options: natively
                 kernel._c2t_fast = (state[0], state[1], kwargs, tuple(map(type, kwargs.values())), state[3], key,
                                     compiled, *plan)
             return compiled
@@ -168,13 +169,14 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
     if slot == ():  # the device's first launch: Triton has built its binder now
         slot = _c2t_compiled_slot(kernel, args, kwargs)
     if slot and getattr(result, "function", None) is not None:  # launched, not a future
-        bound = slot[2]
-        entry = _c2t_launch_entry(result, slot[3][3], slot[1][:len(bound)], bound, len(args))
+        table, table_key, bound, state = slot
+        # The key starts with the binder's specialization, one entry per kernel parameter.
+        entry = _c2t_launch_entry(result, state[3], table_key[:len(bound)], bound, len(args))
         try:
             if entry is None:
-                slot[0].pop(slot[1], None)
+                table.pop(table_key, None)
             else:
-                slot[0][slot[1]] = entry
+                table[table_key] = entry
         except TypeError:
             pass
     return result

@@ -10,11 +10,16 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sema/types.h"
 
 namespace c2t::lower {
+
+/// A loop's trip count as footprint texts: {count, ""}, or {numerator,
+/// denominator} of a ct.cdiv.
+using LoopTrip = std::pair<std::string, std::string>;
 
 /// One tile. Each dim is an int literal, the name of a constexpr parameter of
 /// the function it was recorded in, or `p.shape[k]` for an extent of a helper's
@@ -23,12 +28,11 @@ namespace c2t::lower {
 struct TileFootprint {
   std::vector<std::string> dims;
   bool dot = false;  // a tl.dot accumulator (dims: ..., rows, columns)
-  /// A tile loaded or stored in loops whose trip counts are compile-time: one
-  /// {count, ""} or {numerator, denominator} of a ct.cdiv per loop (texts as
-  /// dims). The tile's elements times the trips are what one program walks,
-  /// which sizes its warps like a tile of that many elements (the launcher's
-  /// num_warps; BENCHMARKS.md, "Warps for a row walked in tiles").
-  std::vector<std::pair<std::string, std::string>> trips;
+  /// A tile loaded or stored in loops whose trip counts are compile-time, one
+  /// per loop (texts as dims). The tile's elements times the trips are what one
+  /// program walks, which sizes its warps like a tile of that many elements (the
+  /// launcher's num_warps; BENCHMARKS.md, "Warps for a row walked in tiles").
+  std::vector<LoopTrip> trips;
   bool operator==(const TileFootprint& o) const { return dims == o.dims && dot == o.dot && trips == o.trips; }
 };
 

@@ -40,17 +40,15 @@ void Lowerer::note_footprint(const sema::Shape& shape, bool dot) {
   auto text = [this](const std::string& e) { return footprint_dim(e); };
   auto f = footprint_of(shape, dot, text);
   if (!f) return;
-  // A tile walked in compile-time loops over ct.cdiv(extent, a dim of the tile) -- a row walked in
-  // tiles -- is also what one program walks (TileFootprint::trips). Only that pattern: it is the one
-  // measured (RMSNorm's multi-wave rows, BENCHMARKS.md "Warps for a row walked in tiles"); a loop
-  // over rows or time steps repeats a tile's work rather than spreading one row's.
-  // One such loop: nested ones walk a whole region per program, which was not measured.
-  bool walked = !dot && loop_trips_.size() == 1 && std::all_of(loop_trips_.begin(), loop_trips_.end(), [&](auto& t) {
-    return t && !t->second.empty() && std::find(f->dims.begin(), f->dims.end(), t->second) != f->dims.end();
-  });
-  if (walked) {
+  // A tile walked in one compile-time loop over ct.cdiv(extent, a dim of the tile) -- a row walked
+  // in tiles -- is also what one program walks (TileFootprint::trips). Only that pattern: it is the
+  // one measured (RMSNorm's multi-wave rows, BENCHMARKS.md "Warps for a row walked in tiles"); a
+  // loop over rows or time steps repeats a tile's work rather than spreading one row's, and nested
+  // loops walk a whole region per program.
+  std::optional<LoopTrip> trip = loop_trips_.size() == 1 ? loop_trips_.front() : std::nullopt;
+  if (!dot && trip && !trip->second.empty() && std::find(f->dims.begin(), f->dims.end(), trip->second) != f->dims.end()) {
     TileFootprint w = *f;
-    for (auto& t : loop_trips_) w.trips.push_back(*t);
+    w.trips.push_back(*trip);
     add_footprint(footprints_, std::move(w));
   }
   add_footprint(footprints_, std::move(*f));
@@ -1247,17 +1245,15 @@ void Lowerer::widen_loop_carried(const Node* loop) {
 namespace {
 // The trip count of a loop while its body is lowered (Lowerer::loop_trips_).
 struct TripScope {
-  std::vector<std::optional<std::pair<std::string, std::string>>>& trips;
-  TripScope(std::vector<std::optional<std::pair<std::string, std::string>>>& t,
-            std::optional<std::pair<std::string, std::string>> trip)
-      : trips(t) {
+  std::vector<std::optional<LoopTrip>>& trips;
+  TripScope(std::vector<std::optional<LoopTrip>>& t, std::optional<LoopTrip> trip) : trips(t) {
     trips.push_back(std::move(trip));
   }
   ~TripScope() { trips.pop_back(); }
 };
 }  // namespace
 
-std::optional<std::pair<std::string, std::string>> Lowerer::constexpr_trip(const Node* stop, int depth) const {
+std::optional<LoopTrip> Lowerer::constexpr_trip(const Node* stop, int depth) const {
   auto text = [&](const Node* n) -> std::optional<std::string> {
     if (!n) return std::nullopt;
     if (n->is("Constant")) {
@@ -1267,8 +1263,7 @@ std::optional<std::pair<std::string, std::string>> Lowerer::constexpr_trip(const
     }
     if (!n->is("Name")) return std::nullopt;
     std::string id(n->str("id"));
-    auto it = assign_count_.find(id);
-    return it == assign_count_.end() || it->second == 0 ? std::optional<std::string>(id) : std::nullopt;
+    return rebound(id) ? std::nullopt : std::optional<std::string>(id);  // a parameter or global, never bound here
   };
   if (!stop || depth > 4) return std::nullopt;
   if (auto t = text(stop)) return std::make_pair(*t, std::string());

@@ -118,7 +118,7 @@ class Lowerer {
   /// (TileFootprint::trips): a name bound to no value in this function (a
   /// parameter), an int literal, ct.cdiv(a, b) of those, or a local bound once,
   /// at the function's top level, to one of these. nullopt otherwise.
-  std::optional<std::pair<std::string, std::string>> constexpr_trip(const syntax::Node* stop, int depth = 0) const;
+  std::optional<LoopTrip> constexpr_trip(const syntax::Node* stop, int depth = 0) const;
 
   /// A compile-time constant as a value (Triton literal for numbers).
   LVal constant(const sema::ConstValue& c, const syntax::Node* at);
@@ -254,7 +254,7 @@ class Lowerer {
   std::vector<LVal> returns_;
   int loop_depth_ = 0;
   // Trip counts of the enclosing range loops (constexpr_trip; nullopt: not compile-time).
-  std::vector<std::optional<std::pair<std::string, std::string>>> loop_trips_;
+  std::vector<std::optional<LoopTrip>> loop_trips_;
   // Names whose assignment failed with a reported error: their uses are not
   // diagnosed again (lower_assign, eval_name).
   std::set<std::string> undiagnosed_names_;

@@ -325,7 +325,7 @@ TEST(Runtime, RunKernelRetriesFewerStagesOnlyForSharedMemory) {
   // (tests/test_launch_reuse.py runs this with a fake JITFunction).
   EXPECT_TRUE(has(rt, "def _c2t_compiled_slot(kernel, args, kwargs):")) << rt;
   EXPECT_TRUE(has(rt, "def _c2t_launch_entry(compiled, kernel_cache, specialization, bound, nargs):")) << rt;
-  EXPECT_TRUE(has(rt, "entry = _c2t_launch_entry(result, slot[3][3], slot[1][:len(bound)], bound, len(args))")) << rt;
+  EXPECT_TRUE(has(rt, "entry = _c2t_launch_entry(result, state[3], table_key[:len(bound)], bound, len(args))")) << rt;
   // ... natively while the specialization holds, when cutile2triton is installed (optional).
   EXPECT_TRUE(has(rt, "    from cutile2triton.fast_launch import plan as _c2t_fast_plan\nexcept ImportError:\n")) << rt;
   EXPECT_FALSE(has(rt, "class _C2TKernel")) << "only what is needed";
