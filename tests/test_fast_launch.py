@@ -125,6 +125,81 @@ def test_accepts_exactly_what_triton_specializes_alike(at, value):
         assert cap == []
 
 
+def _expand(args, expand):
+    """A converted launcher's arguments as it passes them to the kernel (cpp/host/launcher.cpp):
+    expand code r, an array of rank r: itself, extents, strides; 128 + r, rank at most r: extents
+    and strides padded with 1 and 0, then its rank; 0: the argument."""
+    out = []
+    for v, code in zip(args, expand):
+        out.append(v)
+        if code:
+            r, pad = code & 127, (code & 127) - v.dim()
+            out += [*v.shape, *[1] * pad, *v.stride(), *[0] * pad] + ([v.dim()] if code >= 128 else [])
+    return tuple(out)
+
+
+# A launcher's arguments (x: rank 2, y: rank at most 2, a scalar, a float, a constexpr) and codes.
+XL = torch.zeros(6, 8, dtype=torch.float16)[:, :5]
+LAUNCHER = (XL, torch.zeros(4), 7, 0.5, 64)
+CODES = bytes([2, 128 + 2, 0, 0, 0])
+
+
+def _launcher_plan(args=LAUNCHER):
+    flat = _expand(args, CODES)
+    constexpr = {len(flat) - 1}
+    spec = [SPEC(v, i in constexpr) for i, v in enumerate(flat)]
+    return flat, fast_launch.plan(fake_compiled(), spec, {f"a{i}": v for i, v in enumerate(flat)}, len(flat))
+
+
+def test_a_launchers_arrays_expand_as_the_launcher_passes_them():
+    flat, (launch, plan) = _launcher_plan()
+    want, got = [], []
+    assert launch(plan, 2, 1, 1, STREAM, flat, want) is True
+    assert launch(plan, 2, 1, 1, STREAM, LAUNCHER, got, CODES) is True
+    assert got == want and want  # the flat launch's packing is Triton's (test_plan_packs_each_argument...)
+    # Rank 1 for an array of rank at most 2 is padded as the launcher pads it (1, 0, then the rank).
+    assert flat[6:11] == (4, 1, 1, 0, 1)
+
+
+@pytest.mark.parametrize("args", [
+    (XL.unsqueeze(0),) + LAUNCHER[1:],  # rank 3 for rank 2
+    (XL[0],) + LAUNCHER[1:],  # rank 1 for rank 2
+    LAUNCHER[:1] + (torch.zeros(2, 2, 2),) + LAUNCHER[2:],  # rank 3 for at most 2
+    (5,) + LAUNCHER[1:],  # not an array
+    (types.SimpleNamespace(shape=[6, 5], stride=lambda: (8, 1), dtype=torch.float16, data_ptr=lambda: 0),)
+    + LAUNCHER[1:],  # a shape that is not a tuple
+    LAUNCHER[:4],  # an argument short
+    (XL.contiguous(),) + LAUNCHER[1:],  # strides of another specialization (8 -> 5: not divisible by 16 either,
+], ids=["rank3", "rank1", "upto3", "int", "listshape", "short", "contiguous"])
+def test_a_launchers_arguments_that_differ_go_through_the_launcher(args):
+    _, (launch, plan) = _launcher_plan()
+    cap = []
+    same = len(args) == len(LAUNCHER) and all(getattr(a, "shape", None) == getattr(b, "shape", None)
+                                               and type(a) is type(b) for a, b in zip(args, LAUNCHER))
+    assert launch(plan, 1, 1, 1, STREAM, args, cap, CODES if len(args) == len(CODES) else CODES[:len(args)]) is same
+    assert (cap != []) is same
+
+
+def test_a_launchers_array_whose_shape_raises():
+    class Shapeless:
+        dtype = torch.float16
+
+        def __init__(self, exc):
+            self.exc = exc
+
+        @property
+        def shape(self):
+            raise self.exc
+
+        def data_ptr(self):
+            return 0
+
+    _, (launch, plan) = _launcher_plan()
+    assert launch(plan, 1, 1, 1, STREAM, (Shapeless(RuntimeError("x")),) + LAUNCHER[1:], [], CODES) is False
+    with pytest.raises(KeyboardInterrupt):
+        launch(plan, 1, 1, 1, STREAM, (Shapeless(KeyboardInterrupt()),) + LAUNCHER[1:], [], CODES)
+
+
 def test_grids_tritons_launcher_would_refuse_are_left_to_it():
     # Triton parses grid extents as C ints; negative extents mean whatever its launcher makes of them.
     bound = {f"a{i}": v for i, v in enumerate(BASE)}
@@ -179,21 +254,22 @@ def mod(tmp_path, monkeypatch):
     m = load_with_fake_driver(tmp_path, monkeypatch, "fast", TritonSpecJIT)
     assert m._c2t_fast_plan is fast_launch.plan, "converted modules use cutile2triton's native launch when installed"
     k = m.scale_kernel
-    k.compiled_type, k.native = NativeCompiled, []
+    k.compiled_type, k.native, k.expanded = NativeCompiled, [], 0
 
     def plan(compiled, specialization, bound, nargs):  # the real plan; its launch captured, then run
         made = fast_launch.plan(compiled, specialization, bound, nargs)
         if made is None:
             return None
 
-        def launch(p, gx, gy, gz, stream, args):
+        def launch(p, gx, gy, gz, stream, args, _capture=None, expand=None):
             cap = []
-            if not made[0](p, gx, gy, gz, stream, args, cap):
+            if not made[0](p, gx, gy, gz, stream, args, cap, expand):
                 return False
             k.native.append(cap[0])
+            k.expanded += expand is not None
             # The kernel's keyword parameters are the plan's (a native launch needs them equal, type too).
             kw = {n: v for n, v in k._c2t_fast[2].items() if n in k.signature.parameters}
-            k.real[(gx, gy, gz)](*args, **kw)
+            k.real[(gx, gy, gz)](*(_expand(args, expand) if expand is not None else args), **kw)
             return True
 
         return launch, made[1]
@@ -212,6 +288,17 @@ def test_third_launch_is_native(mod):
         assert_close(mod.scale(_x(300 + i), 64), _x(300 + i) * 2.0)
     assert (len(k.jit_launches), len(k.reused), len(k.native)) == (1, 1, 1)
     assert k.native[0]["grid"] == (5, 1, 1) and k.native[0]["stream"] == STREAM
+    assert k.expanded == 1, "the launcher's own native call, its arrays expanded natively"
+
+
+def test_an_array_of_another_rank_still_gets_the_launchers_error(mod):
+    k = mod.scale_kernel
+    for _ in range(3):
+        mod.scale(_x(), 64)
+    assert len(k.native) == 1
+    with pytest.raises(ValueError, match="the kernel takes arrays of rank x: 1, out: 1; got x: 2"):
+        mod.launch_scale_kernel((5,), _x().reshape(20, 15), dev(torch.empty(300)), 64)
+    assert len(k.native) == 1
 
 
 def test_other_specializations_go_through_triton(mod):

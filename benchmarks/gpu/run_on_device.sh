@@ -5,8 +5,9 @@
 # files tileiras needs from the nvidia-cuda-tileiras, nvidia-cuda-nvcc and
 # nvidia-nvvm 13.4.92 wheels (bin/tileiras, bin/ptxas, lib/libnvvm.so.4 and
 # libdevice; tileiras looks for the last two next to itself), repacked with
-# xz to fit one 64 MiB transfer (`tar -cf - nvidia | xz -9e --lzma2=preset=9e,dict=192MiB`:
-# 57.8 MB, which leaves room for the repository and .tilegym/; see BENCHMARKS.md) -- then runs
+# xz to fit one 64 MiB transfer (`tar -cf - nvidia | xz --x86 --lzma2=preset=9e,dict=192MiB -T1`:
+# 55.0 MB with the x86 branch filter, 57.8 MB without, which with the repository (8.1 MB) and
+# .tilegym/ went past the limit; see BENCHMARKS.md) -- then runs
 # benchmarks/gpu/bench.py on the conversion prepared in .gpu/ by
 # `bash benchmarks/gpu/prepare.sh`.
 set -uo pipefail

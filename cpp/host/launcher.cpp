@@ -204,6 +204,37 @@ std::string num_warps_source(const lower::LoweredKernel& k, const std::map<std::
          ", lambda: " + tuple(tiles) + ")\n";
 }
 
+// A launcher's arguments for _c2t_run_native (runtime.cpp) and the native launch's expand codes
+// (src/cutile2triton/_fast_launch.c, expand_args): 0 a scalar or constexpr, r an array of rank r
+// (pointer, r extents, r strides), 128 + r an array of rank at most r (extents and strides padded
+// with 1 and 0, then its rank: multi_rank_args). Not `ok` where a parameter is expanded otherwise
+// (array lists, tuples, arrays of a set of ranks, e8m0 scales viewed as bytes).
+struct NativeArgs {
+  bool ok = true;
+  std::string args, codes;
+  int count = 0;
+
+  void add(const sema::ParamKind& p) {
+    int code = 0;
+    switch (p.kind) {
+      case sema::ParamKind::Kind::ArrayList:
+      case sema::ParamKind::Kind::Tuple: ok = false; return;
+      case sema::ParamKind::Kind::Array:
+        if (!p.ranks.empty() && !p.lower_ranks_allowed) ok = false;
+        code = p.ranks.empty() ? std::max(p.rank, 0) : 128 + p.rank;
+        if (p.rank > 64) ok = false;
+        break;
+      default: break;
+    }
+    static const char* hex = "0123456789abcdef";
+    if (count++) args += ", ";
+    args += p.name;
+    codes += "\\x";
+    codes += hex[code >> 4];
+    codes += hex[code & 15];
+  }
+};
+
 }  // namespace
 
 std::string launcher_source(const lower::LoweredKernel& k) {
@@ -217,7 +248,8 @@ std::string launcher_source(const lower::LoweredKernel& k) {
   // inside the launcher: call sites pass them positionally (host_rewrite), so
   // only the local name changes.
   const std::set<std::string> reserved = {"grid", "options", kernel_fn, "torch", "triton", "tl", "_c2t_run_kernel",
-                                          "all", "str", "len", "list", "isinstance", "ValueError", "_allocation"};
+                                          "_c2t_run_native", "all", "str", "len", "list", "isinstance", "ValueError",
+                                          "_allocation"};
   std::set<std::string> taken(reserved);
   std::map<std::string, std::string> renamed;
   for (auto& p : k.params) taken.insert(p.name);
@@ -230,6 +262,10 @@ std::string launcher_source(const lower::LoweredKernel& k) {
   };
   const std::string grid = own("grid"), options = own("options");
   std::string params = grid;
+  // The launcher's arguments as the native launch expands them (NativeArgs), while every
+  // parameter is one it can expand: a scalar, a constexpr or an array of one rank (or at most one).
+  NativeArgs native;
+  native.ok = !k.e8m0_as_uint8;
   for (auto& param : k.params) {
     sema::ParamKind p = param;
     if (reserved.count(p.name)) {
@@ -240,6 +276,7 @@ std::string launcher_source(const lower::LoweredKernel& k) {
       p.name = r;
     }
     params += ", " + p.name;
+    native.add(p);
     switch (p.kind) {
       case sema::ParamKind::Kind::ArrayList: {
         std::string items = "_c2t_" + p.name, table = "_c2t_" + p.name + "_table";
@@ -297,14 +334,25 @@ std::string launcher_source(const lower::LoweredKernel& k) {
   std::string out = "def " + launcher_name(k) + "(" + params + ", **" + options + "):\n";
   out += "    \"\"\"Launches " + kernel_fn + " on `grid` with ct.launch's argument list; arrays are passed as\n"
          "    pointer, shape and strides (in elements).\"\"\"\n";
+  // A kernel without a descriptor path accepts use_tma= like the others (Triton rejects unknown options).
+  const std::string no_tma = "    " + options + ".pop(\"use_tma\", None)  # no TMA path in this kernel\n";
+  if (native.ok) {
+    // The launch's options first (they read no array), then the native launch of a reused kernel:
+    // the keyword arguments _c2t_run_kernel would get (the TMA flag first), the arrays unexpanded.
+    if (use_tma.empty()) out += no_tma;
+    out += num_warps_source(k, renamed, options);
+    std::string kw = use_tma.empty() ? options : "{\"" + k.tma_flag + "\": False, **" + options + "}";
+    out += "    if " + (use_tma.empty() ? "" : use_tma + " is False and ") + "_c2t_run_native(" + kernel_fn + ", " +
+           grid + ", (" + native.args + (native.count == 1 ? "," : "") + "), " + kw + ", b\"" + native.codes +
+           "\") is not None:\n        return  # reused natively: the same checks, in one call\n";
+  }
   if (needs_torch) out += "    import torch\n\n";
   out += prep;
   out += unpack_source(unpacked, launcher_name(k));
   if (!use_tma.empty()) out += tma_check_source(k, use_tma, renamed);
-  // A kernel without a descriptor path accepts use_tma= like the others (Triton rejects unknown options).
-  else out += "    options.pop(\"use_tma\", None)  # no TMA path in this kernel\n";
+  else if (!native.ok) out += no_tma;
   // Warps from the tile sizes unless the caller (or a num_worker_warps hint) chose them.
-  out += num_warps_source(k, renamed, options);
+  if (!native.ok) out += num_warps_source(k, renamed, options);
   // kernel[grid](...) through the runtime's _c2t_run_kernel, which steps
   // Triton's num_stages down when cuTile's tile sizes overflow shared memory
   // at the default pipelining depth (runtime.cpp says why).

@@ -31,7 +31,9 @@ def _c2t_prefetch_param(kernel, args, kwargs):
 _c2t_missing = object()
 
 try:  # cutile2triton's native launch of reused kernels; without cutile2triton, launches go through Triton
-    from cutile2triton.fast_launch import plan as _c2t_fast_plan
+    from cutile2triton.fast_launch import ABI as _c2t_fast_abi, plan as _c2t_fast_plan
+    if _c2t_fast_abi != 2:  # another cutile2triton's launch() (arguments this runtime does not pass)
+        _c2t_fast_plan = None
 except ImportError:
     _c2t_fast_plan = None
 
@@ -121,6 +123,33 @@ def _c2t_launch_entry(compiled, kernel_cache, specialization, bound, nargs):
     return run, (compiled.function, compiled.packed_metadata, None, None, None), compiled, key, plan
 
 
+def _c2t_run_native(kernel, grid, args, kwargs, expand=None):
+    """The compiled kernel launched natively (kernel._c2t_fast: device, settings, keyword arguments
+    and their types, Triton's cache, key and compiled kernel, and cutile2triton.fast_launch's launch
+    and plan), or None where this launch may differ from the last reused one: another device,
+    settings, stream-independent state, keyword arguments (by value and type: 1, True and 1.0 are
+    equal but specialize apart), grid function, or an argument's specialization (checked natively).
+    args: the kernel's positional arguments, or with `expand` (bytes, one code per argument) a
+    converted launcher's, arrays standing for themselves, their extents and strides, which the
+    native launch expands as the launcher does (cutile2triton: cpp/host/launcher.cpp): a launcher's
+    reused launch is then one native call (BENCHMARKS.md, "Host time per call")."""
+    fast = kernel.__dict__.get("_c2t_fast")
+    if fast is None or callable(grid):
+        return None
+    device, settings, options, option_types, cache, key, compiled, native, plan = fast
+    state = _c2t_launch_state(kernel)
+    try:
+        same = (state and state[0] == device and state[1] == settings and kwargs == options
+                and tuple(map(type, kwargs.values())) == option_types)
+    except (TypeError, ValueError):  # a value without a plain ==
+        same = False
+    if same and state[3] is cache and cache.get(key) is compiled:
+        n = len(grid)
+        if native(plan, grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1, state[2], args, None, expand):
+            return compiled
+    return None
+
+
 def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
     """kernel[grid](*args, **kwargs), with fewer software-pipeline stages if the kernel does not
     fit in shared memory. cuTile chooses a kernel's pipelining depth itself; Triton's default
@@ -131,23 +160,12 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
     (constexpr values, dtypes, options). Once a specialization has launched, later launches of it
     reuse its compiled kernel directly (_c2t_compiled_slot, _c2t_launch_entry); while the
     arguments keep the last launch's specialization and options, natively in one call
-    (kernel._c2t_fast: device, settings, keyword arguments and their types, Triton's cache, key and
-    compiled kernel, and cutile2triton.fast_launch's launch and plan), without Triton's binder."""
+    (_c2t_run_native), without Triton's binder."""
     if "num_stages" in kwargs and _c2t_prefetch_param(kernel, args, kwargs):
         kwargs["C2T_PREFETCH_STAGES"] = kwargs["num_stages"]  # the caller's stages bound the loops' too
-    fast = kernel.__dict__.get("_c2t_fast")
-    if fast is not None and not callable(grid):
-        device, settings, options, option_types, cache, key, compiled, native, plan = fast
-        state = _c2t_launch_state(kernel)
-        try:  # keywords by value and type: 1, True and 1.0 are equal but specialize apart
-            same = (state and state[0] == device and state[1] == settings and kwargs == options
-                    and tuple(map(type, kwargs.values())) == option_types)
-        except (TypeError, ValueError):  # a value without a plain ==
-            same = False
-        if same and state[3] is cache and cache.get(key) is compiled:
-            n = len(grid)
-            if native(plan, grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1, state[2], args):
-                return compiled
+    compiled = _c2t_run_native(kernel, grid, args, kwargs)
+    if compiled is not None:
+        return compiled
     slot = _c2t_compiled_slot(kernel, args, kwargs)
     if slot:
         table, table_key, bound, state = slot

@@ -1,6 +1,6 @@
 /* Native launch of a converted kernel's reused compiled kernel (cutile2triton/fast_launch.py).
  *
- * launch(plan, gx, gy, gz, stream, args[, capture]) checks that the launch's positional arguments
+ * launch(plan, gx, gy, gz, stream, args[, capture[, expand]]) checks that the launch's positional arguments
  * specialize as the plan's compiled kernel was compiled for -- what Triton 3.6's binder computes:
  * constexpr values (same type, equal), tensor dtypes and 16-byte alignment of their data pointers,
  * integers as i32/i64 with divisibility by 16 (1 is a constexpr), floats as fp32, bools as u1 --
@@ -13,7 +13,10 @@
  * plan: (function, num_warps, num_ctas, shared_bytes, cooperative, pdl, kinds: bytes, expect: tuple)
  * with one kind and one expected object (constexpr value, tensor dtype, or None) per argument.
  * capture (tests, no GPU): a list; the packed launch is appended instead of launched, and data
- * pointers are taken as they are (no driver call).
+ * pointers are taken as they are (no driver call). None: launch.
+ * expand: None, or bytes with one code per element of args, which are then a converted launcher's
+ * arguments: each array stands for itself, its extents and its strides (expand_args), so that a
+ * launcher's reused launch costs one native call (BENCHMARKS.md, "Host time per call").
  *
  * libcuda is opened at the first launch (dlopen, as Triton's launcher does), so the module builds
  * and its checks run on machines without a GPU. */
@@ -26,6 +29,7 @@
 
 enum { K_CONST = 0, K_PTR = 1, K_PTR_D = 2, K_I32 = 3, K_I32_D = 4, K_I64 = 5, K_I64_D = 6, K_FP32 = 7, K_U1 = 8 };
 #define MAX_ARGS 256
+#define MAX_RANK 127  /* expand codes: rank r or 128 + r */
 
 typedef CUresult (*launch_ex_t)(const CUlaunchConfig*, CUfunction, void**, void**);
 typedef CUresult (*pointer_attr_t)(void*, CUpointer_attribute, CUdeviceptr);
@@ -33,7 +37,8 @@ typedef CUresult (*error_string_t)(CUresult, const char**);
 static launch_ex_t launch_ex = NULL;
 static pointer_attr_t pointer_attr = NULL;
 static error_string_t error_string = NULL;
-static PyObject *s_data_ptr = NULL, *s_dtype = NULL;
+static PyObject *s_data_ptr = NULL, *s_dtype = NULL, *s_shape = NULL, *s_stride = NULL;
+static PyObject *s_one = NULL, *s_zero = NULL, *s_small[MAX_RANK + 1];
 
 static int open_driver(void) {
   if (launch_ex) return 1;
@@ -77,29 +82,79 @@ static int int_matches(PyObject* v, int kind, int64_t* out) {
   return 1;
 }
 
+/* The kernel's arguments of a launcher's: each array (expand code r: rank r; 128 + r: rank at most r)
+   becomes itself, its extents and its strides -- padded with 1 and 0 to rank r, then its rank, for
+   128 + r -- as the converted launcher passes them (cpp/host/launcher.cpp); code 0: the argument
+   itself. 0: another rank, or not an array with a tuple shape and stride() (the launcher's own path
+   says why); -1: an exception to propagate. The extents' and strides' tuples are kept in `held`. */
+static int expand_args(PyObject* args, PyObject* expand, PyObject** flat, Py_ssize_t* nflat, PyObject** held,
+                       int* nheld) {
+  Py_ssize_t n = PyTuple_GET_SIZE(args), k = 0;
+  const unsigned char* codes = (const unsigned char*)PyBytes_AS_STRING(expand);
+  if (PyBytes_GET_SIZE(expand) != n) return 0;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* v = PyTuple_GET_ITEM(args, i);
+    int code = codes[i], rank = code & 127, upto = code >= 128;
+    if (k + 1 + 2 * rank + upto > MAX_ARGS) return 0;
+    flat[k++] = v;
+    if (!code) continue;
+    PyObject* shape = PyObject_GetAttr(v, s_shape);
+    if (!shape) return mismatch_or_raise() ? 0 : -1;
+    held[(*nheld)++] = shape;
+    PyObject* stride = PyObject_CallMethodNoArgs(v, s_stride);
+    if (!stride) return mismatch_or_raise() ? 0 : -1;
+    held[(*nheld)++] = stride;
+    if (!PyTuple_Check(shape) || !PyTuple_Check(stride)) return 0;
+    Py_ssize_t dims = PyTuple_GET_SIZE(shape);
+    if (PyTuple_GET_SIZE(stride) != dims || (upto ? dims > rank : dims != rank)) return 0;
+    for (Py_ssize_t d = 0; d < rank; ++d) flat[k++] = d < dims ? PyTuple_GET_ITEM(shape, d) : s_one;
+    for (Py_ssize_t d = 0; d < rank; ++d) flat[k++] = d < dims ? PyTuple_GET_ITEM(stride, d) : s_zero;
+    if (upto) flat[k++] = s_small[dims];
+  }
+  *nflat = k;
+  return 1;
+}
+
+static PyObject* launch_flat(PyObject* plan, PyObject* const* flat, Py_ssize_t nflat, PyObject* const* a,
+                             PyObject* capture);
+
 static PyObject* launch(PyObject* self, PyObject* const* a, Py_ssize_t n) {
-  if (n != 6 && n != 7) {
-    PyErr_SetString(PyExc_TypeError, "launch(plan, gx, gy, gz, stream, args[, capture])");
+  if (n < 6 || n > 8) {
+    PyErr_SetString(PyExc_TypeError, "launch(plan, gx, gy, gz, stream, args[, capture[, expand]])");
     return NULL;
   }
-  PyObject *plan = a[0], *args = a[5], *capture = n == 7 ? a[6] : NULL;
+  PyObject *plan = a[0], *args = a[5], *capture = n >= 7 && a[6] != Py_None ? a[6] : NULL;
+  PyObject* expand = n == 8 && a[7] != Py_None ? a[7] : NULL;
   if (!PyTuple_Check(plan) || PyTuple_GET_SIZE(plan) != 8 || !PyTuple_Check(args) ||
       !PyBytes_Check(PyTuple_GET_ITEM(plan, 6)) || !PyTuple_Check(PyTuple_GET_ITEM(plan, 7)) ||
-      (capture && !PyList_Check(capture))) {
-    PyErr_SetString(PyExc_TypeError, "launch: plan must be fast_launch.plan()'s tuple, args a tuple");
+      (capture && !PyList_Check(capture)) || (expand && !PyBytes_Check(expand))) {
+    PyErr_SetString(PyExc_TypeError, "launch: plan must be fast_launch.plan()'s tuple, args a tuple, expand bytes");
     return NULL;
   }
+  if (!expand) return launch_flat(plan, &PyTuple_GET_ITEM(args, 0), PyTuple_GET_SIZE(args), a, capture);
+  PyObject *flat[MAX_ARGS], *held[2 * MAX_ARGS];
+  Py_ssize_t nflat = 0;
+  int nheld = 0;
+  int ok = expand_args(args, expand, flat, &nflat, held, &nheld);
+  PyObject* r = ok < 0 ? NULL : ok == 0 ? (Py_INCREF(Py_False), Py_False) : launch_flat(plan, flat, nflat, a, capture);
+  for (int i = 0; i < nheld; ++i) Py_DECREF(held[i]);
+  return r;
+}
+
+/* launch() on the kernel's arguments flat[0..nflat). */
+static PyObject* launch_flat(PyObject* plan, PyObject* const* flat, Py_ssize_t nflat, PyObject* const* a,
+                             PyObject* capture) {
   PyObject *kinds_obj = PyTuple_GET_ITEM(plan, 6), *expect = PyTuple_GET_ITEM(plan, 7);
   Py_ssize_t nargs = PyBytes_GET_SIZE(kinds_obj);
   const unsigned char* kinds = (const unsigned char*)PyBytes_AS_STRING(kinds_obj);
-  if (PyTuple_GET_SIZE(args) != nargs || PyTuple_GET_SIZE(expect) != nargs || nargs > MAX_ARGS) Py_RETURN_FALSE;
+  if (nflat != nargs || PyTuple_GET_SIZE(expect) != nargs || nargs > MAX_ARGS) Py_RETURN_FALSE;
 
   uint64_t slots[MAX_ARGS + 2];
   size_t sizes[MAX_ARGS + 2];
   void* params[MAX_ARGS + 2];
   int np = 0;
   for (Py_ssize_t i = 0; i < nargs; ++i) {
-    PyObject *v = PyTuple_GET_ITEM(args, i), *e = PyTuple_GET_ITEM(expect, i);
+    PyObject *v = flat[i], *e = PyTuple_GET_ITEM(expect, i);
     uint64_t slot = 0;
     size_t size = 0;
     switch (kinds[i]) {
@@ -262,7 +317,7 @@ static PyObject* launch(PyObject* self, PyObject* const* a, Py_ssize_t n) {
 
 static PyMethodDef methods[] = {
     {"launch", (PyCFunction)(void (*)(void))launch, METH_FASTCALL,
-     "launch(plan, gx, gy, gz, stream, args[, capture]) -> bool: see the file's header"},
+     "launch(plan, gx, gy, gz, stream, args[, capture[, expand]]) -> bool: see the file's header"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -271,6 +326,11 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "c2t_fast_launch", NU
 PyMODINIT_FUNC PyInit_c2t_fast_launch(void) {
   s_data_ptr = PyUnicode_InternFromString("data_ptr");
   s_dtype = PyUnicode_InternFromString("dtype");
-  if (!s_data_ptr || !s_dtype) return NULL;
+  s_shape = PyUnicode_InternFromString("shape");
+  s_stride = PyUnicode_InternFromString("stride");
+  if (!s_data_ptr || !s_dtype || !s_shape || !s_stride) return NULL;
+  for (int r = 0; r <= MAX_RANK; ++r)
+    if (!(s_small[r] = PyLong_FromLong(r))) return NULL;
+  s_one = s_small[1], s_zero = s_small[0];
   return PyModule_Create(&module);
 }

@@ -23,6 +23,10 @@ from pathlib import Path
 K_CONST, K_PTR, K_PTR_D, K_I32, K_I32_D, K_I64, K_I64_D, K_FP32, K_U1 = range(9)
 _INT_KINDS = {("i32", ""): K_I32, ("i32", "D"): K_I32_D, ("i64", ""): K_I64, ("i64", "D"): K_I64_D}
 MAX_ARGS = 256  # _fast_launch.c's MAX_ARGS
+# What converted modules may pass to plan()'s launch: 2 = (plan, gx, gy, gz, stream, args, capture,
+# expand), expand giving a launcher's arrays (_fast_launch.c); a converted runtime that expects
+# another ABI launches through Triton.
+ABI = 2
 
 _module = None
 _unavailable = False

@@ -327,7 +327,9 @@ TEST(Runtime, RunKernelRetriesFewerStagesOnlyForSharedMemory) {
   EXPECT_TRUE(has(rt, "def _c2t_launch_entry(compiled, kernel_cache, specialization, bound, nargs):")) << rt;
   EXPECT_TRUE(has(rt, "entry = _c2t_launch_entry(result, state[3], table_key[:len(bound)], bound, len(args))")) << rt;
   // ... natively while the specialization holds, when cutile2triton is installed (optional).
-  EXPECT_TRUE(has(rt, "    from cutile2triton.fast_launch import plan as _c2t_fast_plan\nexcept ImportError:\n")) << rt;
+  EXPECT_TRUE(has(rt, "    from cutile2triton.fast_launch import ABI as _c2t_fast_abi, plan as _c2t_fast_plan\n")) << rt;
+  EXPECT_TRUE(has(rt, "    if _c2t_fast_abi != 2:")) << "a package whose native launch takes other arguments: Triton";
+  EXPECT_TRUE(has(rt, "def _c2t_run_native(kernel, grid, args, kwargs, expand=None):")) << rt;
   EXPECT_FALSE(has(rt, "class _C2TKernel")) << "only what is needed";
   RuntimeNeeds none;
   none.run_kernel = false;

@@ -108,5 +108,44 @@ TEST(LauncherLists, RankChosenByAConstant) {
       << s;
 }
 
+// A reused launch is one native call from the launcher (runtime _c2t_run_native): the launcher's
+// own arguments with one expand code each (src/cutile2triton/_fast_launch.c), after the options
+// and before any array is read; only where every parameter is one the native launch expands.
+TEST(LauncherLists, NativeReuseTakesTheLaunchersArguments) {
+  std::string s = launcher_of(
+      "import cuda.tile as ct\n"
+      "@ct.kernel\ndef k(x, out, HAVE: ct.Constant[int]):\n"
+      "    if HAVE:\n"
+      "        ct.store(x, index=(0, 0), tile=ct.zeros((4, 4), dtype=ct.float32))\n"
+      "    ct.store(out, index=(0,), tile=ct.zeros((4,), dtype=ct.float32))\n");
+  ASSERT_FALSE(s.empty());
+  // x: rank at most 2 (128 + 2), out: rank 1, HAVE: as is.
+  const std::string call = "    if _c2t_run_native(k, grid, (x, out, HAVE), options, b\"\\x82\\x01\\x00\") is not None:\n"
+                           "        return";
+  EXPECT_TRUE(has(s, call)) << s;
+  EXPECT_LT(s.find("options.pop(\"use_tma\", None)"), s.find(call)) << s;
+  EXPECT_LT(s.find("options[\"num_warps\"] = "), s.find(call)) << s;
+  EXPECT_LT(s.find(call), s.find("if x.dim() > 2:")) << s;
+  // A kernel with a descriptor path: only on the pointer path chosen by default, its flag first.
+  std::string t = launcher_of(
+      "import cuda.tile as ct\n"
+      "@ct.kernel\ndef k(x, out, T: ct.Constant[int]):\n"
+      "    ct.store(out, index=(0, 0), tile=ct.load(x, index=(0, 0), shape=(T, T)))\n");
+  ASSERT_FALSE(t.empty());
+  EXPECT_TRUE(has(t, "    if use_tma is False and _c2t_run_native(k, grid, (x, out, T), {\"USE_TMA\": False, **options}, "
+                     "b\"\\x02\\x02\\x00\") is not None:\n")) << t;
+  // Parameters the launcher expands otherwise: no native call.
+  for (const char* src : {
+           "@ct.kernel\ndef k(As, out, T: ct.Constant[int]):\n    for g in range(len(As)):\n"
+           "        ct.store(out, index=(g, 0), tile=ct.load(As[g], index=(0, 0), shape=(T, T)))\n",
+           "@ct.kernel\ndef k(OUT, MODE: ct.Constant[int]):\n    if MODE == 0:\n"
+           "        ct.store(OUT, index=(0,), tile=ct.zeros((4,), dtype=ct.float32))\n    else:\n"
+           "        ct.store(OUT, index=(0, 0, 0), tile=ct.zeros((4, 4, 4), dtype=ct.float32))\n"}) {
+    std::string u = launcher_of(std::string("import cuda.tile as ct\n") + src);
+    ASSERT_FALSE(u.empty()) << src;
+    EXPECT_FALSE(has(u, "_c2t_run_native")) << u;
+  }
+}
+
 }  // namespace
 }  // namespace c2t::host
