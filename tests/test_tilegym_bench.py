@@ -237,6 +237,32 @@ def test_render_again(tmp_path):
     assert "| p | M=4, N=4 | 2.00 | 1.00 | 4.00 | TFLOPS | 0.50× |" in (tmp_path / "tilegym-bench.md").read_text()
 
 
+def test_repeat_reports_each_points_best_of_fresh_processes(tmp_path):
+    out, r = _run_harness(tmp_path, "--files", "bench_double.py", "--rep", "3", "--warmup", "1", "--only-x", "16",
+                          "--repeat", "2", "--budget", "120")
+    assert r.returncode == 0, r.stdout + r.stderr
+    runs = json.loads((out / "runs.json").read_text())
+    assert runs["repeat"] == 2 and [x["file"] for x in runs["runs"]] == ["bench_double.py"] * 2
+    points = [json.loads(line) for line in (out / "points.jsonl").read_text().splitlines()]
+    assert sorted({p.get("attempt", 0) for p in points if p["kind"] == "point"}) == [0, 1]
+    assert "each file run 2 times in fresh processes, each point's best shown" in (out / "tilegym-bench.md").read_text()
+    # The rule: within a repeated run the higher value wins, whatever its order; an error loses to a value.
+    pts = [{"kind": "point", "file": "bench_x.py", "plot": "p", "ylabel": "GB/s", "x_names": ["N"], "x": [4],
+            "line": line, "args": {}, "value": v, **({"attempt": a} if a else {})}
+           for line, v, a in (("cutile", 2.0, 0), ("c2t_triton", 3.0, 0), ("cutile", 1.0, 1), ("c2t_triton", 4.0, 1))]
+    pts.append({**pts[0], "attempt": 2, "value": None, "error": "boom"})
+    pts[-1].pop("value")
+    (tmp_path / "points.jsonl").write_text("".join(json.dumps(p) + "\n" for p in pts))
+    (tmp_path / "runs.json").unlink(missing_ok=True)
+    assert "| p | N=4 | 2.00 | 4.00 | GB/s | 2.00× |" in (_load().render(tmp_path), (tmp_path / "tilegym-bench.md").read_text())[1]
+    # Without attempts (a later session's re-run merged in), the later record wins.
+    for q in pts:
+        q.pop("attempt", None)
+    (tmp_path / "points.jsonl").write_text("".join(json.dumps(p) + "\n" for p in pts[:4]))
+    _load().render(tmp_path)
+    assert "| p | N=4 | 1.00 | 4.00 | GB/s | 4.00× |" in (tmp_path / "tilegym-bench.md").read_text()
+
+
 def test_ceiling_column(tmp_path):
     # The converted op against the measured ceilings: GB/s vs the copy bandwidth, fp16/bf16 TFLOPS vs
     # cuBLAS; fp8 TFLOPS has none measured. Without a ceiling record the column is left out.
