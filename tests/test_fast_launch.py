@@ -251,9 +251,16 @@ class NativeCompiled:
 
 @pytest.fixture
 def mod(tmp_path, monkeypatch):
-    m = load_with_fake_driver(tmp_path, monkeypatch, "fast", TritonSpecJIT)
+    return _native_module(tmp_path, monkeypatch)
+
+
+def _native_module(tmp_path, monkeypatch, src=None, kernel="scale_kernel"):
+    """A converted module (test_launch_retry's SRC by default) whose `kernel` counts its launches: through
+    Triton (jit_launches), reused (reused), native (native; `expanded` of them from the launcher's call)."""
+    m = load_with_fake_driver(tmp_path, monkeypatch, "fast", TritonSpecJIT, **({"src": src} if src else {}),
+                              kernel=kernel)
     assert m._c2t_fast_plan is fast_launch.plan, "converted modules use cutile2triton's native launch when installed"
-    k = m.scale_kernel
+    k = getattr(m, kernel)
     k.compiled_type, k.native, k.expanded = NativeCompiled, [], 0
 
     def plan(compiled, specialization, bound, nargs):  # the real plan; its launch captured, then run
@@ -276,6 +283,68 @@ def mod(tmp_path, monkeypatch):
 
     monkeypatch.setattr(m, "_c2t_fast_plan", plan)
     return m
+
+
+COPY2D = """
+import cuda.tile as ct
+
+@ct.kernel
+def copy_kernel(x, out, T: ct.Constant[int]):
+    i = ct.bid(0)
+    ct.store(out, index=(i, 0), tile=ct.load(x, index=(i, 0), shape=(T, T), padding_mode=ct.PaddingMode.ZERO))
+"""
+
+
+def test_a_tma_flag_among_the_options_is_the_launchers_error(tmp_path, monkeypatch):
+    # The kernel's TMA flag passed again in the options: the launch raises (a keyword given twice),
+    # reused or not; the native attempt must not merge it away.
+    m = _native_module(tmp_path, monkeypatch, COPY2D, "copy_kernel")
+    k, x = m.copy_kernel, dev(torch.randn(64, 16))
+    out = dev(torch.empty(64, 16))
+    for _ in range(3):
+        m.launch_copy_kernel((4,), x, out, 16)
+    assert k.expanded == 1
+    assert_close(out, x)
+    for flag in (False, True):
+        with pytest.raises(TypeError, match="multiple values for keyword argument 'USE_TMA'"):
+            m.launch_copy_kernel((4,), x, out, 16, USE_TMA=flag)
+    assert len(k.native) == 1
+
+
+ROWS = """
+import cuda.tile as ct
+
+@ct.kernel
+def rows_kernel(x, out, n: int, T: ct.Constant[int]):
+    for r in range(ct.bid(0), n, ct.num_blocks(0)):
+        t = ct.load(x, index=(r,), shape=(T,), padding_mode=ct.PaddingMode.ZERO)
+        ct.store(out, index=(r,), tile=t * 2.0)
+"""
+
+
+def test_num_stages_of_a_prefetching_kernel_stays_native(tmp_path, monkeypatch):
+    # A caller's num_stages also sets the prefetching loops' stages (C2T_PREFETCH_STAGES, which
+    # _c2t_run_kernel adds): the launcher's own call steps aside, the expanded arguments launch natively.
+    m = _native_module(tmp_path, monkeypatch, ROWS, "rows_kernel")
+    k, x, out = m.rows_kernel, _x(), dev(torch.empty(300))
+    assert "C2T_PREFETCH_STAGES" in k.arg_names
+    for _ in range(4):
+        m.launch_rows_kernel((2,), x, out, 5, 64, num_stages=2)
+    assert_close(out, x * 2.0)
+    assert (len(k.jit_launches), len(k.native), k.expanded) == (1, 2, 0)
+    assert k._c2t_fast[2]["C2T_PREFETCH_STAGES"] == 2
+
+
+def test_keywords_in_another_order_go_through_triton(mod):
+    # Values compared as a dict, types in order: the same order too, or 1/True swapped between two
+    # keywords would pass both checks.
+    k, x, out = mod.scale_kernel, _x(), dev(torch.empty(300))
+    for _ in range(3):
+        mod._c2t_run_kernel(k, (5,), x, 300, 1, out, 300, 1, TILE=64, num_warps=4)
+    assert len(k.native) == 1
+    mod._c2t_run_kernel(k, (5,), x, 300, 1, out, 300, 1, num_warps=4, TILE=64)
+    assert len(k.native) == 1
+    assert_close(out, x * 2.0)
 
 
 def _x(n=300, offset=0):

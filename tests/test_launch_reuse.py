@@ -129,15 +129,15 @@ class FakeJIT:
         return run
 
 
-def load_with_fake_driver(tmp_path, monkeypatch, name, jit_type):
-    """SRC converted and loaded, Triton's active driver replaced by device 0 and stream STREAM, and the
-    module's kernel wrapped in `jit_type` (a FakeJIT)."""
-    code = convert(SRC, filename=f"{name}.py")
+def load_with_fake_driver(tmp_path, monkeypatch, name, jit_type, src=SRC, kernel="scale_kernel"):
+    """`src` (default SRC) converted and loaded, Triton's active driver replaced by device 0 and stream
+    STREAM, and the module's `kernel` wrapped in `jit_type` (a FakeJIT)."""
+    code = convert(src, filename=f"{name}.py")
     driver = types.SimpleNamespace(active=types.SimpleNamespace(get_current_device=lambda: 0,
                                                                 get_current_stream=lambda device: STREAM))
     monkeypatch.setattr(triton.runtime, "driver", driver)
     m = load(code, tmp_path, name)
-    m.scale_kernel = jit_type(m.scale_kernel)
+    setattr(m, kernel, jit_type(getattr(m, kernel)))
     return m
 
 

@@ -255,6 +255,13 @@ def test_repeat_reports_each_points_best_of_fresh_processes(tmp_path):
     (tmp_path / "points.jsonl").write_text("".join(json.dumps(p) + "\n" for p in pts))
     (tmp_path / "runs.json").unlink(missing_ok=True)
     assert "| p | N=4 | 2.00 | 4.00 | GB/s | 2.00× |" in (_load().render(tmp_path), (tmp_path / "tilegym-bench.md").read_text())[1]
+    # NaN or inf from a later attempt does not replace a finite best.
+    m = _load()
+    nan_pts = [{**pts[0], "value": 10.0}, {**pts[0], "value": float("nan"), "attempt": 1},
+               {**pts[0], "value": float("inf"), "attempt": 2}, {**pts[0], "value": 5.0, "attempt": 3}]
+    assert m.collect(nan_pts)["bench_x.py"]["p"]["rows"][(4,)]["cutile"] == 10.0
+    assert m.collect([{**pts[0], "value": float("nan")}, {**pts[0], "value": 3.0, "attempt": 1}]
+                     )["bench_x.py"]["p"]["rows"][(4,)]["cutile"] == 3.0
     # Without attempts (a later session's re-run merged in), the later record wins.
     for q in pts:
         q.pop("attempt", None)

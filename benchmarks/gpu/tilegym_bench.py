@@ -343,7 +343,8 @@ def collect(records: list[dict]) -> dict:
             value, before = r.get("value", r.get("error", "?")), row.get(backend)
             # A --repeat run's point: the best of the file's processes (higher is better in every unit);
             # otherwise the later record wins (a re-run, or a later session's point in a merged table).
-            if r.get("attempt") and isinstance(before, float) and (not isinstance(value, float) or value < before):
+            finite = lambda v: isinstance(v, float) and math.isfinite(v)  # noqa: E731
+            if r.get("attempt") and finite(before) and not (finite(value) and value > before):
                 continue
             row[backend] = value
     return files

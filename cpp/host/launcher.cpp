@@ -220,9 +220,11 @@ struct NativeArgs {
       case sema::ParamKind::Kind::ArrayList:
       case sema::ParamKind::Kind::Tuple: ok = false; return;
       case sema::ParamKind::Kind::Array:
-        if (!p.ranks.empty() && !p.lower_ranks_allowed) ok = false;
+        if ((!p.ranks.empty() && !p.lower_ranks_allowed) || p.rank > 64) {  // codes hold ranks up to 127
+          ok = false;
+          return;
+        }
         code = p.ranks.empty() ? std::max(p.rank, 0) : 128 + p.rank;
-        if (p.rank > 64) ok = false;
         break;
       default: break;
     }
@@ -341,8 +343,10 @@ std::string launcher_source(const lower::LoweredKernel& k) {
     // the keyword arguments _c2t_run_kernel would get (the TMA flag first), the arrays unexpanded.
     if (use_tma.empty()) out += no_tma;
     out += num_warps_source(k, renamed, options);
+    // The TMA flag in the caller's options too: the launch below raises (a keyword given twice).
     std::string kw = use_tma.empty() ? options : "{\"" + k.tma_flag + "\": False, **" + options + "}";
-    out += "    if " + (use_tma.empty() ? "" : use_tma + " is False and ") + "_c2t_run_native(" + kernel_fn + ", " +
+    std::string guard = use_tma.empty() ? "" : use_tma + " is False and \"" + k.tma_flag + "\" not in " + options + " and ";
+    out += "    if " + guard + "_c2t_run_native(" + kernel_fn + ", " +
            grid + ", (" + native.args + (native.count == 1 ? "," : "") + "), " + kw + ", b\"" + native.codes +
            "\") is not None:\n        return  # reused natively: the same checks, in one call\n";
   }

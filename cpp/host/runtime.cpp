@@ -134,13 +134,13 @@ def _c2t_run_native(kernel, grid, args, kwargs, expand=None):
     native launch expands as the launcher does (cutile2triton: cpp/host/launcher.cpp): a launcher's
     reused launch is then one native call (BENCHMARKS.md, "Host time per call")."""
     fast = kernel.__dict__.get("_c2t_fast")
-    if fast is None or callable(grid):
-        return None
+    if fast is None or callable(grid) or (expand is not None and "num_stages" in kwargs):
+        return None  # a launcher's num_stages also sets its prefetching loops' (_c2t_run_kernel): not here
     device, settings, options, option_types, cache, key, compiled, native, plan = fast
     state = _c2t_launch_state(kernel)
-    try:
+    try:  # types in the keywords' order: the same order too
         same = (state and state[0] == device and state[1] == settings and kwargs == options
-                and tuple(map(type, kwargs.values())) == option_types)
+                and list(kwargs) == list(options) and tuple(map(type, kwargs.values())) == option_types)
     except (TypeError, ValueError):  # a value without a plain ==
         same = False
     if same and state[3] is cache and cache.get(key) is compiled:
@@ -258,8 +258,8 @@ def _c2t_num_warps(dots, tiles):
     """num_warps for a launch that chose none, from the kernel's tile sizes. cuTile sizes each
     kernel's thread blocks itself; Triton's default is 4 warps whatever the tiles, which on the
     H200 spills registers and starves large tiles (cutile2triton's BENCHMARKS.md, "Launch options":
-    e.g. RMSNorm over 16384-wide rows 2.4 -> 3.7 TB/s with 8 warps, attention with 128x128 tiles
-    3.5x faster).
+    e.g. TileGym's static persistent RMSNorm over 16384-wide rows 2.4 -> 3.7 TB/s with 8 warps,
+    attention with 128x128 tiles 3.5x faster).
     dots(): (rows, elements) of each tl.dot accumulator; tiles(): the elements of each tile the
     kernel loads or stores. With tl.dot: 8 warps when the accumulators hold more than 16384
     elements (128 x 128 fp32: 128 registers per thread at 4 warps) and at most 65536 (beyond,

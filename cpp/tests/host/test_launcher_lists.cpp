@@ -132,8 +132,9 @@ TEST(LauncherLists, NativeReuseTakesTheLaunchersArguments) {
       "@ct.kernel\ndef k(x, out, T: ct.Constant[int]):\n"
       "    ct.store(out, index=(0, 0), tile=ct.load(x, index=(0, 0), shape=(T, T)))\n");
   ASSERT_FALSE(t.empty());
-  EXPECT_TRUE(has(t, "    if use_tma is False and _c2t_run_native(k, grid, (x, out, T), {\"USE_TMA\": False, **options}, "
-                     "b\"\\x02\\x02\\x00\") is not None:\n")) << t;
+  // (The flag among the caller's options too: the launch itself raises, a keyword given twice.)
+  EXPECT_TRUE(has(t, "    if use_tma is False and \"USE_TMA\" not in options and _c2t_run_native(k, grid, (x, out, T), "
+                     "{\"USE_TMA\": False, **options}, b\"\\x02\\x02\\x00\") is not None:\n")) << t;
   // Parameters the launcher expands otherwise: no native call.
   for (const char* src : {
            "@ct.kernel\ndef k(As, out, T: ct.Constant[int]):\n    for g in range(len(As)):\n"
@@ -144,6 +145,15 @@ TEST(LauncherLists, NativeReuseTakesTheLaunchersArguments) {
     std::string u = launcher_of(std::string("import cuda.tile as ct\n") + src);
     ASSERT_FALSE(u.empty()) << src;
     EXPECT_FALSE(has(u, "_c2t_run_native")) << u;
+  }
+  // Ranks beyond what an expand code holds (64 here): no native call (and no code computed for them).
+  for (int rank : {65, 300}) {
+    std::string idx, shp;
+    for (int d = 0; d < rank; ++d) idx += "0, ", shp += "1, ";
+    std::string u = launcher_of("import cuda.tile as ct\n@ct.kernel\ndef k(x, y):\n    t = ct.load(x, index=(" + idx +
+                                "), shape=(" + shp + "))\n    ct.store(y, index=(" + idx + "), tile=t)\n");
+    ASSERT_FALSE(u.empty()) << rank;
+    EXPECT_FALSE(has(u, "_c2t_run_native")) << rank;
   }
 }
 
