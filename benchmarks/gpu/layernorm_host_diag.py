@@ -49,3 +49,37 @@ for M in (30000, 128000):
               f"device (graph) {graph if isinstance(graph, str) else f'{graph:6.1f}'} us | config {chosen(be)}")
         except Exception as ex:  # noqa: BLE001
             P(f"{M}x256 {be:11s} error {type(ex).__name__}: {str(ex)[:120]}")
+
+# The converted kernel's device time per tile config at 30000x256 (graph replays), as the search
+# would time it, and the host µs per call of both ops interleaved five times (the host's drift
+# hits both alike).
+lm = [m for n, m in sys.modules.items() if n.endswith("layer_norm_legacy") and ".c2t_triton." in n][0]
+x = torch.randn((30000, 256), dtype=torch.bfloat16, device="cuda")
+w = torch.randn((256,), dtype=torch.bfloat16, device="cuda")
+b = torch.randn((256,), dtype=torch.bfloat16, device="cuda")
+y, mean, rstd = torch.empty_like(x), torch.empty(30000, device="cuda"), torch.empty(30000, device="cuda")
+sms = torch.cuda.get_device_properties(0).multi_processor_count
+for block_n in (8, 16, 32):
+    for warps in (4, 8):
+        grid = (min(sms, (30000 + block_n - 1) // block_n), 1, 1)
+        f = lambda: lm.launch__persistent_layer_norm_fwd_kernel(grid, x, y, w, b, mean, rstd, 30000, 256, 1e-6, 256,
+                                                                 256, 0, 1, block_n, 256, 1, grid[0], num_warps=warps)
+        f(); torch.cuda.synchronize()
+        P(f"30000x256 converted kernel BLOCK_N={block_n:2d} w{warps}: "
+          f"{triton.testing.do_bench_cudagraph(f, return_mode='median') * 1000:6.1f} us (graph)")
+ops = {be: (lambda be=be: tilegym.ops.persistent_layer_norm(input=x, normalized_shape=(256,), weight=w, bias=b,
+                                                            eps=1e-6, backend=be)) for be in ("cutile", "c2t_triton")}
+for i in range(5):
+    P("30000x256 host us/call interleaved: " + " | ".join(f"{be} {host_us(op):6.1f}" for be, op in ops.items()))
+import cProfile, io, pstats  # noqa: E402
+
+for be, op in ops.items():
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(2000):
+        op()
+    prof.disable()
+    torch.cuda.synchronize()
+    out = io.StringIO()
+    pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(12)
+    P(f"== cProfile, 2000 calls, {be}\n" + "\n".join(l for l in out.getvalue().splitlines() if l.strip())[-2200:])
