@@ -9,6 +9,7 @@ replaced by a fake that raises triton's OutOfResources the way a compiled kernel
 
 from __future__ import annotations
 
+import types
 import warnings
 
 import pytest
@@ -171,3 +172,70 @@ def test_a_remembered_count_that_overflows_steps_down_further(mod):
     fake.attempts.clear()
     assert_close(mod.scale(x, 64), x * 2.0)
     assert fake.attempts == [(64, 2), (64, 1)]
+
+
+class OccupiedKernel(FakeKernel):
+    """A FakeKernel with cuTile's kernel option occupancy (the converter's `k._c2t_occupancy = N`) and
+    JITFunction.warmup: compiling without launching reports a block's shared memory, `kb` KB per
+    pipeline stage (default 3)."""
+
+    def __init__(self, real, occupancy, kb, limit=10**9):
+        super().__init__(real, limit)
+        self._c2t_occupancy, self.kb, self.warmups = occupancy, kb, []
+
+    def warmup(self, *args, grid, **kwargs):
+        self.warmups.append(kwargs.get("num_stages"))
+        return types.SimpleNamespace(metadata=types.SimpleNamespace(shared=self.kb * 1024 * kwargs.get("num_stages", 3)))
+
+
+@pytest.fixture
+def sm(monkeypatch):
+    """The active driver, reporting an H200's 227 KB of shared memory per block (228 KB per SM)."""
+    utils = types.SimpleNamespace(get_device_properties=lambda device: {"max_shared_mem": 227 * 1024})
+    driver = types.SimpleNamespace(active=types.SimpleNamespace(utils=utils, get_current_device=lambda: 0))
+    monkeypatch.setattr(triton.runtime, "driver", driver)
+
+
+@pytest.mark.parametrize("kb, occupancy, launched", [
+    (40, 2, 2),     # 2 x 121 KB at three stages > 228 KB; 2 x 81 KB at two fits: two stages, as cuTile's occupancy asks
+    (32, 2, None),  # 2 x 97 KB fits at Triton's default
+    (64, 2, None),  # 2 x 129 KB at two stages does not fit either: the default (never one stage for occupancy)
+    (24, 4, 2),     # 4 x 73 > 228; 4 x 49 fits
+    (40, 1, None),  # one block per SM: nothing to make room for
+])
+def test_occupancy_chooses_stages_that_leave_room_for_it(mod, sm, kb, occupancy, launched):
+    fake = OccupiedKernel(mod.scale_kernel, occupancy, kb)
+    mod.scale_kernel = fake
+    x = _x()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a choice, not an overflow: nothing to warn about
+        assert_close(mod.scale(x, 64), x * 2.0)
+    assert fake.attempts == [(64, launched)]
+    # Remembered per specialization: compiled ahead once for the choice.
+    warmups = list(fake.warmups)
+    assert len(warmups) == (0 if occupancy == 1 else 1 if kb == 32 else 2)
+    fake.attempts.clear()
+    assert_close(mod.scale(_x(129), 64), _x(129) * 2.0)
+    assert fake.attempts == [(64, launched)] and fake.warmups == warmups
+
+
+def test_occupancy_keeps_the_callers_stages_and_the_overflow_retry(mod, sm):
+    fake = OccupiedKernel(mod.scale_kernel, 2, 40)
+    mod.scale_kernel = fake
+    x, out = _x(), dev(torch.empty(300))
+    mod.launch_scale_kernel((5,), x, out, 64, num_stages=3)
+    assert fake.attempts == [(64, 3)] and fake.warmups == []
+    # Two stages chosen for occupancy, but they overflow this kernel's block: one stage, said once.
+    fake2 = OccupiedKernel(fake.real, 2, 40, limit=64 * 1024)
+    mod.scale_kernel = fake2
+    with pytest.warns(UserWarning, match="num_stages=1"):
+        assert_close(mod.scale(x, 64), x * 2.0)
+    assert fake2.attempts == [(64, 2), (64, 1)]
+
+
+def test_occupancy_without_a_device_launches_as_before(mod):
+    # No driver properties (the interpreter, CPU): Triton's default, no compile ahead.
+    fake = OccupiedKernel(mod.scale_kernel, 2, 40)
+    mod.scale_kernel = fake
+    assert_close(mod.scale(_x(), 64), _x() * 2.0)
+    assert fake.attempts == [(64, None)]

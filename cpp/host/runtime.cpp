@@ -201,15 +201,19 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
 
 
 def _c2t_run_kernel_jit(kernel, grid, args, kwargs):
-    """_c2t_run_kernel through kernel[grid]: the shared-memory retry."""
+    """_c2t_run_kernel through kernel[grid]: the shared-memory retry, and the stages of a kernel
+    with a cuTile occupancy (_c2t_occupancy_start)."""
     fits, start = _c2t_fitting_stages.get(kernel), 0
-    if fits is None or "num_stages" in kwargs:  # the fast path: never overflowed, or stages chosen
+    occupied = "num_stages" not in kwargs and getattr(kernel, "_c2t_occupancy", 1) > 1
+    if (fits is None and not occupied) or "num_stages" in kwargs:  # never overflowed, or stages chosen
         try:
             return kernel[grid](*args, **kwargs)
         except triton.runtime.errors.OutOfResources as e:
             if e.name != "shared memory" or "num_stages" in kwargs:
                 raise
         fits, start = _c2t_fitting_stages.setdefault(kernel, {}), 1  # the default stages just failed
+    if fits is None:
+        fits = _c2t_fitting_stages.setdefault(kernel, {})
     # The specialization: constexpr values, tensor dtypes, options. Every later launch of a
     # kernel that once overflowed comes here, so the key is cheap to build (positions cached).
     at = _c2t_constexpr_positions.get(kernel)
@@ -232,23 +236,50 @@ def _c2t_run_kernel_jit(kernel, grid, args, kwargs):
             return kernel[grid](*args, num_stages=stages, C2T_PREFETCH_STAGES=stages, **kwargs)
         return kernel[grid](*args, num_stages=stages, **kwargs)
 
+    occupancy_start = 0
+    if occupied and key not in fits:
+        occupancy_start = _c2t_occupancy_start(kernel, grid, args, kwargs, prefetch)
     # Start from what fit before; the key holds dtypes, not Triton's other
     # specializations (e.g. divisibility by 16), so a remembered count may still overflow.
     order = (None, 2, 1)
-    for stages in order[order.index(fits[key]) if key in fits else start:]:
+    for stages in order[order.index(fits[key]) if key in fits else max(start, occupancy_start):]:
         try:
             result = launch(stages)
         except triton.runtime.errors.OutOfResources as e:
             if e.name != "shared memory" or stages == 1:
                 raise
             continue
-        if stages is not None and key not in fits:  # said once per specialization
+        if order.index(stages) > occupancy_start and key not in fits:  # an overflow: said once per specialization
             import warnings
 
             warnings.warn(f"cutile2triton: {getattr(kernel, '__name__', kernel)} overflows shared memory at "
                           f"Triton's default num_stages; launched with num_stages={stages}", stacklevel=4)
         fits[key] = stages
         return result
+
+
+def _c2t_occupancy_start(kernel, grid, args, kwargs, prefetch):
+    """1 (launch with num_stages=2) where the kernel's cuTile option occupancy=N asks for N resident
+    blocks per SM that Triton's default stages leave no shared memory for and two stages do; else 0.
+    cuTile compiles a kernel for its occupancy hint; Triton has no such option, and its default three
+    pipeline stages can hold one block per SM where cuTile's kernel runs two: TileGym's gemma attention
+    (occupancy 2, head dim 256, 64x32 tiles) at N_CTX 8192 took 2126 us at three stages, 1759 at two,
+    1698 in cuTile (cutile2triton's BENCHMARKS.md, "A launcher's reused launch in one native call").
+    Measured by compiling without launching (JITFunction.warmup); a block also holds 1 KB of the SM's
+    shared memory for the system. Never one stage (no pipelining) for occupancy's sake."""
+    try:
+        driver = triton.runtime.driver.active
+        per_sm = driver.utils.get_device_properties(driver.get_current_device())["max_shared_mem"] + 1024
+
+        def footprint(stages):  # the shared memory one resident block takes
+            extra = {} if stages is None else {"num_stages": stages, **({"C2T_PREFETCH_STAGES": stages} if prefetch else {})}
+            return kernel.warmup(*args, grid=grid, **extra, **kwargs).metadata.shared + 1024
+
+        if kernel._c2t_occupancy * footprint(None) <= per_sm:
+            return 0
+        return 1 if kernel._c2t_occupancy * footprint(2) <= per_sm else 0
+    except Exception:  # no device (the interpreter), no warmup, an overflow: the retry decides
+        return 0
 
 
 _c2t_num_warps_of = {}  # (dots, tiles) -> num_warps: launches repeat their tile sizes
@@ -523,8 +554,11 @@ std::string runtime_source(const RuntimeNeeds& n) {
   return out + body;
 }
 
-std::string launcher_attachment(const std::string& kernel_fn, const std::string& launcher) {
-  return kernel_fn + "._c2t_launcher = " + launcher + "\n";
+std::string launcher_attachment(const std::string& kernel_fn, const std::string& launcher, int occupancy) {
+  std::string o = kernel_fn + "._c2t_launcher = " + launcher + "\n";
+  if (occupancy > 1)  // the runtime's _c2t_occupancy_start: pipeline stages that leave room for it
+    o += kernel_fn + "._c2t_occupancy = " + std::to_string(occupancy) + "  # cuTile's kernel option occupancy\n";
+  return o;
 }
 
 }  // namespace c2t::host

@@ -48,7 +48,9 @@ struct RuntimeNeeds {
 std::string runtime_source(const RuntimeNeeds& needs);
 
 /// The statement attaching kernel `kernel_fn`'s launcher to the kernel object,
-/// so that `_c2t_launch` (here or in an importing module) finds it.
-std::string launcher_attachment(const std::string& kernel_fn, const std::string& launcher);
+/// so that `_c2t_launch` (here or in an importing module) finds it; with an
+/// `occupancy` above 1 (@ct.kernel(occupancy=N)), also that hint, which the
+/// runtime's _c2t_occupancy_start keeps room for in shared memory.
+std::string launcher_attachment(const std::string& kernel_fn, const std::string& launcher, int occupancy = 0);
 
 }  // namespace c2t::host

@@ -87,6 +87,16 @@ LoweredModule ModuleLowering::run() {
                             (warps != c->i ? " (as " + std::to_string(warps) + ": Triton needs a power of two)" : ""));
         continue;
       }
+      auto occ = opt == "occupancy" ? mi_.fold(node) : std::nullopt;
+      if (occ && occ->kind == sema::ConstValue::Kind::Int && occ->i >= 1 && occ->i <= 32) {
+        // cuTile's resident blocks per SM: Triton has no such option; the launch keeps room for
+        // them in shared memory by choosing fewer pipeline stages (runtime _c2t_occupancy_start).
+        lk.occupancy = static_cast<int>(occ->i);
+        rep.notes.push_back("kernel option occupancy=" + std::to_string(occ->i) +
+                            " chooses two pipeline stages where Triton's default three leave shared memory for fewer "
+                            "blocks per SM");
+        continue;
+      }
       rep.notes.push_back("kernel option " + opt + " has no direct Triton equivalent and is not applied");
     }
     lk.info = &k;

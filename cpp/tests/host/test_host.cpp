@@ -320,7 +320,15 @@ TEST(Runtime, RunKernelRetriesFewerStagesOnlyForSharedMemory) {
   EXPECT_TRUE(has(rt, "except triton.runtime.errors.OutOfResources as e:")) << rt;
   EXPECT_TRUE(has(rt, "if e.name != \"shared memory\" or \"num_stages\" in kwargs:")) << "caller's num_stages is kept";
   EXPECT_TRUE(has(rt, "order = (None, 2, 1)")) << rt;
-  EXPECT_TRUE(has(rt, "for stages in order[order.index(fits[key]) if key in fits else start:]:")) << rt;
+  EXPECT_TRUE(has(rt, "for stages in order[order.index(fits[key]) if key in fits else max(start, occupancy_start):]:"))
+      << rt;
+  // cuTile's kernel option occupancy: two stages where three leave room for fewer blocks per SM.
+  EXPECT_TRUE(has(rt, "def _c2t_occupancy_start(kernel, grid, args, kwargs, prefetch):")) << rt;
+  EXPECT_TRUE(has(rt, "return kernel.warmup(*args, grid=grid, **extra, **kwargs).metadata.shared + 1024")) << rt;
+  EXPECT_EQ(launcher_attachment("k", "launch_k"), "k._c2t_launcher = launch_k\n");
+  EXPECT_EQ(launcher_attachment("k", "launch_k", 1), "k._c2t_launcher = launch_k\n");
+  EXPECT_EQ(launcher_attachment("k", "launch_k", 2),
+            "k._c2t_launcher = launch_k\nk._c2t_occupancy = 2  # cuTile's kernel option occupancy\n");
   // Launches of a specialization that launched before reuse its compiled kernel
   // (tests/test_launch_reuse.py runs this with a fake JITFunction).
   EXPECT_TRUE(has(rt, "def _c2t_compiled_slot(kernel, args, kwargs):")) << rt;
