@@ -351,7 +351,8 @@ def _c2t_kernel(fn, **hints):
 
 def _c2t_launch_options(hints):
     """Triton launch options for cuTile hints. num_worker_warps -> num_warps (the warps that
-    run the tile code). occupancy and opt_level have no Triton equivalent and are dropped;
+    run the tile code). occupancy and opt_level have no Triton equivalent and are dropped (a
+    kernel's own occupancy option is kept: _c2t_occupancy_start);
     num_ctas (CTA clusters) is dropped: Triton 3.6's num_ctas=2 gave wrong bmm results and a
     compile failure on the H200, and slowed matmul (cutile2triton's BENCHMARKS.md, "Launch options")."""
     options = {}
