@@ -465,3 +465,21 @@ def test_an_interrupt_while_checking_propagates():
     assert launch(plan, 1, 1, 1, STREAM, (Failing(),) + BASE[1:], []) is False
     with pytest.raises(KeyboardInterrupt):
         launch(plan, 1, 1, 1, STREAM, (Interrupting(),) + BASE[1:], [])
+
+
+def test_the_cpu_launch_benchmark_runs(monkeypatch, capsys):
+    # benchmarks/launch_host_cpu.py drives a converted launcher through Triton, the reuse table and the
+    # native call (its own asserts: the result, that the timed launches were native); here with few calls.
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "launch_host_cpu.py"
+    spec = importlib.util.spec_from_file_location("launch_host_cpu", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    real_best = bench.best_us
+    monkeypatch.setattr(bench, "best_us", lambda fn: real_best(fn, calls=20, rounds=1))
+    monkeypatch.setattr(triton.runtime, "driver", triton.runtime.driver)  # main() replaces it: restored after
+    bench.main()
+    out = capsys.readouterr().out
+    assert [line.split()[0] for line in out.splitlines()] == ["launcher", "run_kernel", "native"], out

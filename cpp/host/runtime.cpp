@@ -272,7 +272,9 @@ def _c2t_occupancy_start(kernel, grid, args, kwargs, prefetch):
         per_sm = driver.utils.get_device_properties(driver.get_current_device())["max_shared_mem"] + 1024
 
         def footprint(stages):  # the shared memory one resident block takes
-            extra = {} if stages is None else {"num_stages": stages, **({"C2T_PREFETCH_STAGES": stages} if prefetch else {})}
+            extra = {} if stages is None else {"num_stages": stages}
+            if prefetch and stages is not None:  # as launch(stages): the prefetching loops' stages too
+                extra["C2T_PREFETCH_STAGES"] = stages
             return kernel.warmup(*args, grid=grid, **extra, **kwargs).metadata.shared + 1024
 
         if kernel._c2t_occupancy * footprint(None) <= per_sm:
