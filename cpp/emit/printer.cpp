@@ -32,7 +32,6 @@ struct Out {
   std::string str() { return std::move(buf); }
 };
 std::string print(const TExprPtr& e) { return lower::source(e); }
-int prec(const TExprPtr& e) { return lower::precedence(e); }
 // Shared with the expression printer (lower/triton_ast.h), not copied.
 std::string wrap(const TExprPtr& e, int min_prec) { return lower::source_wrapped(e, min_prec); }
 std::string join_args(const TExprPtr& e, size_t first) { return lower::call_arguments(e, first); }

@@ -40,7 +40,7 @@ struct HostRewriteOptions {
   int max_line = 100;     // printer line width
   /// Names imported from sibling modules whose definitions the driver copied
   /// into this module (driver/splice.h): their import goes.
-  std::set<std::string> spliced_names;
+  std::set<std::string> spliced_names = {};
 };
 
 /// Returns the converted module text; errors go to `diags` (the text is then

@@ -25,7 +25,8 @@ std::string tma_check_source(const lower::LoweredKernel& k, const std::string& f
       auto rn = renamed.find(n);
       return rn == renamed.end() ? n : rn->second;
     };
-    std::string p = "(" + local(r.param) + ", " + local(r.inner_block) + ", " + (r.nan_padding ? "True" : "False") + "), ";
+    std::string p = "(";  // appended piece by piece: GCC 12's -Wrestrict misfires on "literal" + string chains
+    p += local(r.param) + ", " + local(r.inner_block) + ", " + (r.nan_padding ? "True" : "False") + "), ";
     if (pairs.find(p) == std::string::npos) pairs += p, ++n;
   }
   std::string o;

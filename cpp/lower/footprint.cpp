@@ -80,7 +80,7 @@ std::vector<TileFootprint> map_footprints(const std::vector<TileFootprint>& fps,
       if (ok) f.dims.push_back(*t);
     }
     if (ok) add_footprint(out, std::move(f));
-    else if (f.dot) add_footprint(out, TileFootprint{{}, true});
+    else if (f.dot) add_footprint(out, TileFootprint{{}, true, {}});
   }
   return out;
 }

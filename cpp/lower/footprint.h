@@ -32,7 +32,7 @@ struct TileFootprint {
   /// per loop (texts as dims). The tile's elements times the trips are what one
   /// program walks, which sizes its warps like a tile of that many elements (the
   /// launcher's num_warps; BENCHMARKS.md, "Warps for a row walked in tiles").
-  std::vector<LoopTrip> trips;
+  std::vector<LoopTrip> trips = {};
   bool operator==(const TileFootprint& o) const { return dims == o.dims && dot == o.dot && trips == o.trips; }
 };
 

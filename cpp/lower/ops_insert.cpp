@@ -65,8 +65,8 @@ LVal insert(OpCall& c) {
     }
     sema::Dim n = X.value && S.value ? sema::Dim::known(*X.value / *S.value)
                   : S.is_one()         ? X
-                                       : sema::Dim::sym("(" + source(Lowerer::dim_to_expr(X)) + ") // (" +
-                                                      source(Lowerer::dim_to_expr(S)) + ")");
+                                       : sema::Dim::sym(std::string("(").append(source(Lowerer::dim_to_expr(X))) +
+                                                      ") // (" + source(Lowerer::dim_to_expr(S)) + ")");
     auto& iv = ix[d];
     if (!ops::is_number_like(iv) || iv.info.kind == sema::VKind::Tile) {
       c.L.error(c.at("index"), "ct.insert: index entries must be integer scalars");

@@ -33,9 +33,12 @@ std::optional<std::vector<LVal>> tile_index_arg(OpCall& c, const std::string& p,
 }
 
 std::optional<std::optional<bool>> allow_tma_arg(OpCall& c) {
-  if (!c.has("allow_tma")) return std::optional<bool>{};
+  // No hint: an engaged outer optional built in place (copying an empty inner one trips GCC 12's
+  // -Wmaybe-uninitialized on its unset payload).
+  const std::optional<std::optional<bool>> no_hint(std::in_place);
+  if (!c.has("allow_tma")) return no_hint;
   LVal& v = c.arg("allow_tma");
-  if (v.info.kind == sema::VKind::None) return std::optional<bool>{};
+  if (v.info.kind == sema::VKind::None) return no_hint;
   if (v.info.cval && v.info.cval->kind == sema::ConstValue::Kind::Bool) return std::optional<bool>{v.info.cval->b};
   // A compile-time hint only Triton knows: it only affects the TMA choice.
   if (v.info.kind == sema::VKind::Constexpr) return std::optional<bool>{false};

@@ -90,7 +90,8 @@ std::string render(const Diagnostic& d, std::string_view filename, std::string_v
   if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
   size_t col_bytes = std::min<size_t>(std::max(d.col, 0), text.size());
   int col_chars = count_chars(text, col_bytes);
-  out += ":" + std::to_string(d.line) + ":" + std::to_string(col_chars + 1) + ": " + sev + ": " + valid_utf8(d.message) + "\n";
+  out += ':';
+  out += std::to_string(d.line) + ":" + std::to_string(col_chars + 1) + ": " + sev + ": " + valid_utf8(d.message) + "\n";
   // Tabs are kept in the caret line so the caret lines up in a terminal.
   std::string caret;
   int seen = 0;

@@ -272,7 +272,7 @@ Node* Parser::assignment_or_expr_stmt() {
   }
   if (const char* op = augassign_op(cur().code)) {
     if (!e->is("Name") && !e->is("Attribute") && !e->is("Subscript"))
-      fail_node(e, "'" + std::string(kind_name(e)) + "' is an illegal expression for augmented assignment");
+      fail_node(e, std::string("'").append(kind_name(e)) + "' is an illegal expression for augmented assignment");
     set_ctx(e, store());
     advance();
     Node* value = at(T::Yield) ? yield_expr() : star_expressions();

@@ -49,8 +49,11 @@ TEST(ParserErrors, MessagesMatchCPython) {
 
 // Each approximate case really differs (otherwise it belongs in the exact set).
 TEST(ParserErrors, ApproximateListIsCurrent) {
-  for (const Case& c : kErrors)
-    if (kApproximate.count(c.src)) EXPECT_NE(parse_dump(c.src), c.expected) << "now exact: " << c.src;
+  for (const Case& c : kErrors) {
+    if (kApproximate.count(c.src)) {
+      EXPECT_NE(parse_dump(c.src), c.expected) << "now exact: " << c.src;
+    }
+  }
 }
 
 // NUL bytes and undecodable bytes are rejected before tokenizing.
@@ -74,23 +77,23 @@ TEST(ParserErrors, DeepNestingIsADiagnostic) {
       repeat("-", n) + "1",
       repeat("not ", n) + "x",
       repeat("lambda:", n) + "x",
-      "x" + repeat("**x", n),
-      "x" + repeat(".a", n),
-      "x" + repeat("[0]", n),
+      std::string("x").append(repeat("**x", n)),
+      std::string("x").append(repeat(".a", n)),
+      std::string("x").append(repeat("[0]", n)),
       repeat("a if b else ", n) + "c",
-      "x" + repeat("+x", n),
+      std::string("x").append(repeat("+x", n)),
       repeat("(", n) + repeat(")", n),
       repeat("[", n) + repeat("]", n),
       repeat("{", n) + repeat("}", n),
       repeat("f(", n) + repeat(")", n),
       repeat("f\"{", n) + "x" + repeat("}\"", n),
       repeat("lambda a=", n) + "1" + repeat(":0", n),
-      "if x: pass\n" + repeat("elif x: pass\n", n),
-      "match x:\n case " + repeat("[", n) + repeat("]", n) + ": pass\n",
-      "match x:\n case " + repeat("C(", n) + repeat(")", n) + ": pass\n",
+      std::string("if x: pass\n").append(repeat("elif x: pass\n", n)),
+      std::string("match x:\n case ").append(repeat("[", n)) + repeat("]", n) + ": pass\n",
+      std::string("match x:\n case ").append(repeat("C(", n)) + repeat(")", n) + ": pass\n",
       repeat("~", n) + "x",
       repeat("await ", n) + "x",
-      "x = " + repeat("yield ", n),
+      std::string("x = ").append(repeat("yield ", n)),
   };
   for (const std::string& src : cases) {
     ParseResult r = parse(src, "<deep>");

@@ -34,8 +34,9 @@ std::string show(const Lexed& l, bool positions = true) {
     out += token_text(l.src, t);
     out += "'";
     if (positions) {
-      out += " " + std::to_string(t.line) + ":" + std::to_string(t.col) + "-" +
-             std::to_string(t.end_line) + ":" + std::to_string(t.end_col);
+      out += ' ';
+      out += std::to_string(t.line) + ":" + std::to_string(t.col) + "-" + std::to_string(t.end_line) + ":" +
+             std::to_string(t.end_col);
     }
     out += "\n";
   }
