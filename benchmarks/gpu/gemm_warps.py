@@ -8,16 +8,14 @@ registers per thread at 256x256, which spills. Exactness: fp32 output against to
 for large accumulators".
 
   PYTHONPATH=TILEGYM/src:PLUGIN:CUTILE_SITE python3 gemm_warps.py TILEGYM CONVERTED"""
-import os, sys
+import sys
 from math import ceil
 from pathlib import Path
-os.environ["DISABLE_FALLBACK"] = "1"
-import tilegym, torch, triton, triton.testing
-from cutile2triton.pytest_tilegym import load_converted
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from host_layers import P, converted  # noqa: E402  (mounts the converted tree)
+import tilegym, torch, triton, triton.testing  # noqa: E402
 
-mounts = load_converted(Path(sys.argv[2]))
-mm = [sys.modules[m] for m in mounts.loaded if m.endswith(".matmul") and ".ops." in m][0]
-P = lambda *a: print(*a, flush=True)
+mm = converted("matmul")
 CONFIGS = [(128, 128, 32, 4), (128, 128, 64, 4), (128, 128, 64, 8), (128, 128, 128, 4), (128, 256, 64, 8),
            (256, 128, 64, 8), (128, 256, 128, 8), (256, 256, 64, 8), (256, 256, 64, 16), (256, 256, 32, 16),
            (256, 128, 64, 16)]

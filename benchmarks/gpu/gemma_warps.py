@@ -12,11 +12,11 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from host_layers import P, mods  # noqa: E402  (mounts the converted tree)
+from host_layers import P, converted  # noqa: E402  (mounts the converted tree)
 import tilegym, torch, triton.testing  # noqa: E402
 
 S = int(sys.argv[3]) if len(sys.argv) > 3 else 8192
-m = [x for x in mods if x.__name__.endswith("gemma_attention")][0]
+m = converted("gemma_attention")
 torch.manual_seed(0)
 q = torch.randn(2, 8, S, 256, dtype=torch.bfloat16, device="cuda")
 k = torch.randn(2, 1, S, 256, dtype=torch.bfloat16, device="cuda")

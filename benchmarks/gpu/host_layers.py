@@ -24,6 +24,12 @@ from cutile2triton.pytest_tilegym import load_converted
 mounts = load_converted(Path(sys.argv[2]))
 mods = [sys.modules[m] for m in mounts.loaded]
 P = lambda *a: print(*a, flush=True)
+
+
+def converted(name):
+    """The mounted converted module of TileGym's ops/cutile/<name>.py (e.g. "rms_norm")."""
+    return next(m for m in mods if m.__name__.endswith("." + name) and ".ops." in m.__name__)
+
 dev = "cuda"
 
 

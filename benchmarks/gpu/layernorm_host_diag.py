@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from host_layers import P, host_us  # noqa: E402  (mounts the converted tree)
+from host_layers import P, converted, host_us  # noqa: E402  (mounts the converted tree)
 import tilegym, torch, triton.testing  # noqa: E402
 
 cache = torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda")  # do_bench's L2 flush buffer
@@ -53,7 +53,7 @@ for M in (30000, 128000):
 # The converted kernel's device time per tile config at 30000x256 (graph replays), as the search
 # would time it, and the host µs per call of both ops interleaved five times (the host's drift
 # hits both alike).
-lm = [m for n, m in sys.modules.items() if n.endswith("layer_norm_legacy") and ".c2t_triton." in n][0]
+lm = converted("layer_norm_legacy")
 x = torch.randn((30000, 256), dtype=torch.bfloat16, device="cuda")
 w = torch.randn((256,), dtype=torch.bfloat16, device="cuda")
 b = torch.randn((256,), dtype=torch.bfloat16, device="cuda")

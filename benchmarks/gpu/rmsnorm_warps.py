@@ -5,17 +5,15 @@ elements: 4 warps) and not from the row. TileGym's profile_with_l2flush (kernel 
 bench_rmsnorm.py; GB/s as that file counts them. BENCHMARKS.md, "Warps for a row walked in tiles".
 
   PYTHONPATH=TILEGYM/src:PLUGIN:CUTILE_SITE python3 rmsnorm_warps.py TILEGYM CONVERTED"""
-import os, sys
+import sys
 from pathlib import Path
-os.environ["DISABLE_FALLBACK"] = "1"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(sys.argv[1]) / "tests" / "benchmark"))
-import tilegym, torch
-from bench_utils import profile_with_l2flush
-from cutile2triton.pytest_tilegym import load_converted
+from host_layers import P, converted  # noqa: E402  (mounts the converted tree)
+import tilegym, torch  # noqa: E402
+from bench_utils import profile_with_l2flush  # noqa: E402
 
-mounts = load_converted(Path(sys.argv[2]))
-rn = [sys.modules[m] for m in mounts.loaded if m.endswith(".rms_norm") and ".ops." in m][0]
-P = lambda *a: print(*a, flush=True)
+rn = converted("rms_norm")
 torch.manual_seed(0)
 for dtype in (torch.float16, torch.bfloat16):
     for M, N in ((4096, 1024), (4096, 2048), (4096, 4096), (4096, 8192), (4096, 16384), (1024, 16384), (16384, 8192)):

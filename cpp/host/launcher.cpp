@@ -206,35 +206,28 @@ std::string num_warps_source(const lower::LoweredKernel& k, const std::map<std::
 }
 
 // A launcher's arguments for _c2t_run_native (runtime.cpp) and the native launch's expand codes
-// (src/cutile2triton/_fast_launch.c, expand_args): 0 a scalar or constexpr, r an array of rank r
+// (src/cutile2triton/_fast_launch.c, expand_args), one per parameter, given where launcher_source
+// decides how the parameter is passed: 0 as it is (a scalar or constexpr), r an array of rank r
 // (pointer, r extents, r strides), 128 + r an array of rank at most r (extents and strides padded
-// with 1 and 0, then its rank: multi_rank_args). Not `ok` where a parameter is expanded otherwise
-// (array lists, tuples, arrays of a set of ranks, e8m0 scales viewed as bytes).
+// with 1 and 0, then its rank: multi_rank_args). `ok` is cleared by a parameter passed otherwise.
 struct NativeArgs {
+  // The highest rank given a code (codes hold up to 127): cutile2triton.api.MAX_ARRAY_RANK.
+  static constexpr int kMaxRank = 64;
   bool ok = true;
   std::string args, codes;
   int count = 0;
 
-  void add(const sema::ParamKind& p) {
-    int code = 0;
-    switch (p.kind) {
-      case sema::ParamKind::Kind::ArrayList:
-      case sema::ParamKind::Kind::Tuple: ok = false; return;
-      case sema::ParamKind::Kind::Array:
-        if ((!p.ranks.empty() && !p.lower_ranks_allowed) || p.rank > 64) {  // codes hold ranks up to 127
-          ok = false;
-          return;
-        }
-        code = p.ranks.empty() ? std::max(p.rank, 0) : 128 + p.rank;
-        break;
-      default: break;
-    }
+  void add(const std::string& name, int code) {
     static const char* hex = "0123456789abcdef";
     if (count++) args += ", ";
-    args += p.name;
+    args += name;
     codes += "\\x";
     codes += hex[code >> 4];
     codes += hex[code & 15];
+  }
+  void add_array(const std::string& name, int rank, bool at_most) {
+    if (rank > kMaxRank) ok = false;
+    else add(name, (at_most ? 128 : 0) + std::max(rank, 0));
   }
 };
 
@@ -279,9 +272,9 @@ std::string launcher_source(const lower::LoweredKernel& k) {
       p.name = r;
     }
     params += ", " + p.name;
-    native.add(p);
     switch (p.kind) {
       case sema::ParamKind::Kind::ArrayList: {
+        native.ok = false;
         std::string items = "_c2t_" + p.name, table = "_c2t_" + p.name + "_table";
         prep += list_table_source(p, items, table);
         needs_torch = true;
@@ -299,13 +292,17 @@ std::string launcher_source(const lower::LoweredKernel& k) {
         if (!p.ranks.empty()) {
           prep += multi_rank_check(p);
           lines.push_back(multi_rank_args(p));
+          if (p.lower_ranks_allowed) native.add_array(p.name, p.rank, true);
+          else native.ok = false;  // a set of ranks: checked by the launcher only
           break;
         }
         lines.push_back(fixed_rank_args(p, taken, unpacked));
+        native.add_array(p.name, p.rank, false);
         break;
       }
       case sema::ParamKind::Kind::Tuple: {
         // cuTile TupleConstraint: the elements the kernel reads, as consecutive arguments.
+        native.ok = false;
         std::string l;
         for (auto& e : p.tuple_elems) {
           std::string x = p.name + "[" + std::to_string(e.tuple_index) + "]";
@@ -317,7 +314,10 @@ std::string launcher_source(const lower::LoweredKernel& k) {
         lines.push_back(l);
         break;
       }
-      default: lines.push_back(p.name); break;
+      default:
+        lines.push_back(p.name);
+        native.add(p.name, 0);
+        break;
     }
   }
   // Kernels with a TMA descriptor path take a constexpr flag. By default
@@ -337,14 +337,15 @@ std::string launcher_source(const lower::LoweredKernel& k) {
   std::string out = "def " + launcher_name(k) + "(" + params + ", **" + options + "):\n";
   out += "    \"\"\"Launches " + kernel_fn + " on `grid` with ct.launch's argument list; arrays are passed as\n"
          "    pointer, shape and strides (in elements).\"\"\"\n";
-  // A kernel without a descriptor path accepts use_tma= like the others (Triton rejects unknown options).
-  const std::string no_tma = "    " + options + ".pop(\"use_tma\", None)  # no TMA path in this kernel\n";
+  // The launch's options first (they read no array). A kernel without a descriptor path accepts
+  // use_tma= like the others (Triton rejects unknown options); warps from the tile sizes unless the
+  // caller (or a num_worker_warps hint) chose them.
+  if (use_tma.empty()) out += "    " + options + ".pop(\"use_tma\", None)  # no TMA path in this kernel\n";
+  out += num_warps_source(k, renamed, options);
   if (native.ok) {
-    // The launch's options first (they read no array), then the native launch of a reused kernel:
-    // the keyword arguments _c2t_run_kernel would get (the TMA flag first), the arrays unexpanded.
-    if (use_tma.empty()) out += no_tma;
-    out += num_warps_source(k, renamed, options);
-    // The TMA flag in the caller's options too: the launch below raises (a keyword given twice).
+    // The native launch of a reused kernel: the keyword arguments _c2t_run_kernel would get (the
+    // TMA flag first), the arrays unexpanded; not with the TMA flag among the caller's options too
+    // (the launch below raises: a keyword given twice).
     std::string kw = use_tma.empty() ? options : "{\"" + k.tma_flag + "\": False, **" + options + "}";
     std::string guard = use_tma.empty() ? "" : use_tma + " is False and \"" + k.tma_flag + "\" not in " + options + " and ";
     out += "    if " + guard + "_c2t_run_native(" + kernel_fn + ", " +
@@ -355,9 +356,6 @@ std::string launcher_source(const lower::LoweredKernel& k) {
   out += prep;
   out += unpack_source(unpacked, launcher_name(k));
   if (!use_tma.empty()) out += tma_check_source(k, use_tma, renamed);
-  else if (!native.ok) out += no_tma;
-  // Warps from the tile sizes unless the caller (or a num_worker_warps hint) chose them.
-  if (!native.ok) out += num_warps_source(k, renamed, options);
   // kernel[grid](...) through the runtime's _c2t_run_kernel, which steps
   // Triton's num_stages down when cuTile's tile sizes overflow shared memory
   // at the default pipelining depth (runtime.cpp says why).

@@ -211,9 +211,8 @@ def _c2t_run_kernel_jit(kernel, grid, args, kwargs):
         except triton.runtime.errors.OutOfResources as e:
             if e.name != "shared memory" or "num_stages" in kwargs:
                 raise
-        fits, start = _c2t_fitting_stages.setdefault(kernel, {}), 1  # the default stages just failed
-    if fits is None:
-        fits = _c2t_fitting_stages.setdefault(kernel, {})
+        start = 1  # the default stages just failed
+    fits = _c2t_fitting_stages.setdefault(kernel, {})
     # The specialization: constexpr values, tensor dtypes, options. Every later launch of a
     # kernel that once overflowed comes here, so the key is cheap to build (positions cached).
     at = _c2t_constexpr_positions.get(kernel)
