@@ -278,7 +278,7 @@ void Rewriter::rewrite_functions() {
       // kernel and ct.launch of it goes through _c2t_launch.
       int col = k.info->def->col_offset;
       std::string pad(col, ' ');
-      std::string rest = launcher_source(k) + launcher_attachment(std::string(k.info->def->str("name")), launcher_name(k), k.occupancy);
+      std::string rest = launcher_source(k) + launcher_attachment(std::string(k.info->def->str("name")), launcher_name(k), k.occupancy, k.pipelined);
       std::string indented;
       size_t pos = 0;
       while (pos < rest.size()) {
@@ -295,7 +295,7 @@ void Rewriter::rewrite_functions() {
       continue;
     }
     std::string text = emit::print_function(k.fn, 0, {opts_.max_line}) + "\n\n" + launcher_source(k) +
-                       launcher_attachment(std::string(k.info->def->str("name")), launcher_name(k), k.occupancy);
+                       launcher_attachment(std::string(k.info->def->str("name")), launcher_name(k), k.occupancy, k.pipelined);
     replacement[k.info->def] += text;
     if (k.info->assign_stmt) {
       // `name = ct.kernel(fn, ...)` -> `name = fn`

@@ -15,7 +15,39 @@ namespace {
 const char* kRunKernel = R"PY(
 # Pipeline stages that fit in shared memory: {kernel: {specialization: num_stages or None}}.
 _c2t_fitting_stages = {}
+# Pipeline stages the tuning search chose (_c2t_exhaustive_search): {kernel: {specialization: num_stages or None}}.
+_c2t_tuned_stages = {}
 _c2t_constexpr_positions = {}  # kernel -> indices of its constexpr parameters
+# While _c2t_exhaustive_search times one config: a set that each launch adds its (kernel,
+# specialization) to, for the stages table; launches then skip the native reuse (it returns
+# before any key is built).
+_c2t_stage_probe = None
+
+
+def _c2t_stages_key(kernel, args, kwargs):
+    """A launch's specialization for the stages tables: constexpr values, tensor dtypes and the
+    options (less num_stages, which these tables decide). Cheap to build (positions cached): every
+    launch of a kernel that once overflowed or was tuned builds it."""
+    at = _c2t_constexpr_positions.get(kernel)
+    if at is None:
+        at = _c2t_constexpr_positions[kernel] = tuple(
+            i for i, p in enumerate(getattr(kernel, "params", ())) if p.is_constexpr)
+    key = (tuple(args[i] for i in at if i < len(args)), tuple(a.dtype for a in args if hasattr(a, "dtype")),
+           tuple(sorted((k, v) for k, v in kwargs.items() if k != "num_stages")))
+    try:
+        hash(key)
+    except TypeError:
+        key = repr(key)
+    return key
+
+
+def _c2t_with_stages(kernel, args, kwargs, stages):
+    """kwargs plus num_stages=stages, and the same stages for the kernel's prefetching grid-stride
+    loops where the launch may set them."""
+    extra = {"num_stages": stages}
+    if _c2t_prefetch_param(kernel, args, kwargs):
+        extra["C2T_PREFETCH_STAGES"] = stages
+    return {**kwargs, **extra}
 
 
 def _c2t_prefetch_param(kernel, args, kwargs):
@@ -136,6 +168,8 @@ def _c2t_run_native(kernel, grid, args, kwargs, expand=None):
     fast = kernel.__dict__.get("_c2t_fast")
     if fast is None or callable(grid) or (expand is not None and "num_stages" in kwargs):
         return None  # a launcher's num_stages also sets its prefetching loops' (_c2t_run_kernel): not here
+    if _c2t_stage_probe is not None:  # the tuning search records each launch in _c2t_run_kernel
+        return None
     device, settings, options, option_types, cache, key, compiled, native, plan = fast
     state = _c2t_launch_state(kernel)
     try:  # types in the keywords' order: the same order too
@@ -160,7 +194,10 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
     (constexpr values, dtypes, options). Once a specialization has launched, later launches of it
     reuse its compiled kernel directly (_c2t_compiled_slot, _c2t_launch_entry); while the
     arguments keep the last launch's specialization and options, natively in one call
-    (_c2t_run_native), without Triton's binder."""
+    (_c2t_run_native), without Triton's binder. Specializations the tuning search timed at other
+    stages launch with its choice (_c2t_tuned_stages)."""
+    if _c2t_stage_probe is not None:
+        _c2t_stage_probe.add((kernel, _c2t_stages_key(kernel, args, kwargs)))
     if "num_stages" in kwargs and _c2t_prefetch_param(kernel, args, kwargs):
         kwargs["C2T_PREFETCH_STAGES"] = kwargs["num_stages"]  # the caller's stages bound the loops' too
     compiled = _c2t_run_native(kernel, grid, args, kwargs)
@@ -201,8 +238,17 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
 
 
 def _c2t_run_kernel_jit(kernel, grid, args, kwargs):
-    """_c2t_run_kernel through kernel[grid]: the shared-memory retry, and the stages of a kernel
-    with a cuTile occupancy (_c2t_occupancy_start)."""
+    """_c2t_run_kernel through kernel[grid]: the tuning search's stages, the shared-memory retry,
+    and the stages of a kernel with a cuTile occupancy (_c2t_occupancy_start)."""
+    tuned = _c2t_tuned_stages.get(kernel)
+    if tuned and "num_stages" not in kwargs:
+        stages = tuned.get(_c2t_stages_key(kernel, args, kwargs))
+        if stages is not None:
+            try:
+                return kernel[grid](*args, **_c2t_with_stages(kernel, args, kwargs, stages))
+            except triton.runtime.errors.OutOfResources as e:  # timed on another device: as untuned
+                if e.name != "shared memory":
+                    raise
     fits, start = _c2t_fitting_stages.get(kernel), 0
     occupied = "num_stages" not in kwargs and getattr(kernel, "_c2t_occupancy", 1) > 1
     if (fits is None and not occupied) or "num_stages" in kwargs:  # never overflowed, or stages chosen
@@ -213,18 +259,7 @@ def _c2t_run_kernel_jit(kernel, grid, args, kwargs):
                 raise
         start = 1  # the default stages just failed
     fits = _c2t_fitting_stages.setdefault(kernel, {})
-    # The specialization: constexpr values, tensor dtypes, options. Every later launch of a
-    # kernel that once overflowed comes here, so the key is cheap to build (positions cached).
-    at = _c2t_constexpr_positions.get(kernel)
-    if at is None:
-        at = _c2t_constexpr_positions[kernel] = tuple(
-            i for i, p in enumerate(getattr(kernel, "params", ())) if p.is_constexpr)
-    key = (tuple(args[i] for i in at if i < len(args)), tuple(a.dtype for a in args if hasattr(a, "dtype")),
-           tuple(sorted(kwargs.items())))
-    try:
-        hash(key)
-    except TypeError:
-        key = repr(key)
+    key = _c2t_stages_key(kernel, args, kwargs)  # every later launch of a kernel that once overflowed
 
     prefetch = _c2t_prefetch_param(kernel, args, kwargs)  # grid-stride loops' stages step down too
 
@@ -414,6 +449,9 @@ def _c2t_on_stream(stream, launcher, grid, *args):
 // so plain do_bench timed the host and the search picked among equal numbers
 // (TileGym's bmm at 1024^3 on the H200: 34 us chosen where 22 us existed).
 const char* kTune = R"PY(
+_C2T_SEARCH_STAGES = 4  # the tuning search's other num_stages for pipelined kernels
+
+
 def _c2t_device_ms(fn):
     """Milliseconds of device time per fn() call: replayed from a CUDA graph
     (triton.testing.do_bench_cudagraph), so the host's launch cost does not hide the kernel's;
@@ -444,7 +482,14 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
     """cuTile's tune.exhaustive_search on Triton: times every config (device time, see
     _c2t_device_ms) and returns the fastest. Without a CUDA device (e.g. the
     TRITON_INTERPRET=1 interpreter, where do_bench cannot run) the first config is
-    returned untimed, as with TILEGYM_DISABLE_AUTOTUNE."""
+    returned untimed, as with TILEGYM_DISABLE_AUTOTUNE.
+    Pipeline stages: cuTile's compiler chooses a kernel's pipelining depth itself, Triton takes
+    num_stages (default 3). For a kernel with a loop Triton software-pipelines (the converter's
+    mark _c2t_pipelined) each config is also timed at _C2T_SEARCH_STAGES, and the winner's stages
+    are kept for the specializations it launched (_c2t_tuned_stages of the launcher's module: kernel
+    objects cross modules), which later launches of the same kernel, constexprs, dtypes and options use (measured on the H200: TileGym's matmul 128x128x32
+    at 1024^3 fp16 196 -> 215 TFLOPS at 4 stages, 556 -> 532 at 8192^3; cutile2triton's
+    BENCHMARKS.md, "Pipeline stages in the tuning search")."""
     import os
 
     import torch
@@ -455,22 +500,55 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
         raise ValueError("exhaustive_search: empty search space")
     if os.environ.get("TRITON_INTERPRET") == "1" or not torch.cuda.is_available():
         return _C2TTuningResult(_C2TMeasurement(configs[0], float("nan")), [], [])
-    successes, failures = [], []
+    successes, failures, launched = [], [], {}
     for cfg in configs:
         k = kernel(cfg) if callable(kernel) and not hasattr(kernel, "_c2t_launcher") and not _c2t_is_kernel_object(
             kernel) else kernel
         k = _c2t_kernel(k, **(hints_fn(cfg) if hints_fn else {}))
         grid, args = grid_fn(cfg), args_fn(cfg)
-        try:
-            ms = _c2t_device_ms(lambda: _c2t_launch(grid, k, *args))
-            successes.append(_C2TMeasurement(cfg, ms * 1000.0))
-        except Exception as e:  # a config that does not compile or run is recorded, as in cuTile
-            failures.append((cfg, type(e), str(e)))
+        launcher = getattr(k._pyfunc, "_c2t_launcher", None)
+        runtime = getattr(launcher, "__globals__", {})  # the launcher's module: its _c2t_run_kernel
+        pipelined = getattr(k._pyfunc, "_c2t_pipelined", False) and "_c2t_stage_probe" in runtime
+        best, error = None, None
+        for stages in (None, _C2T_SEARCH_STAGES) if pipelined else (None,):
+            if stages is None:
+                run = lambda: _c2t_launch(grid, k, *args)
+            else:
+                options = {**_c2t_launch_options(k.hints), "num_stages": stages}
+                run = lambda: launcher(grid, *args, **options)
+            probe = set()  # (kernel, specialization) of each launch
+            if pipelined:
+                runtime["_c2t_stage_probe"] = probe
+            try:
+                us = _c2t_device_ms(run) * 1000.0
+            except Exception as e:  # a config that does not compile or run is recorded, as in cuTile
+                error = error or e
+                continue
+            finally:
+                if pipelined:
+                    runtime["_c2t_stage_probe"] = None
+            if best is None or us < best[0]:
+                best = (us, stages, probe)
+        if best is None:
+            failures.append((cfg, type(error), str(error)))
+            continue
+        m = _C2TMeasurement(cfg, best[0])
+        m.num_stages = best[1]  # None: Triton's default
+        successes.append(m)
+        launched[id(m)] = (runtime, best[2])
     if not successes:
         raise RuntimeError(f"exhaustive_search: all {len(configs)} configs failed; first: {failures[0][2]}")
     best = min(successes, key=lambda m: m.mean_us)
+    runtime, probe = launched[id(best)]
+    for kern, key in probe:
+        runtime["_c2t_tuned_stages"].setdefault(kern, {})[key] = best.num_stages
+        # Launches reused natively or from the compiled-kernel table keep the stages they were
+        # compiled with: the next launch of each specialization goes through kernel[grid] again.
+        kern.__dict__.pop("_c2t_fast", None)
+        kern.__dict__.pop("_c2t_compiled", None)
     if not quiet:
-        print(f"exhaustive_search: best of {len(successes)} configs: {best.config} ({best.mean_us:.1f} us)")
+        at = "" if best.num_stages is None else f" at num_stages={best.num_stages}"
+        print(f"exhaustive_search: best of {len(successes)} configs: {best.config}{at} ({best.mean_us:.1f} us)")
     return _C2TTuningResult(best, successes, failures)
 )PY";
 
@@ -556,10 +634,13 @@ std::string runtime_source(const RuntimeNeeds& n) {
   return out + body;
 }
 
-std::string launcher_attachment(const std::string& kernel_fn, const std::string& launcher, int occupancy) {
+std::string launcher_attachment(const std::string& kernel_fn, const std::string& launcher, int occupancy,
+                                bool pipelined) {
   std::string o = kernel_fn + "._c2t_launcher = " + launcher + "\n";
   if (occupancy > 1)  // the runtime's _c2t_occupancy_start: pipeline stages that leave room for it
     o += kernel_fn + "._c2t_occupancy = " + std::to_string(occupancy) + "  # cuTile's kernel option occupancy\n";
+  if (pipelined)  // the runtime's _c2t_exhaustive_search: pipeline stages are searched too
+    o += kernel_fn + "._c2t_pipelined = True  # a loop Triton software-pipelines (num_stages applies)\n";
   return o;
 }
 

@@ -50,7 +50,10 @@ std::string runtime_source(const RuntimeNeeds& needs);
 /// The statement attaching kernel `kernel_fn`'s launcher to the kernel object,
 /// so that `_c2t_launch` (here or in an importing module) finds it; with an
 /// `occupancy` above 1 (@ct.kernel(occupancy=N)), also that hint, which the
-/// runtime's _c2t_occupancy_start keeps room for in shared memory.
-std::string launcher_attachment(const std::string& kernel_fn, const std::string& launcher, int occupancy = 0);
+/// runtime's _c2t_occupancy_start keeps room for in shared memory; with `pipelined` (the kernel has a
+/// loop Triton software-pipelines: lower::MemoryEffects::pipelined_loops), a mark that lets the
+/// runtime's _c2t_exhaustive_search time each config at more pipeline stages too.
+std::string launcher_attachment(const std::string& kernel_fn, const std::string& launcher, int occupancy = 0,
+                                bool pipelined = false);
 
 }  // namespace c2t::host

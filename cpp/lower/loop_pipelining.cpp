@@ -69,6 +69,7 @@ void add_helper_effects(MemoryEffects& fx, const MemoryEffects& helper, const Co
     fx.accesses.push_back(std::move(a));
   }
   fx.dots += helper.dots;
+  fx.pipelined_loops += helper.pipelined_loops;
 }
 
 bool may_prefetch(const MemoryEffects& body, size_t first_access, int dots, int runtime_ifs) {

@@ -1432,6 +1432,9 @@ void Lowerer::lower_for(const Node* s) {
     if (prefetch_param_.empty()) prefetch_param_ = fresh(kPrefetchStagesParam);
     emit(TStmt::comment("grid-stride loop: prefetch the next iterations' loads"));
     st.value = tl_call("range", rargs, {{"num_stages", name(prefetch_param_)}});
+    ++effects_.pipelined_loops;
+  } else if (!is_static && effects_.dots > dots_before) {
+    ++effects_.pipelined_loops;  // Triton pipelines a loop with a tl.dot itself
   }
   auto after = std::move(env_);
   merge_envs(before_loop, after);

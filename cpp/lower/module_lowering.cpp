@@ -117,6 +117,7 @@ LoweredModule ModuleLowering::run() {
       lk.footprints = std::move(f.footprints);
       lk.tma = std::move(f.tma);
       lk.tma_flag = f.tma_flag;
+      lk.pipelined = f.effects.pipelined_loops > 0;
       lk.ok = f.ok;
     }
     if (!lk.ok) out.ok = false;

@@ -329,6 +329,15 @@ TEST(Runtime, RunKernelRetriesFewerStagesOnlyForSharedMemory) {
   EXPECT_EQ(launcher_attachment("k", "launch_k", 1), "k._c2t_launcher = launch_k\n");
   EXPECT_EQ(launcher_attachment("k", "launch_k", 2),
             "k._c2t_launcher = launch_k\nk._c2t_occupancy = 2  # cuTile's kernel option occupancy\n");
+  EXPECT_EQ(launcher_attachment("k", "launch_k", 0, true),
+            "k._c2t_launcher = launch_k\nk._c2t_pipelined = True  # a loop Triton software-pipelines (num_stages "
+            "applies)\n");
+  // The tuning search times pipelined kernels at more stages too and keeps the winner's.
+  RuntimeNeeds tune;
+  tune.tune = true;
+  std::string search = runtime_source(tune);
+  EXPECT_TRUE(has(search, "for stages in (None, _C2T_SEARCH_STAGES) if pipelined else (None,):")) << search;
+  EXPECT_TRUE(has(rt, "return kernel[grid](*args, **_c2t_with_stages(kernel, args, kwargs, stages))")) << rt;
   // Launches of a specialization that launched before reuse its compiled kernel
   // (tests/test_launch_reuse.py runs this with a fake JITFunction).
   EXPECT_TRUE(has(rt, "def _c2t_compiled_slot(kernel, args, kwargs):")) << rt;

@@ -73,13 +73,14 @@ TEST(LoopPipelining, OnlyTheLoopBodysAccessesCount) {
 }
 
 TEST(LoopPipelining, HelperAccessesBecomeUnknownAtTheCallSitesBranch) {
-  MemoryEffects helper{{load({"q_ptr"}, {{7, true}})}, 2};
+  MemoryEffects helper{{load({"q_ptr"}, {{7, true}})}, 2, 1};
   MemoryEffects fx;
   add_helper_effects(fx, helper, {{1, false}}, 0);
   ASSERT_EQ(fx.accesses.size(), 1u);
   EXPECT_TRUE(fx.accesses[0].arrays.empty());
   EXPECT_EQ(fx.accesses[0].branch, (ConstexprBranches{{1, false}}));
   EXPECT_EQ(fx.dots, 2);
+  EXPECT_EQ(fx.pipelined_loops, 1);  // a helper's K loop is the calling kernel's pipelined loop
 }
 
 TEST(LoopPipelining, ArraysAreKeyedByThePointerParametersTheirPointerMentions) {

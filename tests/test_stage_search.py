@@ -1,0 +1,218 @@
+"""Pipeline stages in the tuning search: for a kernel with a loop Triton software-pipelines (the
+converter marks it `k._c2t_pipelined = True`), the converted exhaustive_search times every config
+at Triton's default num_stages and at _C2T_SEARCH_STAGES, and later launches of the winning
+config's specialization use the winner's stages; kernels without such a loop are timed once.
+
+The search needs a CUDA device to time configs; here the device check and the timer are faked
+(_c2t_device_ms returns a time per launched num_stages) and the kernel is a FakeKernel that runs
+the interpreter's kernel and records each launch's num_stages.
+"""
+
+from __future__ import annotations
+
+import types
+
+import pytest
+
+from c2t_interp import assert_close, convert, dev, load
+from test_launch_retry import FakeKernel
+
+import torch  # noqa: E402  (after c2t_interp set TRITON_INTERPRET)
+
+SRC = '''
+from types import SimpleNamespace
+
+import cuda.tile as ct
+import torch
+from cuda.tile.tune import exhaustive_search
+
+ConstInt = ct.Constant[int]
+_cache = {}
+
+
+@ct.kernel
+def rows_kernel(x, out, TILE: ConstInt):
+    for r in range(ct.bid(0), ct.cdiv(x.shape[0], TILE), ct.num_blocks(0)):
+        t = ct.load(x, index=(r,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
+        ct.store(out, index=(r,), tile=t * 2.0)
+
+
+@ct.kernel
+def flat_kernel(x, out, TILE: ConstInt):
+    t = ct.load(x, index=(ct.bid(0),), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(out, index=(ct.bid(0),), tile=t * 2.0)
+
+
+def tuned(x, kernel_name, tiles=(32, 64)):
+    kernel = rows_kernel if kernel_name == "rows" else flat_kernel
+    out = torch.empty_like(x)
+    n = x.shape[0]
+    grid = lambda c: (ct.cdiv(n, c.TILE),)
+    key = (n, kernel_name, tiles)
+    if key not in _cache:
+        configs = [SimpleNamespace(TILE=t, num_worker_warps=4) for t in tiles]
+        result = exhaustive_search(configs, torch.cuda.current_stream(), grid, kernel,
+                                   lambda c: (x, out, c.TILE), lambda c: {"num_worker_warps": c.num_worker_warps})
+        best = result.best.config
+        _cache[key] = (best, kernel.replace_hints(num_worker_warps=best.num_worker_warps))
+    best, hinted = _cache[key]
+    ct.launch(torch.cuda.current_stream(), grid(best), hinted, (x, out, best.TILE))
+    return out
+'''
+
+
+class TimedKernel(FakeKernel):
+    """A FakeKernel whose launches the fake timer prices: `cost[(TILE, num_stages)]` ms."""
+
+    def __init__(self, real, cost):
+        super().__init__(real, limit=10**12)
+        self.arg_names, self.cost = real.arg_names, cost
+        for attr in ("_c2t_launcher", "_c2t_pipelined"):
+            if hasattr(real, attr):
+                setattr(self, attr, getattr(real, attr))
+
+
+@pytest.fixture
+def mod(tmp_path, monkeypatch):
+    code = convert(SRC, filename="stage_search.py")
+    m = load(code, tmp_path, "stage_search")
+    # The search's device check and timer (no CUDA device here): each timed run is priced by the
+    # fake kernel's cost table at the stages it launched with.
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)  # read by the search only; kernels exist already
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    m.torch = types.SimpleNamespace(empty_like=torch.empty_like, cuda=types.SimpleNamespace(current_stream=lambda: None))
+
+    def device_ms(fn):
+        for k in (m.rows_kernel, m.flat_kernel):
+            k.attempts.clear()
+        fn()
+        fn()
+        (k,) = [k for k in (m.rows_kernel, m.flat_kernel) if k.attempts]
+        return k.cost[k.attempts[-1]]
+
+    m._c2t_device_ms = device_ms
+    return code, m
+
+
+def _x(n=300):
+    return dev(torch.randn(n, generator=torch.Generator().manual_seed(n)))
+
+
+def test_the_converter_marks_kernels_with_pipelined_loops(mod):
+    code, _ = mod
+    assert "rows_kernel._c2t_pipelined = True" in code  # a prefetching grid-stride loop
+    assert "flat_kernel._c2t_pipelined" not in code     # no loop: stages change nothing
+    assert "_C2T_SEARCH_STAGES = 4" in code
+
+
+def test_more_stages_win_and_later_launches_keep_them(mod):
+    _, m = mod
+    # TILE=64 at 4 stages is the fastest of the four (config, stages) pairs.
+    m.rows_kernel = TimedKernel(m.rows_kernel, {(32, None): 2.0, (32, 4): 3.0, (64, None): 1.5, (64, 4): 1.0})
+    m.flat_kernel = TimedKernel(m.flat_kernel, {})
+    x = _x()
+    assert_close(m.tuned(x, "rows"), x * 2.0)
+    (result,) = [v for k, v in m._cache.items()]
+    assert result[0].TILE == 64
+    # The op's own launch after the search: the winner's stages, for its specialization only.
+    assert m.rows_kernel.attempts[-1] == (64, 4)
+    m.rows_kernel.attempts.clear()
+    assert_close(m.tuned(x, "rows"), x * 2.0)  # the cached choice: no search, the same stages
+    assert m.rows_kernel.attempts == [(64, 4)]
+    m.rows_kernel.attempts.clear()
+    m.launch_rows_kernel((3,), x, torch.empty_like(x), 32)  # another specialization: Triton's default
+    assert m.rows_kernel.attempts == [(32, None)]
+
+
+def test_default_stages_win_when_faster(mod):
+    _, m = mod
+    m.rows_kernel = TimedKernel(m.rows_kernel, {(32, None): 1.0, (32, 4): 1.2, (64, None): 2.0, (64, 4): 0.5})
+    m.flat_kernel = TimedKernel(m.flat_kernel, {})
+    x = _x()
+    assert_close(m.tuned(x, "rows", tiles=(32,)), x * 2.0)
+    assert m.rows_kernel.attempts[-1] == (32, None)
+
+
+def test_kernels_without_pipelined_loops_are_timed_once(mod):
+    _, m = mod
+    m.rows_kernel = TimedKernel(m.rows_kernel, {})
+    m.flat_kernel = TimedKernel(m.flat_kernel, {(32, None): 2.0, (64, None): 1.0})
+    timed = []
+    device_ms = m._c2t_device_ms
+    m._c2t_device_ms = lambda fn: timed.append(1) or device_ms(fn)
+    x = _x()
+    assert_close(m.tuned(x, "flat"), x * 2.0)
+    assert len(timed) == 2  # one run per config
+    assert m.flat_kernel.attempts[-1] == (64, None)
+
+
+def test_a_k_loop_with_an_mma_is_marked():
+    # Triton pipelines a loop with a tl.dot itself: num_stages applies, the search tries more.
+    code = convert('''
+import cuda.tile as ct
+
+ConstInt = ct.Constant[int]
+
+
+@ct.kernel
+def mm_kernel(a, b, c, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.num_tiles(a, axis=1, shape=(TM, TK))):
+        x = ct.load(a, index=(ct.bid(0), k), shape=(TM, TK), padding_mode=ct.PaddingMode.ZERO)
+        y = ct.load(b, index=(k, ct.bid(1)), shape=(TK, TN), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(x, y, acc)
+    ct.store(c, index=(ct.bid(0), ct.bid(1)), tile=acc)
+
+
+@ct.kernel
+def one_tile_kernel(a, b, c, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    x = ct.load(a, index=(ct.bid(0), 0), shape=(TM, TK), padding_mode=ct.PaddingMode.ZERO)
+    y = ct.load(b, index=(0, ct.bid(1)), shape=(TK, TN), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(c, index=(ct.bid(0), ct.bid(1)), tile=ct.mma(x, y, ct.zeros((TM, TN), dtype=ct.float32)))
+''', filename="mm.py")
+    assert "mm_kernel._c2t_pipelined = True" in code
+    assert "one_tile_kernel._c2t_pipelined" not in code  # an mma outside any loop
+
+
+def test_after_the_search_launches_are_reused_then_native(tmp_path, monkeypatch):
+    # The search drops the kernel's reused launches (they hold the stages they were compiled with);
+    # the op's next launch compiles at the chosen stages, the one after reuses it, then natively.
+    from test_fast_launch import _native_module
+
+    m = _native_module(tmp_path, monkeypatch, src=SRC, kernel="rows_kernel")
+    k = m.rows_kernel
+    real = k.real
+    k._c2t_launcher, k._c2t_pipelined = real._c2t_launcher, real._c2t_pipelined
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    m.torch = types.SimpleNamespace(empty_like=torch.empty_like, cuda=types.SimpleNamespace(current_stream=lambda: None))
+    cost = {(32, None): 2.0, (32, 4): 3.0, (64, None): 1.5, (64, 4): 1.0}
+    priced = []
+
+    def device_ms(fn):
+        n = len(k.jit_launches)
+        fn()
+        fn()
+        assert len(k.jit_launches) == n + 1, "each (config, stages) compiles once, then is reused"
+        priced.append((k.jit_tiles[-1], k.jit_launches[-1]))
+        return cost[priced[-1]]
+
+    m._c2t_device_ms = device_ms
+    k.jit_tiles = []
+    run = k.__getitem__
+
+    def getitem(grid):
+        launch = run(grid)
+        return lambda *a, **kw: (k.jit_tiles.append(a[-1]), launch(*a, **kw))[1]
+
+    k.__getitem__ = getitem
+    monkeypatch.setattr(type(k), "__getitem__", lambda self, grid: self.__dict__["__getitem__"](grid))
+    x = _x()
+    assert_close(m.tuned(x, "rows"), x * 2.0)
+    assert sorted(priced, key=str) == sorted(cost, key=str)
+    assert k.jit_launches[-1] == 4 and k.jit_tiles[-1] == 64  # the op's launch: compiled at the chosen stages
+    native = len(k.native)
+    for _ in range(3):
+        assert_close(m.tuned(x, "rows"), x * 2.0)
+    assert k.jit_launches[-1] == 4 and len(k.native) >= native + 2, "reused once, then native"
+    assert m._c2t_stage_probe is None
