@@ -1,7 +1,8 @@
 """Pipeline stages in the tuning search: for a kernel with a loop Triton software-pipelines (the
 converter marks it `k._c2t_pipelined = True`), the converted exhaustive_search times every config
-at Triton's default num_stages and at _C2T_SEARCH_STAGES, and later launches of the winning
-config's specialization use the winner's stages; kernels without such a loop are timed once.
+at Triton's default num_stages, then the (at most 3) configs within 1.25x of the fastest again at
+_C2T_SEARCH_STAGES, and later launches of the winning config's specialization use the winner's
+stages; kernels without such a loop are timed once per config.
 
 The search needs a CUDA device to time configs; here the device check and the timer are faked
 (_c2t_device_ms returns a time per launched num_stages) and the kernel is a FakeKernel that runs
@@ -209,10 +210,35 @@ def test_after_the_search_launches_are_reused_then_native(tmp_path, monkeypatch)
     monkeypatch.setattr(type(k), "__getitem__", lambda self, grid: self.__dict__["__getitem__"](grid))
     x = _x()
     assert_close(m.tuned(x, "rows"), x * 2.0)
-    assert sorted(priced, key=str) == sorted(cost, key=str)
+    # 32 is not within 1.25x of 64's 1.5 ms: only 64 is timed again, at 4 stages.
+    assert priced == [(32, None), (64, None), (64, 4)]
     assert k.jit_launches[-1] == 4 and k.jit_tiles[-1] == 64  # the op's launch: compiled at the chosen stages
     native = len(k.native)
     for _ in range(3):
         assert_close(m.tuned(x, "rows"), x * 2.0)
     assert k.jit_launches[-1] == 4 and len(k.native) >= native + 2, "reused once, then native"
     assert m._c2t_stage_probe is None
+
+
+def test_only_configs_close_to_the_fastest_are_timed_at_more_stages(mod):
+    _, m = mod
+    tiles = (16, 32, 64, 128, 256)
+    cost = {(16, None): 1.0, (32, None): 1.1, (64, None): 1.2, (128, None): 1.24, (256, None): 3.0}
+    cost.update({(t, 4): 0.9 + t / 1000 for t in tiles})
+    m.rows_kernel = TimedKernel(m.rows_kernel, cost)
+    m.flat_kernel = TimedKernel(m.flat_kernel, {})
+    timed = []
+    device_ms = m._c2t_device_ms
+
+    def record(fn):
+        ms = device_ms(fn)
+        timed.append(m.rows_kernel.attempts[-1])
+        return ms
+
+    m._c2t_device_ms = record
+    x = _x()
+    assert_close(m.tuned(x, "rows", tiles=tiles), x * 2.0)
+    # All five at the default; the three fastest of the four within 1.25x again at 4 stages (each a
+    # compile; 128 is close too but past the cap, 256 is not close).
+    assert timed == [(t, None) for t in tiles] + [(16, 4), (32, 4), (64, 4)]
+    assert m.rows_kernel.attempts[-1] == (16, 4)

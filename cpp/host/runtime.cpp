@@ -450,6 +450,8 @@ def _c2t_on_stream(stream, launcher, grid, *args):
 // (TileGym's bmm at 1024^3 on the H200: 34 us chosen where 22 us existed).
 const char* kTune = R"PY(
 _C2T_SEARCH_STAGES = 4  # the tuning search's other num_stages for pipelined kernels
+_C2T_STAGE_MARGIN = 1.25  # configs this close to the fastest are timed at those stages too
+_C2T_STAGE_CONFIGS = 3    # at most this many (a compile each: TileGym's mhc searches 40 configs)
 
 
 def _c2t_device_ms(fn):
@@ -485,11 +487,13 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
     returned untimed, as with TILEGYM_DISABLE_AUTOTUNE.
     Pipeline stages: cuTile's compiler chooses a kernel's pipelining depth itself, Triton takes
     num_stages (default 3). For a kernel with a loop Triton software-pipelines (the converter's
-    mark _c2t_pipelined) each config is also timed at _C2T_SEARCH_STAGES, and the winner's stages
-    are kept for the specializations it launched (_c2t_tuned_stages of the launcher's module: kernel
-    objects cross modules), which later launches of the same kernel, constexprs, dtypes and options use (measured on the H200: TileGym's matmul 128x128x32
-    at 1024^3 fp16 196 -> 215 TFLOPS at 4 stages, 556 -> 532 at 8192^3; cutile2triton's
-    BENCHMARKS.md, "Pipeline stages in the tuning search")."""
+    mark _c2t_pipelined), the configs within _C2T_STAGE_MARGIN of the fastest (at most
+    _C2T_STAGE_CONFIGS of them: each costs a compile) are timed again at _C2T_SEARCH_STAGES, and
+    the winner's stages are kept for the specializations it launched (_c2t_tuned_stages of the
+    launcher's module: kernel objects cross modules), which later launches of the same kernel,
+    constexprs, dtypes and options use. Measured on the H200: TileGym's matmul 128x128x32 at 1024^3
+    fp16 196 -> 215 TFLOPS at 4 stages, 556 -> 532 at 8192^3 (cutile2triton's BENCHMARKS.md,
+    "Pipeline stages in the tuning search")."""
     import os
 
     import torch
@@ -500,7 +504,18 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
         raise ValueError("exhaustive_search: empty search space")
     if os.environ.get("TRITON_INTERPRET") == "1" or not torch.cuda.is_available():
         return _C2TTuningResult(_C2TMeasurement(configs[0], float("nan")), [], [])
-    successes, failures, launched = [], [], {}
+
+    def timed(run, runtime, pipelined):  # (us, the launches' (kernel, specialization)s)
+        probe = set()
+        if pipelined:
+            runtime["_c2t_stage_probe"] = probe
+        try:
+            return _c2t_device_ms(run) * 1000.0, probe
+        finally:
+            if pipelined:
+                runtime["_c2t_stage_probe"] = None
+
+    successes, failures, runs = [], [], {}
     for cfg in configs:
         k = kernel(cfg) if callable(kernel) and not hasattr(kernel, "_c2t_launcher") and not _c2t_is_kernel_object(
             kernel) else kernel
@@ -509,37 +524,32 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
         launcher = getattr(k._pyfunc, "_c2t_launcher", None)
         runtime = getattr(launcher, "__globals__", {})  # the launcher's module: its _c2t_run_kernel
         pipelined = getattr(k._pyfunc, "_c2t_pipelined", False) and "_c2t_stage_probe" in runtime
-        best, error = None, None
-        for stages in (None, _C2T_SEARCH_STAGES) if pipelined else (None,):
-            if stages is None:
-                run = lambda: _c2t_launch(grid, k, *args)
-            else:
-                options = {**_c2t_launch_options(k.hints), "num_stages": stages}
-                run = lambda: launcher(grid, *args, **options)
-            probe = set()  # (kernel, specialization) of each launch
-            if pipelined:
-                runtime["_c2t_stage_probe"] = probe
-            try:
-                us = _c2t_device_ms(run) * 1000.0
-            except Exception as e:  # a config that does not compile or run is recorded, as in cuTile
-                error = error or e
-                continue
-            finally:
-                if pipelined:
-                    runtime["_c2t_stage_probe"] = None
-            if best is None or us < best[0]:
-                best = (us, stages, probe)
-        if best is None:
-            failures.append((cfg, type(error), str(error)))
+        try:
+            us, probe = timed(lambda: _c2t_launch(grid, k, *args), runtime, pipelined)
+        except Exception as e:  # a config that does not compile or run is recorded, as in cuTile
+            failures.append((cfg, type(e), str(e)))
             continue
-        m = _C2TMeasurement(cfg, best[0])
-        m.num_stages = best[1]  # None: Triton's default
+        m = _C2TMeasurement(cfg, us)
+        m.num_stages = None  # Triton's default
         successes.append(m)
-        launched[id(m)] = (runtime, best[2])
+        runs[id(m)] = (runtime, probe, (k, grid, args, launcher) if pipelined else None)
     if not successes:
         raise RuntimeError(f"exhaustive_search: all {len(configs)} configs failed; first: {failures[0][2]}")
+    fastest = min(m.mean_us for m in successes)
+    close = sorted((m for m in successes if runs[id(m)][2] and m.mean_us <= fastest * _C2T_STAGE_MARGIN),
+                   key=lambda m: m.mean_us)[:_C2T_STAGE_CONFIGS]
+    for m in close:
+        runtime, _, (k, grid, args, launcher) = runs[id(m)]
+        options = {**_c2t_launch_options(k.hints), "num_stages": _C2T_SEARCH_STAGES}
+        try:
+            us, probe = timed(lambda: launcher(grid, *args, **options), runtime, True)
+        except Exception:  # e.g. more stages overflow shared memory: the default stays
+            continue
+        if us < m.mean_us:
+            m.mean_us, m.num_stages = us, _C2T_SEARCH_STAGES
+            runs[id(m)] = (runtime, probe, None)
     best = min(successes, key=lambda m: m.mean_us)
-    runtime, probe = launched[id(best)]
+    runtime, probe, _ = runs[id(best)]
     for kern, key in probe:
         runtime["_c2t_tuned_stages"].setdefault(kern, {})[key] = best.num_stages
         # Launches reused natively or from the compiled-kernel table keep the stages they were

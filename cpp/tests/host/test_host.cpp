@@ -336,7 +336,7 @@ TEST(Runtime, RunKernelRetriesFewerStagesOnlyForSharedMemory) {
   RuntimeNeeds tune;
   tune.tune = true;
   std::string search = runtime_source(tune);
-  EXPECT_TRUE(has(search, "for stages in (None, _C2T_SEARCH_STAGES) if pipelined else (None,):")) << search;
+  EXPECT_TRUE(has(search, "options = {**_c2t_launch_options(k.hints), \"num_stages\": _C2T_SEARCH_STAGES}")) << search;
   EXPECT_TRUE(has(rt, "return kernel[grid](*args, **_c2t_with_stages(kernel, args, kwargs, stages))")) << rt;
   // Launches of a specialization that launched before reuse its compiled kernel
   // (tests/test_launch_reuse.py runs this with a fake JITFunction).
