@@ -194,7 +194,7 @@ def test_after_the_search_launches_are_reused_then_native(tmp_path, monkeypatch)
         n = len(k.jit_launches)
         fn()
         fn()
-        assert len(k.jit_launches) == n + 1, "each (config, stages) compiles once, then is reused"
+        assert len(k.jit_launches) == n + 2, "timed launches go through kernel[grid] at the stages asked"
         priced.append((k.jit_tiles[-1], k.jit_launches[-1]))
         return cost[priced[-1]]
 
@@ -242,3 +242,70 @@ def test_only_configs_close_to_the_fastest_are_timed_at_more_stages(mod):
     # compile; 128 is close too but past the cap, 256 is not close).
     assert timed == [(t, None) for t in tiles] + [(16, 4), (32, 4), (64, 4)]
     assert m.rows_kernel.attempts[-1] == (16, 4)
+
+
+# Found by a hostile review of the first form: a second search over a tuned specialization, shapes
+# sharing a config, and other threads' launches while a search times a config.
+
+def test_a_second_search_times_the_default_stages_again(mod):
+    _, m = mod
+    m.rows_kernel = TimedKernel(m.rows_kernel, {(32, None): 2.0, (32, 4): 3.0, (64, None): 1.5, (64, 4): 1.0})
+    m.flat_kernel = TimedKernel(m.flat_kernel, {})
+    x = _x()
+    m.tuned(x, "rows", tiles=(32, 64))  # TILE=64 at 4 stages wins and is kept
+    timed = []
+    device_ms = m._c2t_device_ms
+    m._c2t_device_ms = lambda fn: (lambda ms: timed.append(m.rows_kernel.attempts[-1]) or ms)(device_ms(fn))
+    m.tuned(x, "rows", tiles=(64, 32))  # another cache key, the same configs: timed as asked, not at the kept 4
+    assert timed == [(64, None), (32, None), (64, 4)]
+    assert m.rows_kernel.attempts[-1] == (64, 4)
+
+
+def test_each_shape_keeps_its_own_searched_stages(mod):
+    _, m = mod
+    n = {}
+    cost = {300: {(32, None): 3.0, (32, 4): 3.0, (64, None): 1.0, (64, 4): 2.0},
+            600: {(32, None): 3.0, (32, 4): 3.0, (64, None): 2.0, (64, 4): 1.0}}
+    m.rows_kernel = TimedKernel(m.rows_kernel, {})
+    m.flat_kernel = TimedKernel(m.flat_kernel, {})
+    device_ms = m._c2t_device_ms
+    m._c2t_device_ms = lambda fn: (m.rows_kernel.__dict__.update(cost=cost[n["n"]]), device_ms(fn))[1]
+    a, b = _x(300), _x(600)
+    n["n"] = 300
+    m.tuned(a, "rows")
+    n["n"] = 600
+    m.tuned(b, "rows")
+    assert m.rows_kernel.attempts[-1] == (64, 4)
+    m.rows_kernel.attempts.clear()
+    m.tuned(a, "rows")  # 300's cached config: the stages its own search chose, not 600's
+    assert m.rows_kernel.attempts == [(64, None)]
+
+
+def test_other_threads_launches_while_a_config_is_timed(mod):
+    import threading
+
+    _, m = mod
+    m.rows_kernel = TimedKernel(m.rows_kernel, {(32, None): 2.0, (32, 4): 3.0, (64, None): 1.5, (64, 4): 1.0,
+                                                (16, None): 1.0, (16, 4): 1.0})
+    m.flat_kernel = TimedKernel(m.flat_kernel, {})
+    x, y = _x(), _x(200)
+    device_ms, calls = m._c2t_device_ms, []
+
+    def with_other_thread(fn):
+        calls.append(1)
+        ms = device_ms(fn)
+        if len(calls) == 3:  # while the winner (TILE=64 at 4 stages) is timed: another thread's launch
+            # of an untimed tile, and another thread's whole search of this module
+            t = threading.Thread(target=lambda: (m.launch_rows_kernel((3,), x, torch.empty_like(x), 128),
+                                                 m.tuned(y, "rows", tiles=(16,))))
+            t.start()
+            t.join()
+        return ms
+
+    m._c2t_device_ms = with_other_thread
+    m.tuned(x, "rows")
+    assert m.rows_kernel.attempts[-1] == (64, 4), "this search's winner applied"
+    assert m._c2t_stage_probe is None
+    m.rows_kernel.attempts.clear()
+    m.launch_rows_kernel((3,), x, torch.empty_like(x), 128)
+    assert m.rows_kernel.attempts == [(128, None)], "the other thread's launch was not recorded as timed"

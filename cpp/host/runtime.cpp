@@ -13,27 +13,35 @@ namespace {
 // specialization what fit, so later launches neither fail first nor lose
 // pipelining on specializations that fit at the default.
 const char* kRunKernel = R"PY(
+import threading as _c2t_threading
+
 # Pipeline stages that fit in shared memory: {kernel: {specialization: num_stages or None}}.
 _c2t_fitting_stages = {}
-# Pipeline stages the tuning search chose (_c2t_exhaustive_search): {kernel: {specialization: num_stages or None}}.
+# Pipeline stages the tuning search chose (_c2t_exhaustive_search):
+# {kernel: {specialization and scalar arguments: num_stages or None}}.
 _c2t_tuned_stages = {}
 _c2t_constexpr_positions = {}  # kernel -> indices of its constexpr parameters
-# While _c2t_exhaustive_search times one config: a set that each launch adds its (kernel,
-# specialization) to, for the stages table; launches then skip the native reuse (it returns
-# before any key is built).
+# While _c2t_exhaustive_search times a config: {thread id: set}, to which each of that thread's
+# launches adds its (kernel, _c2t_stages_key(..., scalars=True)); they go through kernel[grid] at
+# the stages asked (no reuse, no earlier search's stages). Changed under _c2t_probe_lock.
 _c2t_stage_probe = None
+_c2t_probe_lock = _c2t_threading.Lock()
 
 
-def _c2t_stages_key(kernel, args, kwargs):
+def _c2t_stages_key(kernel, args, kwargs, scalars=False):
     """A launch's specialization for the stages tables: constexpr values, tensor dtypes and the
-    options (less num_stages, which these tables decide). Cheap to build (positions cached): every
-    launch of a kernel that once overflowed or was tuned builds it."""
+    options (less num_stages, which these tables decide); with `scalars`, also the other arguments
+    that are not tensors (extents, strides, scalars): a search's choice holds for the launches it
+    timed, not for every shape its config serves. Cheap to build (positions cached): every launch of
+    a kernel that once overflowed or was tuned builds it."""
     at = _c2t_constexpr_positions.get(kernel)
     if at is None:
         at = _c2t_constexpr_positions[kernel] = tuple(
             i for i, p in enumerate(getattr(kernel, "params", ())) if p.is_constexpr)
     key = (tuple(args[i] for i in at if i < len(args)), tuple(a.dtype for a in args if hasattr(a, "dtype")),
            tuple(sorted((k, v) for k, v in kwargs.items() if k != "num_stages")))
+    if scalars:
+        key += (tuple(a for i, a in enumerate(args) if i not in at and not hasattr(a, "dtype")),)
     try:
         hash(key)
     except TypeError:
@@ -168,8 +176,8 @@ def _c2t_run_native(kernel, grid, args, kwargs, expand=None):
     fast = kernel.__dict__.get("_c2t_fast")
     if fast is None or callable(grid) or (expand is not None and "num_stages" in kwargs):
         return None  # a launcher's num_stages also sets its prefetching loops' (_c2t_run_kernel): not here
-    if _c2t_stage_probe is not None:  # the tuning search records each launch in _c2t_run_kernel
-        return None
+    if _c2t_stage_probe is not None and _c2t_threading.get_ident() in _c2t_stage_probe:
+        return None  # the tuning search times this thread's launches: _c2t_run_kernel records them
     device, settings, options, option_types, cache, key, compiled, native, plan = fast
     state = _c2t_launch_state(kernel)
     try:  # types in the keywords' order: the same order too
@@ -196,10 +204,13 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
     arguments keep the last launch's specialization and options, natively in one call
     (_c2t_run_native), without Triton's binder. Specializations the tuning search timed at other
     stages launch with its choice (_c2t_tuned_stages)."""
-    if _c2t_stage_probe is not None:
-        _c2t_stage_probe.add((kernel, _c2t_stages_key(kernel, args, kwargs)))
+    probe = _c2t_stage_probe.get(_c2t_threading.get_ident()) if _c2t_stage_probe else None
+    if probe is not None:
+        probe.add((kernel, _c2t_stages_key(kernel, args, kwargs, scalars=True)))
     if "num_stages" in kwargs and _c2t_prefetch_param(kernel, args, kwargs):
         kwargs["C2T_PREFETCH_STAGES"] = kwargs["num_stages"]  # the caller's stages bound the loops' too
+    if probe is not None:  # timed at the stages asked: neither reused nor at an earlier search's stages
+        return _c2t_run_kernel_jit(kernel, grid, args, kwargs, tuned=False)
     compiled = _c2t_run_native(kernel, grid, args, kwargs)
     if compiled is not None:
         return compiled
@@ -237,12 +248,12 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
     return result
 
 
-def _c2t_run_kernel_jit(kernel, grid, args, kwargs):
+def _c2t_run_kernel_jit(kernel, grid, args, kwargs, tuned=True):
     """_c2t_run_kernel through kernel[grid]: the tuning search's stages, the shared-memory retry,
     and the stages of a kernel with a cuTile occupancy (_c2t_occupancy_start)."""
-    tuned = _c2t_tuned_stages.get(kernel)
+    tuned = tuned and _c2t_tuned_stages.get(kernel)
     if tuned and "num_stages" not in kwargs:
-        stages = tuned.get(_c2t_stages_key(kernel, args, kwargs))
+        stages = tuned.get(_c2t_stages_key(kernel, args, kwargs, scalars=True))
         if stages is not None:
             try:
                 return kernel[grid](*args, **_c2t_with_stages(kernel, args, kwargs, stages))
@@ -489,9 +500,9 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
     num_stages (default 3). For a kernel with a loop Triton software-pipelines (the converter's
     mark _c2t_pipelined), the configs within _C2T_STAGE_MARGIN of the fastest (at most
     _C2T_STAGE_CONFIGS of them: each costs a compile) are timed again at _C2T_SEARCH_STAGES, and
-    the winner's stages are kept for the specializations it launched (_c2t_tuned_stages of the
-    launcher's module: kernel objects cross modules), which later launches of the same kernel,
-    constexprs, dtypes and options use. Measured on the H200: TileGym's matmul 128x128x32 at 1024^3
+    the winner's stages are kept for the launches it timed (_c2t_tuned_stages of the launcher's
+    module: kernel objects cross modules), which later launches of the same kernel, constexprs,
+    dtypes, options and other non-tensor arguments use. Measured on the H200: TileGym's matmul 128x128x32 at 1024^3
     fp16 196 -> 215 TFLOPS at 4 stages, 556 -> 532 at 8192^3 (cutile2triton's BENCHMARKS.md,
     "Pipeline stages in the tuning search")."""
     import os
@@ -506,14 +517,23 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
         return _C2TTuningResult(_C2TMeasurement(configs[0], float("nan")), [], [])
 
     def timed(run, runtime, pipelined):  # (us, the launches' (kernel, specialization)s)
-        probe = set()
-        if pipelined:
-            runtime["_c2t_stage_probe"] = probe
+        probe, me = set(), _c2t_threading.get_ident()
+
+        def swap(value):  # this thread's probe in the launcher's module (copied: other threads read it)
+            with runtime["_c2t_probe_lock"]:
+                probes = dict(runtime["_c2t_stage_probe"] or {})
+                before = probes.pop(me, None)
+                if value is not None:
+                    probes[me] = value
+                runtime["_c2t_stage_probe"] = probes or None
+            return before
+
+        before = swap(probe) if pipelined else None
         try:
             return _c2t_device_ms(run) * 1000.0, probe
         finally:
             if pipelined:
-                runtime["_c2t_stage_probe"] = None
+                swap(before)
 
     successes, failures, runs = [], [], {}
     for cfg in configs:
