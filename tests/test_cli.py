@@ -377,3 +377,16 @@ def test_array_rank_too_large_is_a_usage_error(tmp_path, cmd):
                      cwd=tmp_path)
     assert rc == 2 and "--array-rank x=99999999999: expected [KERNEL.]PARAM=N with N from 0 to 64" in err, err
     assert "Traceback" not in err
+
+
+def test_dash_output_is_standard_output(tmp_path):
+    # `-o -` prints the code, as --stdout does, and writes no file named "-".
+    import cutile2triton
+
+    f = tmp_path / "k.py"
+    f.write_text(DTYPE_ONLY)
+    rc, out, err = run("convert", str(f), "-o", "-", cwd=tmp_path)
+    assert rc == 0 and out == cutile2triton.convert_source(DTYPE_ONLY, str(f)).code, err
+    assert not (tmp_path / "-").exists() and not (tmp_path / "k_triton.py").exists()
+    rc, out, err = run("convert", str(f), "-o", "-", "--stdout", cwd=tmp_path)
+    assert rc == 2 and "use only one of" in err

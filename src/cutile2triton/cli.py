@@ -69,6 +69,10 @@ def _compile_options(args: argparse.Namespace) -> dict:
 def _cmd_convert(args: argparse.Namespace) -> int:
     import json
 
+    if args.output == "-":  # the usual spelling of standard output, not a file named "-"
+        if args.stdout:
+            raise UsageError("use only one of -o, --out-dir, --stdout")
+        args.output, args.stdout = None, True
     if sum(bool(x) for x in (args.output, args.out_dir, args.stdout)) > 1:
         raise UsageError("use only one of -o, --out-dir, --stdout")
     if args.stdout and (args.check or args.diff):
@@ -179,7 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "Output goes to the /cutile/ -> /triton/ mirror path unless -o, --out-dir or --stdout is given. "
                         "Existing files are never overwritten without --force; writes are atomic.")
     pc.add_argument("paths", nargs="+", metavar="PATH")
-    pc.add_argument("-o", "--output", metavar="FILE", help="output file (one input only)")
+    pc.add_argument("-o", "--output", metavar="FILE", help="output file (one input only; - for standard output)")
     pc.add_argument("--out-dir", metavar="DIR", help="write outputs under DIR, keeping relative paths")
     pc.add_argument("--stdout", action="store_true", help="print the converted code instead of writing files")
     pc.add_argument("--check", action="store_true", help="write nothing; exit 1 if any output would change")
