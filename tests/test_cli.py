@@ -390,3 +390,20 @@ def test_dash_output_is_standard_output(tmp_path):
     assert not (tmp_path / "-").exists() and not (tmp_path / "k_triton.py").exists()
     rc, out, err = run("convert", str(f), "-o", "-", "--stdout", cwd=tmp_path)
     assert rc == 2 and "use only one of" in err
+
+
+def test_analyze_shows_diagnostics_in_compiler_form(tmp_path):
+    # As convert does: file:line:col, the source line and a caret under the column (text and --json).
+    import json
+
+    (tmp_path / "bad.py").write_text("import cuda.tile as ct\n\n\n@ct.kernel\ndef k(x):\n"
+                                     "    for i in range(3):\n        pass\n    else:\n        pass\n")
+    rc, out, err = run("analyze", "bad.py", cwd=tmp_path)
+    assert rc == 1, err
+    lines = out.splitlines()
+    at = next(i for i, ln in enumerate(lines) if "bad.py:6:5: error: 'for ... else' is not supported" in ln)
+    assert lines[at + 1].strip() == "for i in range(3):"
+    assert lines[at + 2].index("^") == lines[at + 1].index("for")
+    rc, out, _ = run("analyze", "bad.py", "--json", cwd=tmp_path)
+    rendered = json.loads(out)["files"][0]["rendered"]
+    assert rendered.startswith("bad.py:6:5: error:") and "\n    for i in range(3):\n    ^\n" in rendered

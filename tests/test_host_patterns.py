@@ -331,16 +331,39 @@ def tuned_add(a, b):
     ct.launch(torch.cuda.current_stream(), (ct.cdiv(n, best.TILE),), kernel, (a, b, out, best.TILE))
     return out
 ''')
-    assert "result = _c2t_exhaustive_search(configs, torch.cuda.current_stream()" in code
+    # The current stream is passed as None (the search times on it), as ct.launch drops it: the
+    # host code runs without a GPU (here the interpreter), where the search takes the first config.
+    assert "result = _c2t_exhaustive_search(configs, None, lambda c:" in code
+    assert "torch.cuda" not in code.split("def tuned_add")[1]
     assert "with _c2t_compiler_timeout(5):" in code
     assert "cuda.tile" not in code.replace("(cuda.tile)", "")
-    if DEVICE == "cpu":  # the host code asks torch for the current CUDA stream; there is none on the CPU
-        m.torch = types.SimpleNamespace(empty_like=torch.empty_like,
-                                        cuda=types.SimpleNamespace(current_stream=lambda: None))
     a, b = _inputs(333)
     assert_close(m.tuned_add(a, b), a + b)
     if DEVICE == "cpu":
         assert list(m._cache.values())[0][0].TILE == 32  # first config, untimed (interpreter)
+
+
+def test_exhaustive_search_keeps_another_stream(build):
+    # A stream other than the current one stays (the search times on it, as cuTile's does); the
+    # current stream by keyword, or through a name bound to it, is passed as None.
+    code, _ = build('''
+from types import SimpleNamespace
+from cuda.tile.tune import exhaustive_search
+
+
+def tuned(a, b, out, s):
+    configs = [SimpleNamespace(TILE=32)]
+    r1 = exhaustive_search(configs, s, lambda c: (1,), add_kernel, lambda c: (a, b, out, c.TILE))
+    cur = torch.cuda.current_stream()
+    r2 = exhaustive_search(configs, cur, lambda c: (1,), add_kernel, lambda c: (a, b, out, c.TILE))
+    r3 = exhaustive_search(configs, stream=torch.cuda.current_stream(), grid_fn=lambda c: (1,), kernel=add_kernel,
+                           args_fn=lambda c: (a, b, out, c.TILE))
+    return r1, r2, r3
+''')
+    assert "r1 = _c2t_exhaustive_search(configs, s, lambda c:" in code
+    assert "r2 = _c2t_exhaustive_search(configs, None, lambda c:" in code
+    assert "r3 = _c2t_exhaustive_search(configs, stream=None, grid_fn=" in code
+    assert "if isinstance(stream, torch.cuda.Stream) and stream != torch.cuda.current_stream(stream.device):" in code
 
 
 def test_kernels_imported_from_another_converted_module(tmp_path, monkeypatch):

@@ -179,6 +179,8 @@ std::string analyze_source(std::string_view bytes, std::string_view filename, co
     j.end_object();
   }
   j.end_array();
+  // The same diagnostics in compiler form (source line and caret), as convert prints them.
+  j.key("rendered").value(diags.render_all(filename, text));
   j.end_object();
   return j.str();
 }

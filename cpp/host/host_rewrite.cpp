@@ -55,6 +55,9 @@ class Rewriter {
   void rewrite_coding_cookie();
   void host_expr(const Node* n);
   bool host_ct_rewrite(const Node* n);
+  // A stream argument that is torch's current stream: `torch.cuda.current_stream()`, None / 0,
+  // or a local name bound once to the former.
+  bool is_current_stream_arg(const Node* s) const;
   void host_function(const Node* n);
   void host_generic(const Node* n);
   void rewrite_launch(const Node* call);
@@ -381,6 +384,14 @@ static bool is_current_stream(const Node* s) {
   return f && (*f == "current_stream" || (f->size() > 15 && f->substr(f->size() - 15) == ".current_stream"));
 }
 
+bool Rewriter::is_current_stream_arg(const Node* s) const {
+  if (is_current_stream(s)) return true;
+  if (s->is("Name"))
+    for (auto& names : current_stream_names_)
+      if (names.count(std::string(s->str("id")))) return true;
+  return false;
+}
+
 void Rewriter::rewrite_launch(const Node* n) {
   auto args = nodes_of(n, "args");
   if (args.size() != 4 || !nodes_of(n, "keywords").empty()) {
@@ -413,9 +424,7 @@ void Rewriter::rewrite_launch(const Node* n) {
   }
   std::string stream = edits_.take_range(text_, begin_of(args[0]), end_of(args[0]));
   edits_.take_range(text_, begin_of(n), end_of(n));  // drop anything else inside
-  bool current = is_current_stream(args[0]);
-  if (!current && args[0]->is("Name"))
-    for (auto& names : current_stream_names_) current = current || names.count(std::string(args[0]->str("id")));
+  bool current = is_current_stream_arg(args[0]);
   std::string call = current
                          ? callee + "(" + grid + kernel_arg + kargs + ")"
                          : "_c2t_on_stream(" + stream + ", " + callee + ", " + grid + kernel_arg + kargs + ")";
@@ -442,6 +451,15 @@ bool Rewriter::host_ct_rewrite(const Node* n) {
     if (q && *q == "launch") {
       rewrite_launch(n);
       return true;
+    }
+    if (q && *q == "tune.exhaustive_search") {
+      // The search times on torch's current stream unless given another (runtime
+      // _c2t_exhaustive_search): the current stream is passed as None, as ct.launch drops it,
+      // so host code run without a GPU (the interpreter) reaches the search's no-device path.
+      auto args = nodes_of(n, "args");
+      const Node* s = args.size() >= 2 ? args[1] : sema::call_kwarg(n, "stream");
+      if (s && is_current_stream_arg(s)) edits_.add(begin_of(s), end_of(s), "None");
+      return false;  // the callee's name and the other arguments: the generic walk
     }
     if (q && *q == "cdiv") {
       auto* f = n->child("func");

@@ -515,6 +515,9 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
         raise ValueError("exhaustive_search: empty search space")
     if os.environ.get("TRITON_INTERPRET") == "1" or not torch.cuda.is_available():
         return _C2TTuningResult(_C2TMeasurement(configs[0], float("nan")), [], [])
+    if isinstance(stream, torch.cuda.Stream) and stream != torch.cuda.current_stream(stream.device):
+        with torch.cuda.stream(stream):  # cuTile times the configs on the stream it is given
+            return _c2t_exhaustive_search(configs, None, grid_fn, kernel, args_fn, hints_fn, quiet=quiet)
 
     def timed(run, runtime, pipelined):  # (us, the launches' (kernel, specialization)s)
         probe, me = set(), _c2t_threading.get_ident()

@@ -167,8 +167,8 @@ def analyze_source(source: Source, filename: str = "<unknown>", *, int64_indexin
     """The pre-flight report (workflow phase c2t-1) of one module, as a dict:
     kernels with their parameters, 1D vs 2D+ loads/stores, gathers/scatters,
     TMA candidates, layout flags, split-dimension patterns, autotune use,
-    helpers, and unsupported constructs with locations (``diagnostics``).
-    Options as for :func:`convert_source`. Never raises for bad input (syntax
+    helpers, and unsupported constructs with locations (``diagnostics``; ``rendered``: the same in
+    compiler form, with source lines and carets). Options as for :func:`convert_source`. Never raises for bad input (syntax
     errors appear under ``diagnostics``)."""
     import json
 

@@ -75,7 +75,11 @@ def print_analysis(results: List[dict]) -> None:
             for key in ("loads_1d", "loads_nd", "stores_1d", "stores_nd", "gathers", "scatters", "tma_candidates", "helpers"):
                 if k.get(key):
                     print(f"    {key}: {k[key]}")
-        for d in res.get("diagnostics", []):
-            print(f"  {res.get('file')}:{d.get('line')}:{d.get('col')}: {d.get('severity')}: {d.get('message')}")
+        rendered = res.get("rendered")
+        if rendered:  # compiler form, as convert prints it: file:line:col, the source line, a caret
+            print("\n".join("  " + ln for ln in rendered.rstrip("\n").split("\n")))
+        else:
+            for d in res.get("diagnostics", []):
+                print(f"  {res.get('file')}:{d.get('line')}:{d.get('col')}: {d.get('severity')}: {d.get('message')}")
         if not res.get("kernels") and not res.get("diagnostics"):
             print("  (no cuTile kernels)")
