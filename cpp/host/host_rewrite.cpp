@@ -267,6 +267,11 @@ void Rewriter::rewrite_constants() {
   }
 }
 
+// The statements after a kernel's launcher that attach it and its launch marks to the kernel.
+static std::string attachment(const lower::LoweredKernel& k) {
+  return launcher_attachment(std::string(k.info->def->str("name")), launcher_name(k), k.occupancy, k.pipelined);
+}
+
 void Rewriter::rewrite_functions() {
   // Which module statement each generated function replaces.
   std::map<const Node*, std::string> replacement;
@@ -281,7 +286,7 @@ void Rewriter::rewrite_functions() {
       // kernel and ct.launch of it goes through _c2t_launch.
       int col = k.info->def->col_offset;
       std::string pad(col, ' ');
-      std::string rest = launcher_source(k) + launcher_attachment(std::string(k.info->def->str("name")), launcher_name(k), k.occupancy, k.pipelined);
+      std::string rest = launcher_source(k) + attachment(k);
       std::string indented;
       size_t pos = 0;
       while (pos < rest.size()) {
@@ -298,7 +303,7 @@ void Rewriter::rewrite_functions() {
       continue;
     }
     std::string text = emit::print_function(k.fn, 0, {opts_.max_line}) + "\n\n" + launcher_source(k) +
-                       launcher_attachment(std::string(k.info->def->str("name")), launcher_name(k), k.occupancy, k.pipelined);
+                       attachment(k);
     replacement[k.info->def] += text;
     if (k.info->assign_stmt) {
       // `name = ct.kernel(fn, ...)` -> `name = fn`

@@ -207,8 +207,8 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
     probe = _c2t_stage_probe.get(_c2t_threading.get_ident()) if _c2t_stage_probe else None
     if probe is not None:
         probe.add((kernel, _c2t_stages_key(kernel, args, kwargs, scalars=True)))
-    if "num_stages" in kwargs and _c2t_prefetch_param(kernel, args, kwargs):
-        kwargs["C2T_PREFETCH_STAGES"] = kwargs["num_stages"]  # the caller's stages bound the loops' too
+    if "num_stages" in kwargs:  # the caller's stages bound the prefetching loops' too
+        kwargs = _c2t_with_stages(kernel, args, kwargs, kwargs["num_stages"])
     if probe is not None:  # timed at the stages asked: neither reused nor at an earlier search's stages
         return _c2t_run_kernel_jit(kernel, grid, args, kwargs, tuned=False)
     compiled = _c2t_run_native(kernel, grid, args, kwargs)
@@ -271,25 +271,16 @@ def _c2t_run_kernel_jit(kernel, grid, args, kwargs, tuned=True):
         start = 1  # the default stages just failed
     fits = _c2t_fitting_stages.setdefault(kernel, {})
     key = _c2t_stages_key(kernel, args, kwargs)  # every later launch of a kernel that once overflowed
-
-    prefetch = _c2t_prefetch_param(kernel, args, kwargs)  # grid-stride loops' stages step down too
-
-    def launch(stages):  # stages None: Triton's default
-        if stages is None:
-            return kernel[grid](*args, **kwargs)
-        if prefetch:
-            return kernel[grid](*args, num_stages=stages, C2T_PREFETCH_STAGES=stages, **kwargs)
-        return kernel[grid](*args, num_stages=stages, **kwargs)
-
     occupancy_start = 0
     if occupied and key not in fits:
-        occupancy_start = _c2t_occupancy_start(kernel, grid, args, kwargs, prefetch)
+        occupancy_start = _c2t_occupancy_start(kernel, grid, args, kwargs)
     # Start from what fit before; the key holds dtypes, not Triton's other
     # specializations (e.g. divisibility by 16), so a remembered count may still overflow.
     order = (None, 2, 1)
     for stages in order[order.index(fits[key]) if key in fits else max(start, occupancy_start):]:
+        at = kwargs if stages is None else _c2t_with_stages(kernel, args, kwargs, stages)  # None: Triton's default
         try:
-            result = launch(stages)
+            result = kernel[grid](*args, **at)
         except triton.runtime.errors.OutOfResources as e:
             if e.name != "shared memory" or stages == 1:
                 raise
@@ -303,7 +294,7 @@ def _c2t_run_kernel_jit(kernel, grid, args, kwargs, tuned=True):
         return result
 
 
-def _c2t_occupancy_start(kernel, grid, args, kwargs, prefetch):
+def _c2t_occupancy_start(kernel, grid, args, kwargs):
     """1 (launch with num_stages=2) where the kernel's cuTile option occupancy=N asks for N resident
     blocks per SM that Triton's default stages leave no shared memory for and two stages do; else 0.
     cuTile compiles a kernel for its occupancy hint; Triton has no such option, and its default three
@@ -316,11 +307,9 @@ def _c2t_occupancy_start(kernel, grid, args, kwargs, prefetch):
         driver = triton.runtime.driver.active
         per_sm = driver.utils.get_device_properties(driver.get_current_device())["max_shared_mem"] + 1024
 
-        def footprint(stages):  # the shared memory one resident block takes
-            extra = {} if stages is None else {"num_stages": stages}
-            if prefetch and stages is not None:  # as launch(stages): the prefetching loops' stages too
-                extra["C2T_PREFETCH_STAGES"] = stages
-            return kernel.warmup(*args, grid=grid, **extra, **kwargs).metadata.shared + 1024
+        def footprint(stages):  # the shared memory one resident block takes, launched at these stages
+            at = kwargs if stages is None else _c2t_with_stages(kernel, args, kwargs, stages)
+            return kernel.warmup(*args, grid=grid, **at).metadata.shared + 1024
 
         if kernel._c2t_occupancy * footprint(None) <= per_sm:
             return 0
@@ -415,25 +404,27 @@ def _c2t_resolve(value):
 )PY";
 
 const char* kLaunch = R"PY(
-def _c2t_launch(grid, kernel, *args):
+def _c2t_launch(grid, kernel, *args, **options):
     """ct.launch(stream, grid, kernel, args) for a kernel object that is not a literal kernel
-    name: chosen at run time, stored in a dict, imported from another module, or re-hinted."""
+    name: chosen at run time, stored in a dict, imported from another module, or re-hinted.
+    options: Triton launch options on top of the hints' (the tuning search's num_stages)."""
     hinted = _c2t_is_kernel_object(kernel)
     fn = kernel._pyfunc if hinted else kernel
     launcher = getattr(fn, "_c2t_launcher", None)
     if launcher is None:
         raise TypeError(f"{fn!r} is not a kernel converted by cutile2triton")
     if not hinted:
-        return launcher(grid, *args)
+        return launcher(grid, *args, **options)
     # The hints' launch options, kept on the kernel object (launches repeat it) unless a hint is
     # resolved at each launch: a cuTile ByTarget hint takes the current device's value.
     hints, kept = kernel.hints, kernel.__dict__.get("_c2t_options")
     if kept is not None and kept[0] is hints:
-        return launcher(grid, *args, **kept[1])
-    options = _c2t_launch_options(hints)
-    if not any(hasattr(v, "resolve") for v in hints.values()):
-        kernel._c2t_options = (hints, options)  # for these hints (an assignment of new ones recomputes)
-    return launcher(grid, *args, **options)
+        hinted = kept[1]
+    else:
+        hinted = _c2t_launch_options(hints)
+        if not any(hasattr(v, "resolve") for v in hints.values()):
+            kernel._c2t_options = (hints, hinted)  # for these hints (an assignment of new ones recomputes)
+    return launcher(grid, *args, **({**hinted, **options} if options else hinted))
 )PY";
 
 const char* kOnStream = R"PY(
@@ -502,9 +493,9 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
     _C2T_STAGE_CONFIGS of them: each costs a compile) are timed again at _C2T_SEARCH_STAGES, and
     the winner's stages are kept for the launches it timed (_c2t_tuned_stages of the launcher's
     module: kernel objects cross modules), which later launches of the same kernel, constexprs,
-    dtypes, options and other non-tensor arguments use. Measured on the H200: TileGym's matmul 128x128x32 at 1024^3
-    fp16 196 -> 215 TFLOPS at 4 stages, 556 -> 532 at 8192^3 (cutile2triton's BENCHMARKS.md,
-    "Pipeline stages in the tuning search")."""
+    dtypes, options and other non-tensor arguments use. Measured on the H200: TileGym's matmul
+    128x128x32 at 1024^3 fp16 196 -> 215 TFLOPS at 4 stages, 556 -> 532 at 8192^3
+    (cutile2triton's BENCHMARKS.md, "Pipeline stages in the tuning search")."""
     import os
 
     import torch
@@ -555,17 +546,16 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
         m = _C2TMeasurement(cfg, us)
         m.num_stages = None  # Triton's default
         successes.append(m)
-        runs[id(m)] = (runtime, probe, (k, grid, args, launcher) if pipelined else None)
+        runs[id(m)] = (runtime, probe, (k, grid, args) if pipelined else None)
     if not successes:
         raise RuntimeError(f"exhaustive_search: all {len(configs)} configs failed; first: {failures[0][2]}")
     fastest = min(m.mean_us for m in successes)
     close = sorted((m for m in successes if runs[id(m)][2] and m.mean_us <= fastest * _C2T_STAGE_MARGIN),
                    key=lambda m: m.mean_us)[:_C2T_STAGE_CONFIGS]
     for m in close:
-        runtime, _, (k, grid, args, launcher) = runs[id(m)]
-        options = {**_c2t_launch_options(k.hints), "num_stages": _C2T_SEARCH_STAGES}
+        runtime, _, (k, grid, args) = runs[id(m)]
         try:
-            us, probe = timed(lambda: launcher(grid, *args, **options), runtime, True)
+            us, probe = timed(lambda: _c2t_launch(grid, k, *args, num_stages=_C2T_SEARCH_STAGES), runtime, True)
         except Exception:  # e.g. more stages overflow shared memory: the default stays
             continue
         if us < m.mean_us:

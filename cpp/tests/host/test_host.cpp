@@ -152,7 +152,7 @@ TEST(HostPatterns, KernelObjectsGoThroughTheRuntimeLauncher) {
   EXPECT_TRUE(has(r.code, "    _c2t_launch((1,), kern, x, 16)\n")) << r.code;
   EXPECT_TRUE(has(r.code, "    _c2t_launch((1,), KERNELS[which], x, 16)\n")) << r.code;
   EXPECT_TRUE(has(r.code, "KERNELS = {'a': k, 'b': k2}\n")) << "dict of kernels stays";
-  EXPECT_TRUE(has(r.code, "def _c2t_launch(grid, kernel, *args):")) << r.code;
+  EXPECT_TRUE(has(r.code, "def _c2t_launch(grid, kernel, *args, **options):")) << r.code;
   EXPECT_TRUE(has(r.code, "k2._c2t_launcher = launch_k2\n"));
   EXPECT_FALSE(has(r.code, "def _c2t_exhaustive_search")) << "only the runtime pieces used";
 }
@@ -323,8 +323,8 @@ TEST(Runtime, RunKernelRetriesFewerStagesOnlyForSharedMemory) {
   EXPECT_TRUE(has(rt, "for stages in order[order.index(fits[key]) if key in fits else max(start, occupancy_start):]:"))
       << rt;
   // cuTile's kernel option occupancy: two stages where three leave room for fewer blocks per SM.
-  EXPECT_TRUE(has(rt, "def _c2t_occupancy_start(kernel, grid, args, kwargs, prefetch):")) << rt;
-  EXPECT_TRUE(has(rt, "return kernel.warmup(*args, grid=grid, **extra, **kwargs).metadata.shared + 1024")) << rt;
+  EXPECT_TRUE(has(rt, "def _c2t_occupancy_start(kernel, grid, args, kwargs):")) << rt;
+  EXPECT_TRUE(has(rt, "return kernel.warmup(*args, grid=grid, **at).metadata.shared + 1024")) << rt;
   EXPECT_EQ(launcher_attachment("k", "launch_k"), "k._c2t_launcher = launch_k\n");
   EXPECT_EQ(launcher_attachment("k", "launch_k", 1), "k._c2t_launcher = launch_k\n");
   EXPECT_EQ(launcher_attachment("k", "launch_k", 2),
@@ -336,7 +336,7 @@ TEST(Runtime, RunKernelRetriesFewerStagesOnlyForSharedMemory) {
   RuntimeNeeds tune;
   tune.tune = true;
   std::string search = runtime_source(tune);
-  EXPECT_TRUE(has(search, "options = {**_c2t_launch_options(k.hints), \"num_stages\": _C2T_SEARCH_STAGES}")) << search;
+  EXPECT_TRUE(has(search, "_c2t_launch(grid, k, *args, num_stages=_C2T_SEARCH_STAGES)")) << search;
   EXPECT_TRUE(has(rt, "return kernel[grid](*args, **_c2t_with_stages(kernel, args, kwargs, stages))")) << rt;
   // Launches of a specialization that launched before reuse its compiled kernel
   // (tests/test_launch_reuse.py runs this with a fake JITFunction).
