@@ -212,13 +212,92 @@ def scale(x):
 
 def test_grid_from_the_sm_count(build):
     code, m = build(PERSISTENT)
-    assert "    num_sms = torch.cuda.get_device_properties(x.device).multi_processor_count\n" in code
-    if DEVICE == "cpu":  # no device properties on the CPU: a 3-SM device, through the module's torch
+    # torch's query, spelled as the runtime's cached equivalent (test_torch_queries below)
+    assert "    num_sms = _c2t_device_properties(x.device).multi_processor_count\n" in code
+    if DEVICE == "cpu":  # no device properties on the CPU: a 3-SM device, through the runtime's torch
         fake_cuda = types.SimpleNamespace(
             get_device_properties=lambda d: types.SimpleNamespace(multi_processor_count=3))
-        m.torch = types.SimpleNamespace(empty_like=torch.empty_like, cuda=fake_cuda)
+        m._c2t_torch = types.SimpleNamespace(cuda=fake_cuda)  # no torch._C: the helper asks torch.cuda
     x = dev(torch.randn(11, 32))
     assert_close(m.scale(x), x * 2.0)
+
+
+TORCH_QUERIES = '''
+from torch.cuda import current_stream
+
+
+def queries(x):
+    s = torch.cuda.current_stream()
+    sms = torch.cuda.get_device_properties("cuda").multi_processor_count
+    same = torch.cuda.get_device_properties(device=x.device)
+    cap = torch.cuda.get_device_capability()
+    kept = (torch.cuda.current_stream(x.device), current_stream())
+    return s, sms, same, cap, kept
+
+
+def launch_only(a, b):
+    out = torch.empty_like(a)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(a.shape[0], 64),), add_kernel, (a, b, out, 64))
+    return out
+'''
+
+
+def test_torch_queries(build, tmp_path):
+    # TileGym's host code asks torch for the current stream and the device's properties on every
+    # op call; torch.cuda resolves the device index in Python each time (4.3 and 4.9 us per call on
+    # the H200's host, BENCHMARKS.md). The converted host code asks the runtime's equivalents, which
+    # must return the same values: the same stream, and the same properties object per device.
+    code, m = build(TORCH_QUERIES)
+    assert "    s = _c2t_current_stream()\n" in code
+    assert '    sms = _c2t_device_properties("cuda").multi_processor_count\n' in code
+    assert "    same = _c2t_device_properties(device=x.device)\n" in code
+    assert "    cap = _c2t_device_capability()\n" in code
+    # forms left to torch: a device argument to current_stream, and names imported from torch.cuda
+    assert "    kept = (torch.cuda.current_stream(x.device), current_stream())\n" in code
+    # a launch on the current stream drops the query, and a module with nothing else needs no helper
+    only_launch, _ = build(TORCH_QUERIES.split("def queries")[0] + TORCH_QUERIES[TORCH_QUERIES.index("def launch_only"):],
+                           name="launch_only")
+    assert "_c2t_current_stream" not in only_launch and "    launch_add_kernel((triton.cdiv(" in only_launch
+
+    # Their behaviour against torch's internals, faked (two devices, streams per device).
+    calls, current = [], [0]
+
+    class Stream:
+        def __init__(self, stream_id, device_index, device_type):
+            self.key = (stream_id, device_index, device_type)
+
+    def props(device):
+        calls.append(device)
+        if isinstance(device, list):
+            raise TypeError("unhashable device argument")
+        return types.SimpleNamespace(major=9, minor=current[0], of=(device, current[0]))
+
+    m._c2t_torch = types.SimpleNamespace(
+        _C=types.SimpleNamespace(_cuda_getDevice=lambda: current[0],
+                                 _cuda_getCurrentStream=lambda d: (100 + d, d, 1)),
+        cuda=types.SimpleNamespace(_lazy_init=lambda: calls.append("init"), Stream=Stream,
+                                   get_device_properties=props))
+    assert m._c2t_current_stream().key == (100, 0, 1) and calls == ["init"]
+    first = m._c2t_device_properties("cuda")
+    assert m._c2t_device_properties("cuda") is first and first.of == ("cuda", 0)
+    assert calls == ["init", "cuda"]  # remembered
+    current[0] = 1  # another current device: "cuda" names it, so torch is asked again
+    assert m._c2t_device_properties("cuda").of == ("cuda", 1) and m._c2t_current_stream().key == (101, 1, 1)
+    assert m._c2t_device_capability() == (9, 1)
+    with pytest.raises(TypeError):  # not hashable: torch's call, torch's error
+        m._c2t_device_properties([0])
+    assert calls.count("cuda") == 2 and calls.count(None) == 1
+
+    if DEVICE == "cuda":  # the real ones: the same values as torch's
+        _, real = build(TORCH_QUERIES, name="torch_queries_real")
+        x = dev(torch.zeros(4))
+        s, sms, same, cap, kept = real.queries(x)
+        assert s == torch.cuda.current_stream() and s.cuda_stream == torch.cuda.current_stream().cuda_stream
+        assert sms == torch.cuda.get_device_properties("cuda").multi_processor_count
+        assert same is torch.cuda.get_device_properties(x.device)
+        assert cap == torch.cuda.get_device_capability()
+        a, b = _inputs(130)
+        assert_close(real.launch_only(a, b), a + b)
 
 
 def test_explicit_streams(build):

@@ -127,6 +127,28 @@ FILES["tests/benchmark/bench_cfg.py"] = """
 
     bench.run(print_data=True)
 """
+# Each call's value from a fixed sequence (the host slowing down and recovering), and the order of
+# the calls: --rounds must measure the backends in turn and keep each one's best round.
+FILES["tests/benchmark/bench_rounds.py"] = """
+    import json, os
+    import triton
+    import tilegym
+    from tilegym.backend import register_impl
+
+    register_impl("double", "torch")(lambda x: ("torch", 2 * x))
+    SEQ = iter([1.0, 5.0, 2.0, 9.0, 3.0, 4.0, 8.0, 7.0, 6.0])
+
+    @triton.testing.perf_report([triton.testing.Benchmark(
+        x_names=["N"], x_vals=[8], line_arg="backend", line_vals=["cutile", "torch"], line_names=["CuTile", "PyTorch"],
+        ylabel="GB/s", plot_name="rounds", args={})])
+    def bench(N, backend):
+        tilegym.ops.double(N, backend=backend)
+        with open(os.environ["FAKE_CALLS"], "a") as f:
+            f.write(json.dumps(backend) + "\\n")
+        return next(SEQ)
+
+    bench.run(print_data=True)
+"""
 
 
 def _make_tree(root: Path):
@@ -268,6 +290,20 @@ def test_repeat_reports_each_points_best_of_fresh_processes(tmp_path):
     (tmp_path / "points.jsonl").write_text("".join(json.dumps(p) + "\n" for p in pts[:4]))
     _load().render(tmp_path)
     assert "| p | N=4 | 1.00 | 4.00 | GB/s | 4.00× |" in (tmp_path / "tilegym-bench.md").read_text()
+
+
+def test_rounds_measure_the_backends_in_turn_and_keep_each_best(tmp_path):
+    out, r = _run_harness(tmp_path, "--files", "bench_rounds.py", "--rounds", "3", "--budget", "120")
+    assert r.returncode == 0, r.stdout + r.stderr
+    calls = [json.loads(line) for line in (tmp_path / "calls.jsonl").read_text().splitlines()]
+    assert calls == ["cutile", "c2t_triton", "torch"] * 3
+    points = [json.loads(line) for line in (out / "points.jsonl").read_text().splitlines()]
+    got = {p["line"]: (p["value"], p["rounds"]) for p in points if p["kind"] == "point"}
+    # values in call order 1 5 2 | 9 3 4 | 8 7 6: cuTile 1, 9, 8; converted 5, 3, 7; PyTorch 2, 4, 6
+    assert got == {"cutile": (9.0, [1.0, 9.0, 8.0]), "c2t_triton": (7.0, [5.0, 3.0, 7.0]), "torch": (6.0, [2.0, 4.0, 6.0])}
+    assert json.loads((out / "runs.json").read_text())["rounds"] == 3
+    md = (out / "tilegym-bench.md").read_text()
+    assert "each point the best of 3 rounds in one process" in md and "| rounds | N=8 | 9.00 | 7.00 | 6.00 | GB/s | 0.78× |" in md, md
 
 
 def test_ceiling_column(tmp_path):

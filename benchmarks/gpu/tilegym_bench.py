@@ -25,6 +25,9 @@ process, this script
   statistic (``--do-bench``; TileGym's files get the mean, which one slow call moves);
 * sets ``DISABLE_FALLBACK=1``, so that a backend without the op raises instead of TileGym's
   dispatcher silently timing its PyTorch fallback;
+* with ``--rounds N``, measures each point's backends N times in turn in the same process and
+  reports each one's best round: a slow stretch of the host lowers one round of every backend
+  alike rather than one backend's only number;
 * with ``--repeat N``, runs each file N times, each in a fresh process, and reports each point's
   best value (every backend alike): where ``do_bench`` times the host (small shapes, whose host
   launch time exceeds the device time hidden behind its L2-flush memset), the same op's number moved
@@ -224,29 +227,43 @@ def run_child(args) -> int:
             for x in pick_x(bench.x_vals, args.max_x, args.only_x):
                 xs = list(x) if isinstance(x, (list, tuple)) else [x] * len(bench.x_names)
                 x_args = dict(zip(bench.x_names, xs))
-                for line, (backend, variant) in lines.items():
-                    rec = {"kind": "point", "plot": bench.plot_name, "ylabel": bench.ylabel,
-                           "x_names": list(bench.x_names), "x": xs, "line": line, "backend": backend,
-                           "variant": variant, "args": {k: str(v) for k, v in bench.args.items()}}
-                    if time.time() > deadline:
-                        rec["error"] = "not run: the file's time was spent"
-                        emit(rec)
-                        continue
-                    t0 = time.time()
-                    try:
-                        ret = self.fn(**x_args, **{bench.line_arg: line}, **bench.args)
-                        if isinstance(ret, (tuple, list)):
-                            ret = ret[0]
-                        rec["value"] = float(ret)
-                    except BaseException as e:  # noqa: BLE001 -- recorded per point
-                        if isinstance(e, KeyboardInterrupt):
-                            raise
-                        rec["error"] = _first_line(e)
+                recs = {}
+                # --rounds N: every line measured N times in turn (cuTile, converted, ..., then again),
+                # each point the best round: a slow stretch of the host lowers one round of every
+                # backend alike instead of one backend's only measurement.
+                for _ in range(max(1, args.rounds)):
+                    for line, (backend, variant) in lines.items():
+                        rec = recs.setdefault(line, {
+                            "kind": "point", "plot": bench.plot_name, "ylabel": bench.ylabel,
+                            "x_names": list(bench.x_names), "x": xs, "line": line, "backend": backend,
+                            "variant": variant, "args": {k: str(v) for k, v in bench.args.items()}})
+                        if "error" in rec:  # failed or not run once: not again
+                            continue
+                        if time.time() > deadline:
+                            if "value" not in rec:
+                                rec["error"] = "not run: the file's time was spent"
+                            continue
+                        t0 = time.time()
                         try:
-                            torch.cuda.synchronize()
-                        except BaseException:  # noqa: BLE001 -- a broken context: later points say so
-                            pass
-                    rec["seconds"] = round(time.time() - t0, 2)
+                            ret = self.fn(**x_args, **{bench.line_arg: line}, **bench.args)
+                            if isinstance(ret, (tuple, list)):
+                                ret = ret[0]
+                            value = float(ret)
+                            rec.setdefault("rounds", []).append(value)
+                            rec["value"] = max(rec["rounds"])  # higher is better in every unit
+                        except BaseException as e:  # noqa: BLE001 -- recorded per point
+                            if isinstance(e, KeyboardInterrupt):
+                                raise
+                            rec.pop("value", None)
+                            rec["error"] = _first_line(e)
+                            try:
+                                torch.cuda.synchronize()
+                            except BaseException:  # noqa: BLE001 -- a broken context: later points say so
+                                pass
+                        rec["seconds"] = round(rec.get("seconds", 0) + time.time() - t0, 2)
+                for rec in recs.values():
+                    if len(rec.get("rounds", ())) < 2:
+                        rec.pop("rounds", None)
                     emit(rec)
         return None
 
@@ -288,6 +305,7 @@ def run_parent(args) -> int:
         cmd = [sys.executable, __file__, "--child", str(f), "--points", str(points), "--converted", args.converted,
                "--rep", str(args.rep), "--warmup", str(args.warmup), "--max-x", str(args.max_x),
                "--do-bench", args.do_bench, "--child-budget", str(budget - 10), "--attempt", str(attempt),
+               "--rounds", str(args.rounds),
                *(["--only-x", *args.only_x] if args.only_x else [])]
         t0 = time.time()
         with open(out / f"{Path(name).stem}.log", "w") as log:
@@ -300,7 +318,7 @@ def run_parent(args) -> int:
         runs.append({"file": name, "rc": rc, "seconds": round(time.time() - t0, 1), "note": note})
         print(f"{time.strftime('%H:%M:%S')} {name} rc={rc} {runs[-1]['seconds']}s {note}", flush=True)
     meta = {"argv": sys.argv, "runs": runs, "rep": args.rep, "warmup": args.warmup, "max_x": args.max_x,
-            "only_x": args.only_x, "repeat": args.repeat,
+            "only_x": args.only_x, "repeat": args.repeat, "rounds": args.rounds,
             "file_timeout": args.file_timeout, "budget": args.budget, "do_bench": args.do_bench}
     (out / "runs.json").write_text(json.dumps(meta, indent=1))
     render(out)
@@ -419,7 +437,9 @@ def render(out: Path) -> dict:
             f"take the mean); at most {meta.get('max_x', '?')} x values per Benchmark (evenly "
             f"spread, largest included)"
             + (f"; each file run {meta['repeat']} times in fresh processes, each point's best shown"
-               if meta.get("repeat", 1) > 1 else "") + ".", "",
+               if meta.get("repeat", 1) > 1 else "")
+            + (f"; each point the best of {meta['rounds']} rounds in one process, the backends measured in turn"
+               if meta.get("rounds", 1) > 1 else "") + ".", "",
             "| bench file | timer | shapes with both | geomean converted/cuTile | shapes < 0.8× |",
             "|---|---|---|---|---|"]
     for fname, s in per_file.items():
@@ -507,6 +527,9 @@ def main(argv=None) -> int:
     ap.add_argument("--budget", type=float, default=3600, help="seconds for all files")
     ap.add_argument("--repeat", type=int, default=1,
                     help="run each file this many times, each in a fresh process; each point's best is reported")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="measure each point's backends this many times in turn in one process (cuTile, "
+                         "converted, ..., then again); each point's best round is reported")
     ap.add_argument("--attempt", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--share", type=float, default=1.6,
                     help="a file may take this many times its equal share of the time left")

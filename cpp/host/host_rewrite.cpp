@@ -55,6 +55,7 @@ class Rewriter {
   void rewrite_coding_cookie();
   void host_expr(const Node* n);
   bool host_ct_rewrite(const Node* n);
+  bool torch_query_rewrite(const Node* n);
   // A stream argument that is torch's current stream: `torch.cuda.current_stream()`, None / 0,
   // or a local name bound once to the former.
   bool is_current_stream_arg(const Node* s) const;
@@ -408,7 +409,9 @@ void Rewriter::rewrite_launch(const Node* n) {
   if (kern->is("Name"))
     for (auto& k : lm_.kernels)
       if (k.info->name == kern->str("id")) lk = &k;
-  for (auto* a : {args[0], args[1], args[2], args[3]}) host_expr(a);  // nested rewrites (e.g. ct.cdiv in the grid)
+  bool current = is_current_stream_arg(args[0]);
+  for (auto* a : {args[0], args[1], args[2], args[3]})
+    if (a != args[0] || !current) host_expr(a);  // nested rewrites (e.g. ct.cdiv in the grid); a dropped stream: none
   std::string grid = edits_.take_range(text_, begin_of(args[1]), end_of(args[1]));
   // A kernel object that is not a literal kernel name of this module (chosen at
   // run time, from a dict, imported, re-hinted) goes through _c2t_launch, which
@@ -429,7 +432,6 @@ void Rewriter::rewrite_launch(const Node* n) {
   }
   std::string stream = edits_.take_range(text_, begin_of(args[0]), end_of(args[0]));
   edits_.take_range(text_, begin_of(n), end_of(n));  // drop anything else inside
-  bool current = is_current_stream_arg(args[0]);
   std::string call = current
                          ? callee + "(" + grid + kernel_arg + kargs + ")"
                          : "_c2t_on_stream(" + stream + ", " + callee + ", " + grid + kernel_arg + kargs + ")";
@@ -505,9 +507,38 @@ bool Rewriter::host_ct_rewrite(const Node* n) {
   return false;
 }
 
+// torch.cuda queries that TileGym's host code makes on every op call, spelled as the runtime's
+// cheaper equivalents (runtime.h, _c2t_current_stream): the same values without torch.cuda's
+// Python device-index resolution, which on the H200's host is most of their cost. Only the
+// module's own `torch` (mi_.torch_modules) and the argument forms torch documents; the call's
+// arguments stay and are walked as host code. Returns false: the caller walks the call.
+bool Rewriter::torch_query_rewrite(const Node* n) {
+  if (plain_ || !n->is("Call")) return false;
+  auto f = sema::dotted_name(n->child("func"));
+  if (!f) return false;
+  size_t dot = f->find('.');
+  if (dot == std::string::npos || !mi_.torch_modules.count(f->substr(0, dot))) return false;
+  std::string attr = f->substr(dot + 1);
+  auto args = nodes_of(n, "args");
+  auto kws = nodes_of(n, "keywords");
+  for (auto* a : args)
+    if (a->is("Starred")) return false;
+  // torch.cuda.current_stream(device=None); get_device_properties / get_device_capability(device=None)
+  bool device_kw_only = kws.empty() || (kws.size() == 1 && kws[0]->str("arg") == "device" && args.empty());
+  const char* to = nullptr;
+  if (attr == "cuda.current_stream" && args.empty() && kws.empty()) to = "_c2t_current_stream";
+  else if (attr == "cuda.get_device_properties" && args.size() <= 1 && device_kw_only) to = "_c2t_device_properties";
+  else if (attr == "cuda.get_device_capability" && args.size() <= 1 && device_kw_only) to = "_c2t_device_capability";
+  if (!to) return false;
+  auto* fn = n->child("func");
+  if (edits_.add(begin_of(fn), end_of(fn), to)) needs_.torch_queries = true;
+  return false;
+}
+
 void Rewriter::host_expr(const Node* n) {
   if (!n || nested_kernels_.count(n)) return;
   if (host_ct_rewrite(n)) return;
+  torch_query_rewrite(n);
   if (n->is("Call")) {
     // register_impl("op", backend="cutile") -> backend="triton"
     auto fname = sema::dotted_name(n->child("func"));

@@ -635,6 +635,54 @@ def _c2t_max_supported_bytecode_version(temp_dir=None, allow_dev=False):
     return _C2TBytecodeVersion.V_13_4 if allow_dev else _C2TBytecodeVersion.V_13_3
 )PY";
 
+// torch.cuda queries that host code makes on every op call (TileGym's bmm: current_stream() and
+// get_device_properties("cuda") per call). torch.cuda resolves the device index in Python each
+// time: on the H200's host 4.3 us for current_stream() and 4.9 us for get_device_properties("cuda"),
+// where these take 1.8 and 0.4 us (cutile2triton's BENCHMARKS.md, "Host time per call"). At the
+// small shapes that triton.testing.do_bench times with the host in the loop, every microsecond of
+// host code is one in the result.
+const char* kTorchQueries = R"PY(
+import torch as _c2t_torch
+
+_c2t_device_props = {}  # (device argument, current device) -> torch.cuda.get_device_properties(device)
+
+
+def _c2t_current_stream():
+    """torch.cuda.current_stream(): the same Stream (same stream id, device and type), from the
+    C query torch.cuda.current_stream makes, given the current device directly."""
+    try:
+        _c2t_torch.cuda._lazy_init()
+        s = _c2t_torch._C._cuda_getCurrentStream(_c2t_torch._C._cuda_getDevice())
+        return _c2t_torch.cuda.Stream(stream_id=s[0], device_index=s[1], device_type=s[2])
+    except AttributeError:  # a torch without these internals (or without CUDA): torch's own call
+        return _c2t_torch.cuda.current_stream()
+
+
+def _c2t_device_properties(device=None):
+    """torch.cuda.get_device_properties(device), remembered per device argument and current
+    device (None and "cuda" name the current one): a device's properties do not change while a
+    process runs, and torch returns the same object each time. Errors as torch's."""
+    key = None
+    try:
+        key = (device, _c2t_torch._C._cuda_getDevice())
+        return _c2t_device_props[key]
+    except Exception:  # the first call (KeyError), an unhashable argument, no CUDA: torch's call decides
+        pass
+    props = _c2t_torch.cuda.get_device_properties(device)
+    if key is not None:
+        try:
+            _c2t_device_props[key] = props
+        except TypeError:
+            pass
+    return props
+
+
+def _c2t_device_capability(device=None):
+    """torch.cuda.get_device_capability(device): (major, minor) of the device's properties."""
+    props = _c2t_device_properties(device)
+    return props.major, props.minor
+)PY";
+
 }  // namespace
 
 std::string runtime_source(const RuntimeNeeds& n) {
@@ -651,6 +699,7 @@ std::string runtime_source(const RuntimeNeeds& n) {
   if (n.timeout) body += std::string(kTimeout) + "\n";
   if (n.by_target) body += std::string(kByTarget) + "\n";
   if (n.private_apis) body += std::string(kPrivateApis) + "\n";
+  if (n.torch_queries) body += std::string(kTorchQueries) + "\n";
   // Blocks are separated by two blank lines (each block starts and ends with '\n').
   body = body.substr(1);
   while (body.size() >= 2 && body.compare(body.size() - 2, 2, "\n\n") == 0) body.pop_back();

@@ -13,6 +13,9 @@
 //   _c2t_get_compute_capability(...)      cuda.tile._cext.get_compute_capability,
 //   _c2t_dev_features_enabled()           ... .dev_features_enabled, and the Tile IR
 //   _C2TBytecodeVersion, _c2t_max_...     bytecode gate of cutile-python's samples
+//   _c2t_current_stream(),                torch.cuda.current_stream() / get_device_properties /
+//   _c2t_device_properties(device), ...   get_device_capability in host code, without torch's
+//                                         per-call device-index resolution (host time per call)
 //
 // Why a host-side search rather than @triton.autotune: cuTile's
 // exhaustive_search is an ordinary host call whose result feeds arbitrary host
@@ -40,7 +43,10 @@ struct RuntimeNeeds {
   bool timeout = false;      // _c2t_compiler_timeout
   bool by_target = false;    // _C2TByTarget
   bool private_apis = false; // cuda.tile._cext / _compile / _bytecode host helpers
-  bool any() const { return run_kernel || launch || on_stream || kernel || tune || timeout || by_target || private_apis; }
+  bool torch_queries = false; // _c2t_current_stream, _c2t_device_properties, _c2t_device_capability
+  bool any() const {
+    return run_kernel || launch || on_stream || kernel || tune || timeout || by_target || private_apis || torch_queries;
+  }
 };
 
 /// Python source of the runtime block for `needs` ('\n'-terminated, starts
