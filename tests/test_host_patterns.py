@@ -272,11 +272,12 @@ def test_torch_queries(build, tmp_path):
             raise TypeError("unhashable device argument")
         return types.SimpleNamespace(major=9, minor=current[0], of=(device, current[0]))
 
+    fake_cuda = types.SimpleNamespace(_lazy_init=lambda: calls.append("init"), Stream=Stream,
+                                      get_device_properties=props, current_stream=None)
     m._c2t_torch = types.SimpleNamespace(
         _C=types.SimpleNamespace(_cuda_getDevice=lambda: current[0],
-                                 _cuda_getCurrentStream=lambda d: (100 + d, d, 1)),
-        cuda=types.SimpleNamespace(_lazy_init=lambda: calls.append("init"), Stream=Stream,
-                                   get_device_properties=props))
+                                 _cuda_getCurrentStream=lambda d: (100 + d, d, 1)), cuda=fake_cuda)
+    m._c2t_torch_current_stream = fake_cuda.current_stream  # torch's own, as at import
     assert m._c2t_current_stream().key == (100, 0, 1) and calls == ["init"]
     first = m._c2t_device_properties("cuda")
     assert m._c2t_device_properties("cuda") is first and first.of == ("cuda", 0)
@@ -287,6 +288,13 @@ def test_torch_queries(build, tmp_path):
     with pytest.raises(TypeError):  # not hashable: torch's call, torch's error
         m._c2t_device_properties([0])
     assert calls.count("cuda") == 2 and calls.count(None) == 1
+    # A replaced torch function (a test's mock) is what the helpers ask, not what they remembered.
+    fake_cuda.get_device_properties = lambda d: types.SimpleNamespace(major=1, minor=2, of="mock")
+    fake_cuda.current_stream = lambda: "mocked stream"
+    assert m._c2t_device_properties("cuda").of == "mock" and m._c2t_device_capability() == (1, 2)
+    assert m._c2t_current_stream() == "mocked stream"
+    fake_cuda.get_device_properties = props  # restored: the remembered properties again, torch not asked
+    assert m._c2t_device_properties("cuda").of == ("cuda", 1) and calls.count("cuda") == 2
 
     if DEVICE == "cuda":  # the real ones: the same values as torch's
         _, real = build(TORCH_QUERIES, name="torch_queries_real")

@@ -644,12 +644,16 @@ def _c2t_max_supported_bytecode_version(temp_dir=None, allow_dev=False):
 const char* kTorchQueries = R"PY(
 import torch as _c2t_torch
 
-_c2t_device_props = {}  # (device argument, current device) -> torch.cuda.get_device_properties(device)
+_c2t_device_props = {}  # (device argument, current device, torch's getter) -> its properties
+_c2t_torch_current_stream = _c2t_torch.cuda.current_stream  # torch's own, to see it replaced (a test's mock)
 
 
 def _c2t_current_stream():
     """torch.cuda.current_stream(): the same Stream (same stream id, device and type), from the
-    C query torch.cuda.current_stream makes, given the current device directly."""
+    C query torch.cuda.current_stream makes, given the current device directly. A replaced
+    torch.cuda.current_stream (a test's mock) is called instead."""
+    if _c2t_torch.cuda.current_stream is not _c2t_torch_current_stream:
+        return _c2t_torch.cuda.current_stream()
     try:
         _c2t_torch.cuda._lazy_init()
         s = _c2t_torch._C._cuda_getCurrentStream(_c2t_torch._C._cuda_getDevice())
@@ -661,14 +665,16 @@ def _c2t_current_stream():
 def _c2t_device_properties(device=None):
     """torch.cuda.get_device_properties(device), remembered per device argument and current
     device (None and "cuda" name the current one): a device's properties do not change while a
-    process runs, and torch returns the same object each time. Errors as torch's."""
+    process runs, and torch returns the same object each time. Keyed by torch's function too, so
+    a replaced one (a test's mock) is asked. Errors as torch's."""
+    get = _c2t_torch.cuda.get_device_properties
     key = None
     try:
-        key = (device, _c2t_torch._C._cuda_getDevice())
+        key = (device, _c2t_torch._C._cuda_getDevice(), get)
         return _c2t_device_props[key]
     except Exception:  # the first call (KeyError), an unhashable argument, no CUDA: torch's call decides
         pass
-    props = _c2t_torch.cuda.get_device_properties(device)
+    props = get(device)
     if key is not None:
         try:
             _c2t_device_props[key] = props
