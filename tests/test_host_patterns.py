@@ -235,6 +235,10 @@ def queries(x):
     return s, sms, same, cap, kept
 
 
+def shadowed(torch):
+    return torch.cuda.current_stream(), torch.cuda.get_device_properties(0)
+
+
 def launch_only(a, b):
     out = torch.empty_like(a)
     ct.launch(torch.cuda.current_stream(), (ct.cdiv(a.shape[0], 64),), add_kernel, (a, b, out, 64))
@@ -254,6 +258,10 @@ def test_torch_queries(build, tmp_path):
     assert "    cap = _c2t_device_capability()\n" in code
     # forms left to torch: a device argument to current_stream, and names imported from torch.cuda
     assert "    kept = (torch.cuda.current_stream(x.device), current_stream())\n" in code
+    # a parameter named torch is not the module: its calls stay
+    assert "    return torch.cuda.current_stream(), torch.cuda.get_device_properties(0)\n" in code
+    fake = types.SimpleNamespace(cuda=types.SimpleNamespace(current_stream=lambda: "s", get_device_properties=str))
+    assert m.shadowed(fake) == ("s", "0")
     # a launch on the current stream drops the query, and a module with nothing else needs no helper
     only_launch, _ = build(TORCH_QUERIES.split("def queries")[0] + TORCH_QUERIES[TORCH_QUERIES.index("def launch_only"):],
                            name="launch_only")

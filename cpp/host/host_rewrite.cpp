@@ -86,6 +86,7 @@ class Rewriter {
   // Per enclosing function: local names bound once, to torch.cuda.current_stream()
   // (`stream = torch.cuda.current_stream()`), so launches on them need no stream switch.
   std::vector<std::set<std::string>> current_stream_names_;
+  std::vector<std::set<std::string>> local_names_;  // names each enclosing host function binds (parameters, stores)
 };
 
 }  // namespace
@@ -518,6 +519,8 @@ bool Rewriter::torch_query_rewrite(const Node* n) {
   if (!f) return false;
   size_t dot = f->find('.');
   if (dot == std::string::npos || !mi_.torch_modules.count(f->substr(0, dot))) return false;
+  for (auto& local : local_names_)  // `torch` rebound in an enclosing function: not the module
+    if (local.count(f->substr(0, dot))) return false;
   std::string attr = f->substr(dot + 1);
   auto args = nodes_of(n, "args");
   auto kws = nodes_of(n, "keywords");
@@ -580,8 +583,16 @@ void Rewriter::host_expr(const Node* n) {
       return true;
     });
     for (auto it = current.begin(); it != current.end();) it = binds[*it] == 1 ? std::next(it) : current.erase(it);
+    std::set<std::string> local;
+    for (auto& [name, count] : binds) local.insert(name);
+    for (auto* field : {"posonlyargs", "kwonlyargs"})
+      for (auto* a : nodes_of(n->child("args"), field)) local.insert(std::string(a->str("arg")));
+    for (auto* field : {"vararg", "kwarg"})
+      if (auto* a = n->child("args")->child(field)) local.insert(std::string(a->str("arg")));
     current_stream_names_.push_back(current);
+    local_names_.push_back(std::move(local));
     host_function(n);
+    local_names_.pop_back();
     current_stream_names_.pop_back();
     return;
   }

@@ -254,6 +254,36 @@ TEST(HostPatterns, LocalCurrentStreamNeedsNoStreamSwitch) {
   EXPECT_TRUE(has(r.code, "    _c2t_on_stream(s2, launch_k, (1,), x, 16)\n")) << r.code;
 }
 
+// torch.cuda queries in host code take the runtime's cheaper spelling (runtime.cpp kTorchQueries;
+// their values are checked against torch in tests/test_host_patterns.py::test_torch_queries).
+TEST(HostPatterns, TorchCudaQueriesUseTheRuntimesEquivalents) {
+  auto r = rewrite("import torch\n" + std::string(kKernelSrc) +
+                   "def host(x, s2):\n"
+                   "    n = torch.cuda.get_device_properties(x.device).multi_processor_count\n"
+                   "    cap = torch.cuda.get_device_capability(device=0)\n"
+                   "    s = torch.cuda.current_stream()\n"
+                   "    other = torch.cuda.current_stream(x.device)\n"
+                   "    props = torch.cuda.get_device_properties(*s2)\n"
+                   "    ct.launch(torch.cuda.current_stream(), (1,), k, (x, 16))\n"
+                   "def shadow(torch):\n"
+                   "    return torch.cuda.current_stream()\n");
+  ASSERT_FALSE(r.diags.has_errors()) << r.diags.render_all("m.py", "");
+  EXPECT_TRUE(has(r.code, "    n = _c2t_device_properties(x.device).multi_processor_count\n")) << r.code;
+  EXPECT_TRUE(has(r.code, "    cap = _c2t_device_capability(device=0)\n")) << r.code;
+  EXPECT_TRUE(has(r.code, "    s = _c2t_current_stream()\n")) << r.code;
+  EXPECT_TRUE(has(r.code, "    other = torch.cuda.current_stream(x.device)\n")) << r.code;
+  EXPECT_TRUE(has(r.code, "    props = torch.cuda.get_device_properties(*s2)\n")) << r.code;
+  EXPECT_TRUE(has(r.code, "    launch_k((1,), x, 16)\n")) << r.code;
+  EXPECT_TRUE(has(r.code, "    return torch.cuda.current_stream()\n")) << "a parameter named torch: " << r.code;
+  EXPECT_TRUE(has(r.code, "def _c2t_current_stream():")) << r.code;
+  // Without `import torch`, `torch` is not known to be torch: nothing changes.
+  auto unknown = rewrite(std::string(kKernelSrc) + "def host(x):\n    return torch.cuda.current_stream()\n");
+  EXPECT_TRUE(has(unknown.code, "    return torch.cuda.current_stream()\n")) << unknown.code;
+  // Only a dropped launch stream: no helper.
+  auto plain = rewrite("import torch\n" + std::string(kKernelSrc) + "def host(x):\n    ct.launch(torch.cuda.current_stream(), (1,), k, (x, 16))\n");
+  EXPECT_FALSE(has(plain.code, "_c2t_current_stream")) << plain.code;
+}
+
 TEST(HostPatterns, TileHelperForOtherModulesIsLeftOutWithAWarning) {
   auto r = rewrite(std::string(kKernelSrc) + "def shared_helper(x):\n    return ct.maximum(x, 0.0)\n");
   ASSERT_FALSE(r.diags.has_errors()) << r.diags.render_all("m.py", "");
