@@ -213,11 +213,11 @@ def scale(x):
 def test_grid_from_the_sm_count(build):
     code, m = build(PERSISTENT)
     # torch's query, spelled as the runtime's cached equivalent (test_torch_queries below)
-    assert "    num_sms = _c2t_device_properties(x.device).multi_processor_count\n" in code
-    if DEVICE == "cpu":  # no device properties on the CPU: a 3-SM device, through the runtime's torch
+    assert "    num_sms = _c2t_device_properties(torch, x.device).multi_processor_count\n" in code
+    if DEVICE == "cpu":  # no device properties on the CPU: a 3-SM device, through the module's torch
         fake_cuda = types.SimpleNamespace(
             get_device_properties=lambda d: types.SimpleNamespace(multi_processor_count=3))
-        m._c2t_torch = types.SimpleNamespace(cuda=fake_cuda)  # no torch._C: the helper asks torch.cuda
+        m.torch = types.SimpleNamespace(empty_like=torch.empty_like, cuda=fake_cuda)
     x = dev(torch.randn(11, 32))
     assert_close(m.scale(x), x * 2.0)
 
@@ -249,13 +249,14 @@ def launch_only(a, b):
 def test_torch_queries(build, tmp_path):
     # TileGym's host code asks torch for the current stream and the device's properties on every
     # op call; torch.cuda resolves the device index in Python each time (4.3 and 4.9 us per call on
-    # the H200's host, BENCHMARKS.md). The converted host code asks the runtime's equivalents, which
-    # must return the same values: the same stream, and the same properties object per device.
+    # the H200's host, BENCHMARKS.md). The converted host code asks the runtime's equivalents, passing
+    # the module as the call named it, which must return the same values: the same stream, and the
+    # same properties object per device; a replaced torch function (a mock) is called as before.
     code, m = build(TORCH_QUERIES)
-    assert "    s = _c2t_current_stream()\n" in code
-    assert '    sms = _c2t_device_properties("cuda").multi_processor_count\n' in code
-    assert "    same = _c2t_device_properties(device=x.device)\n" in code
-    assert "    cap = _c2t_device_capability()\n" in code
+    assert "    s = _c2t_current_stream(torch)\n" in code
+    assert '    sms = _c2t_device_properties(torch, "cuda").multi_processor_count\n' in code
+    assert "    same = _c2t_device_properties(torch, device=x.device)\n" in code
+    assert "    cap = _c2t_device_capability(torch)\n" in code
     # forms left to torch: a device argument to current_stream, and names imported from torch.cuda
     assert "    kept = (torch.cuda.current_stream(x.device), current_stream())\n" in code
     # a parameter named torch is not the module: its calls stay
@@ -267,8 +268,13 @@ def test_torch_queries(build, tmp_path):
                            name="launch_only")
     assert "_c2t_current_stream" not in only_launch and "    launch_add_kernel((triton.cdiv(" in only_launch
 
-    # Their behaviour against torch's internals, faked (two devices, streams per device).
+    # Their behaviour against torch's internals, faked (two devices, streams per device); the fakes
+    # carry the names of torch.cuda's own functions, so the helpers take their fast path.
     calls, current = [], [0]
+
+    def own(fn, name):
+        fn.__module__, fn.__name__ = "torch.cuda", name
+        return fn
 
     class Stream:
         def __init__(self, stream_id, device_index, device_type):
@@ -280,29 +286,44 @@ def test_torch_queries(build, tmp_path):
             raise TypeError("unhashable device argument")
         return types.SimpleNamespace(major=9, minor=current[0], of=(device, current[0]))
 
-    fake_cuda = types.SimpleNamespace(_lazy_init=lambda: calls.append("init"), Stream=Stream,
-                                      get_device_properties=props, current_stream=None)
-    m._c2t_torch = types.SimpleNamespace(
-        _C=types.SimpleNamespace(_cuda_getDevice=lambda: current[0],
-                                 _cuda_getCurrentStream=lambda d: (100 + d, d, 1)), cuda=fake_cuda)
-    m._c2t_torch_current_stream = fake_cuda.current_stream  # torch's own, as at import
-    assert m._c2t_current_stream().key == (100, 0, 1) and calls == ["init"]
-    first = m._c2t_device_properties("cuda")
-    assert m._c2t_device_properties("cuda") is first and first.of == ("cuda", 0)
+    cuda = types.SimpleNamespace(
+        _lazy_init=lambda: calls.append("init"), Stream=Stream,
+        get_device_properties=own(props, "get_device_properties"),
+        current_stream=own(lambda: "torch's slow path", "current_stream"),
+        get_device_capability=own(lambda device=None: "torch's slow path", "get_device_capability"))
+    t = types.SimpleNamespace(_C=types.SimpleNamespace(_cuda_getDevice=lambda: current[0],
+                                                       _cuda_getCurrentStream=lambda d: (100 + d, d, 1)), cuda=cuda)
+    assert m._c2t_current_stream(t).key == (100, 0, 1) and calls == ["init"]
+    first = m._c2t_device_properties(t, "cuda")
+    assert m._c2t_device_properties(t, "cuda") is first and first.of == ("cuda", 0)
     assert calls == ["init", "cuda"]  # remembered
     current[0] = 1  # another current device: "cuda" names it, so torch is asked again
-    assert m._c2t_device_properties("cuda").of == ("cuda", 1) and m._c2t_current_stream().key == (101, 1, 1)
-    assert m._c2t_device_capability() == (9, 1)
+    assert m._c2t_device_properties(t, "cuda").of == ("cuda", 1) and m._c2t_current_stream(t).key == (101, 1, 1)
+    assert m._c2t_device_capability(t) == (9, 1)
     with pytest.raises(TypeError):  # not hashable: torch's call, torch's error
-        m._c2t_device_properties([0])
+        m._c2t_device_properties(t, [0])
     assert calls.count("cuda") == 2 and calls.count(None) == 1
-    # A replaced torch function (a test's mock) is what the helpers ask, not what they remembered.
-    fake_cuda.get_device_properties = lambda d: types.SimpleNamespace(major=1, minor=2, of="mock")
-    fake_cuda.current_stream = lambda: "mocked stream"
-    assert m._c2t_device_properties("cuda").of == "mock" and m._c2t_device_capability() == (1, 2)
-    assert m._c2t_current_stream() == "mocked stream"
-    fake_cuda.get_device_properties = props  # restored: the remembered properties again, torch not asked
-    assert m._c2t_device_properties("cuda").of == ("cuda", 1) and calls.count("cuda") == 2
+    # Arguments equal as values but read apart by torch (1, 1.0, True) are remembered apart.
+    assert [m._c2t_device_properties(t, d).of[0] for d in (1, 1.0, True, 1)] == [1, 1.0, True, 1]
+    assert calls[-3:] == [1, 1.0, True]
+    # A replaced torch function (a test's mock) is called every time, its value never remembered.
+    answers = iter([(132, 1), (8, 2)])
+    cuda.get_device_properties = lambda d: types.SimpleNamespace(multi_processor_count=next(answers)[0])
+    assert [m._c2t_device_properties(t, "cuda").multi_processor_count for _ in range(2)] == [132, 8]
+    cuda.get_device_capability = lambda device=None: (8, 0)
+    cuda.current_stream = lambda: "mocked stream"
+    assert m._c2t_device_capability(t) == (8, 0) and m._c2t_current_stream(t) == "mocked stream"
+    cuda.get_device_properties = own(props, "get_device_properties")  # torch's again: remembered values
+    assert m._c2t_device_properties(t, "cuda").of == ("cuda", 1) and calls.count("cuda") == 2
+    # A module whose `torch` is something else (a fake, or torch patched in tests): what it says.
+    m.torch = types.SimpleNamespace(cuda=types.SimpleNamespace(
+        current_stream=lambda *device: "fake stream",
+        get_device_properties=lambda d: types.SimpleNamespace(multi_processor_count=7, d=d),
+        get_device_capability=lambda device=None: (1, 2)))
+    m.current_stream = lambda: "imported"  # `from torch.cuda import current_stream`, the real one on a CPU build
+    s, sms, same, cap, _ = m.queries(types.SimpleNamespace(device="dev"))
+    assert (s, sms, same.d, cap) == ("fake stream", 7, "dev", (1, 2))
+    m.torch = torch
 
     if DEVICE == "cuda":  # the real ones: the same values as torch's
         _, real = build(TORCH_QUERIES, name="torch_queries_real")

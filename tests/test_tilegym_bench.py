@@ -149,6 +149,56 @@ FILES["tests/benchmark/bench_rounds.py"] = """
 
     bench.run(print_data=True)
 """
+# --rounds' edges: a NaN round before a finite one, a later round that fails, and a backend that
+# kills the process in round 2 (a CUDA abort): what was measured before stays.
+FILES["tests/benchmark/bench_rounds_edge.py"] = """
+    import os
+    import triton
+    import tilegym
+    from tilegym.backend import register_impl
+
+    register_impl("double", "torch")(lambda x: ("torch", 2 * x))
+    CALLS = {}
+
+    @triton.testing.perf_report([triton.testing.Benchmark(
+        x_names=["N"], x_vals=[8], line_arg="backend", line_vals=["cutile", "torch"], line_names=["CuTile", "PyTorch"],
+        ylabel="GB/s", plot_name="edge", args={})])
+    def bench(N, backend):
+        n = CALLS[backend] = CALLS.get(backend, 0) + 1
+        if backend == "cutile":
+            return float("nan") if n == 1 else 5.0
+        if backend == "c2t_triton":
+            if n == 2:
+                raise RuntimeError("CUDA out of memory")
+            return 4.0
+        if n == 2:
+            os._exit(3)
+        return 3.0
+
+    bench.run(print_data=True)
+"""
+# The file's time runs out during round 3 (cuTile's third call sleeps past it): the round is finished
+# for every line, so each backend's best is over the same rounds.
+FILES["tests/benchmark/bench_rounds_deadline.py"] = """
+    import time
+    import triton
+    import tilegym
+    from tilegym.backend import register_impl
+
+    register_impl("double", "torch")(lambda x: ("torch", 2 * x))
+    CALLS = {}
+
+    @triton.testing.perf_report([triton.testing.Benchmark(
+        x_names=["N"], x_vals=[8], line_arg="backend", line_vals=["cutile", "torch"], line_names=["CuTile", "PyTorch"],
+        ylabel="GB/s", plot_name="deadline", args={})])
+    def bench(N, backend):
+        n = CALLS[backend] = CALLS.get(backend, 0) + 1
+        if backend == "cutile" and n == 3:
+            time.sleep(7)
+        return float(n)
+
+    bench.run(print_data=True)
+"""
 
 
 def _make_tree(root: Path):
@@ -304,6 +354,26 @@ def test_rounds_measure_the_backends_in_turn_and_keep_each_best(tmp_path):
     assert json.loads((out / "runs.json").read_text())["rounds"] == 3
     md = (out / "tilegym-bench.md").read_text()
     assert "each point the best of 3 rounds in one process" in md and "| rounds | N=8 | 9.00 | 7.00 | 6.00 | GB/s | 0.78× |" in md, md
+
+
+def test_rounds_keep_what_was_measured(tmp_path):
+    out, r = _run_harness(tmp_path, "--files", "bench_rounds_edge.py", "--rounds", "3", "--budget", "120")
+    assert r.returncode == 0, r.stdout + r.stderr
+    points = [json.loads(line) for line in (out / "points.jsonl").read_text().splitlines()]
+    last = {p["line"]: p for p in points if p["kind"] == "point"}  # the later record wins
+    assert last["cutile"]["value"] == 5.0  # a NaN round does not hide a finite one
+    assert last["c2t_triton"]["value"] == 4.0 and last["c2t_triton"]["round_errors"] == ["RuntimeError: CUDA out of memory"]
+    assert last["torch"]["value"] == 3.0  # measured in round 1, before the process died in round 2
+    assert "| edge | N=8 | 5.00 | 4.00 | 3.00 | GB/s | 0.80× |" in (out / "tilegym-bench.md").read_text()
+
+
+def test_rounds_end_together_when_time_runs_out(tmp_path):
+    # --budget 16: the file gets 16 s, its process 6 s of benchmarks; rounds 4 and 5 never start.
+    out, r = _run_harness(tmp_path, "--files", "bench_rounds_deadline.py", "--rounds", "5", "--budget", "16")
+    assert r.returncode == 0, r.stdout + r.stderr
+    points = [json.loads(line) for line in (out / "points.jsonl").read_text().splitlines()]
+    last = {p["line"]: p for p in points if p["kind"] == "point"}
+    assert {line: p["rounds"] for line, p in last.items()} == {line: [1.0, 2.0, 3.0] for line in last}, last
 
 
 def test_ceiling_column(tmp_path):

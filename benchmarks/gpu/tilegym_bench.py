@@ -230,41 +230,48 @@ def run_child(args) -> int:
                 recs = {}
                 # --rounds N: every line measured N times in turn (cuTile, converted, ..., then again),
                 # each point the best round: a slow stretch of the host lowers one round of every
-                # backend alike instead of one backend's only measurement.
-                for _ in range(max(1, args.rounds)):
+                # backend alike instead of one backend's only measurement. A round after the first
+                # starts only while the file has time left, so every line gets the same rounds; each
+                # measurement is written at once (the later record wins), so a backend that hangs or
+                # kills the process later loses no point measured before it.
+                for round_ in range(max(1, args.rounds)):
+                    if round_ and time.time() > deadline:
+                        break
                     for line, (backend, variant) in lines.items():
                         rec = recs.setdefault(line, {
                             "kind": "point", "plot": bench.plot_name, "ylabel": bench.ylabel,
                             "x_names": list(bench.x_names), "x": xs, "line": line, "backend": backend,
                             "variant": variant, "args": {k: str(v) for k, v in bench.args.items()}})
-                        if "error" in rec:  # failed or not run once: not again
+                        if round_ and "value" not in rec:  # failed or not run in the first round: not again
                             continue
-                        if time.time() > deadline:
-                            if "value" not in rec:
-                                rec["error"] = "not run: the file's time was spent"
+                        if not round_ and time.time() > deadline:
+                            rec["error"] = "not run: the file's time was spent"
+                            emit(rec)
                             continue
                         t0 = time.time()
                         try:
                             ret = self.fn(**x_args, **{bench.line_arg: line}, **bench.args)
                             if isinstance(ret, (tuple, list)):
                                 ret = ret[0]
-                            value = float(ret)
-                            rec.setdefault("rounds", []).append(value)
-                            rec["value"] = max(rec["rounds"])  # higher is better in every unit
+                            if args.rounds > 1:
+                                rec.setdefault("rounds", []).append(float(ret))
+                                finite = [v for v in rec["rounds"] if math.isfinite(v)]  # higher is better
+                                rec["value"] = max(finite) if finite else rec["rounds"][-1]
+                            else:
+                                rec["value"] = float(ret)
                         except BaseException as e:  # noqa: BLE001 -- recorded per point
                             if isinstance(e, KeyboardInterrupt):
                                 raise
-                            rec.pop("value", None)
-                            rec["error"] = _first_line(e)
+                            if "value" in rec:  # a later round's failure: the rounds measured stand
+                                rec.setdefault("round_errors", []).append(_first_line(e))
+                            else:
+                                rec["error"] = _first_line(e)
                             try:
                                 torch.cuda.synchronize()
                             except BaseException:  # noqa: BLE001 -- a broken context: later points say so
                                 pass
                         rec["seconds"] = round(rec.get("seconds", 0) + time.time() - t0, 2)
-                for rec in recs.values():
-                    if len(rec.get("rounds", ())) < 2:
-                        rec.pop("rounds", None)
-                    emit(rec)
+                        emit(dict(rec))
         return None
 
     triton.testing.Mark.run = mark_run

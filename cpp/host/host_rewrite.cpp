@@ -510,9 +510,11 @@ bool Rewriter::host_ct_rewrite(const Node* n) {
 
 // torch.cuda queries that TileGym's host code makes on every op call, spelled as the runtime's
 // cheaper equivalents (runtime.h, _c2t_current_stream): the same values without torch.cuda's
-// Python device-index resolution, which on the H200's host is most of their cost. Only the
-// module's own `torch` (mi_.torch_modules) and the argument forms torch documents; the call's
-// arguments stay and are walked as host code. Returns false: the caller walks the call.
+// Python device-index resolution, which on the H200's host is most of their cost.
+// `torch.cuda.get_device_properties(d)` -> `_c2t_device_properties(torch, d)`. Only names bound to
+// torch by the module's imports (mi_.torch_modules) and not rebound by an enclosing function, and the
+// argument forms torch documents; the call's arguments stay and are walked as host code. Returns
+// false: the caller walks the call.
 bool Rewriter::torch_query_rewrite(const Node* n) {
   if (plain_ || !n->is("Call")) return false;
   auto f = sema::dotted_name(n->child("func"));
@@ -533,8 +535,14 @@ bool Rewriter::torch_query_rewrite(const Node* n) {
   else if (attr == "cuda.get_device_properties" && args.size() <= 1 && device_kw_only) to = "_c2t_device_properties";
   else if (attr == "cuda.get_device_capability" && args.size() <= 1 && device_kw_only) to = "_c2t_device_capability";
   if (!to) return false;
+  // The module is passed as the call names it (`torch`, `th`): a fake or rebound module, or a test's
+  // mock of torch's function, is what the runtime asks then, as the original call would.
+  std::string mod = f->substr(0, dot);
   auto* fn = n->child("func");
-  if (edits_.add(begin_of(fn), end_of(fn), to)) needs_.torch_queries = true;
+  const Node* first = !args.empty() ? args[0] : !kws.empty() ? kws[0] : nullptr;
+  bool added = first ? edits_.add(begin_of(fn), begin_of(first), std::string(to) + "(" + mod + ", ")
+                     : edits_.add(begin_of(n), end_of(n), std::string(to) + "(" + mod + ")");
+  if (added) needs_.torch_queries = true;
   return false;
 }
 

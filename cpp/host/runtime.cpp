@@ -642,35 +642,41 @@ def _c2t_max_supported_bytecode_version(temp_dir=None, allow_dev=False):
 // small shapes that triton.testing.do_bench times with the host in the loop, every microsecond of
 // host code is one in the result.
 const char* kTorchQueries = R"PY(
-import torch as _c2t_torch
-
-_c2t_device_props = {}  # (device argument, current device, torch's getter) -> its properties
-_c2t_torch_current_stream = _c2t_torch.cuda.current_stream  # torch's own, to see it replaced (a test's mock)
+_c2t_device_props = {}  # (device argument, its type, current device) -> torch.cuda.get_device_properties(device)
 
 
-def _c2t_current_stream():
-    """torch.cuda.current_stream(): the same Stream (same stream id, device and type), from the
-    C query torch.cuda.current_stream makes, given the current device directly. A replaced
-    torch.cuda.current_stream (a test's mock) is called instead."""
-    if _c2t_torch.cuda.current_stream is not _c2t_torch_current_stream:
-        return _c2t_torch.cuda.current_stream()
-    try:
-        _c2t_torch.cuda._lazy_init()
-        s = _c2t_torch._C._cuda_getCurrentStream(_c2t_torch._C._cuda_getDevice())
-        return _c2t_torch.cuda.Stream(stream_id=s[0], device_index=s[1], device_type=s[2])
-    except AttributeError:  # a torch without these internals (or without CUDA): torch's own call
-        return _c2t_torch.cuda.current_stream()
+def _c2t_torch_own(fn, name):
+    """Whether fn is torch.cuda's own function `name`, not a replacement (a test's mock, a wrapper):
+    a replacement is called as the original host code would call it."""
+    return getattr(fn, "__module__", None) == "torch.cuda" and getattr(fn, "__name__", None) == name
 
 
-def _c2t_device_properties(device=None):
-    """torch.cuda.get_device_properties(device), remembered per device argument and current
-    device (None and "cuda" name the current one): a device's properties do not change while a
-    process runs, and torch returns the same object each time. Keyed by torch's function too, so
-    a replaced one (a test's mock) is asked. Errors as torch's."""
-    get = _c2t_torch.cuda.get_device_properties
+def _c2t_current_stream(torch):
+    """torch.cuda.current_stream() of the module the host code named `torch`: the same Stream (same
+    stream id, device and type), from the C query torch.cuda.current_stream makes, given the current
+    device directly."""
+    cuda = torch.cuda
+    if _c2t_torch_own(cuda.current_stream, "current_stream"):
+        try:
+            cuda._lazy_init()
+            s = torch._C._cuda_getCurrentStream(torch._C._cuda_getDevice())
+            return cuda.Stream(stream_id=s[0], device_index=s[1], device_type=s[2])
+        except AttributeError:  # a torch without these internals (or without CUDA): torch's own call
+            pass
+    return cuda.current_stream()
+
+
+def _c2t_device_properties(torch, device=None):
+    """torch.cuda.get_device_properties(device), remembered per device argument (and its type: torch
+    reads 1 and 1.0 apart) and current device (None and "cuda" name the current one): a device's
+    properties do not change while a process runs, and torch returns the same object each time.
+    A replaced get_device_properties is called each time. Errors as torch's."""
+    get = torch.cuda.get_device_properties
+    if not _c2t_torch_own(get, "get_device_properties"):
+        return get(device)
     key = None
     try:
-        key = (device, _c2t_torch._C._cuda_getDevice(), get)
+        key = (device, type(device), torch._C._cuda_getDevice())
         return _c2t_device_props[key]
     except Exception:  # the first call (KeyError), an unhashable argument, no CUDA: torch's call decides
         pass
@@ -683,9 +689,12 @@ def _c2t_device_properties(device=None):
     return props
 
 
-def _c2t_device_capability(device=None):
-    """torch.cuda.get_device_capability(device): (major, minor) of the device's properties."""
-    props = _c2t_device_properties(device)
+def _c2t_device_capability(torch, device=None):
+    """torch.cuda.get_device_capability(device): (major, minor) of the device's properties (as torch
+    computes it); a replaced get_device_capability is called instead."""
+    if not _c2t_torch_own(torch.cuda.get_device_capability, "get_device_capability"):
+        return torch.cuda.get_device_capability(device)
+    props = _c2t_device_properties(torch, device)
     return props.major, props.minor
 )PY";
 

@@ -268,17 +268,21 @@ TEST(HostPatterns, TorchCudaQueriesUseTheRuntimesEquivalents) {
                    "def shadow(torch):\n"
                    "    return torch.cuda.current_stream()\n");
   ASSERT_FALSE(r.diags.has_errors()) << r.diags.render_all("m.py", "");
-  EXPECT_TRUE(has(r.code, "    n = _c2t_device_properties(x.device).multi_processor_count\n")) << r.code;
-  EXPECT_TRUE(has(r.code, "    cap = _c2t_device_capability(device=0)\n")) << r.code;
-  EXPECT_TRUE(has(r.code, "    s = _c2t_current_stream()\n")) << r.code;
+  EXPECT_TRUE(has(r.code, "    n = _c2t_device_properties(torch, x.device).multi_processor_count\n")) << r.code;
+  EXPECT_TRUE(has(r.code, "    cap = _c2t_device_capability(torch, device=0)\n")) << r.code;
+  EXPECT_TRUE(has(r.code, "    s = _c2t_current_stream(torch)\n")) << r.code;
   EXPECT_TRUE(has(r.code, "    other = torch.cuda.current_stream(x.device)\n")) << r.code;
   EXPECT_TRUE(has(r.code, "    props = torch.cuda.get_device_properties(*s2)\n")) << r.code;
   EXPECT_TRUE(has(r.code, "    launch_k((1,), x, 16)\n")) << r.code;
   EXPECT_TRUE(has(r.code, "    return torch.cuda.current_stream()\n")) << "a parameter named torch: " << r.code;
-  EXPECT_TRUE(has(r.code, "def _c2t_current_stream():")) << r.code;
+  EXPECT_TRUE(has(r.code, "def _c2t_current_stream(torch):")) << r.code;
   // Without `import torch`, `torch` is not known to be torch: nothing changes.
   auto unknown = rewrite(std::string(kKernelSrc) + "def host(x):\n    return torch.cuda.current_stream()\n");
   EXPECT_TRUE(has(unknown.code, "    return torch.cuda.current_stream()\n")) << unknown.code;
+  // Another alias, odd spacing: the module is passed as the call names it.
+  auto alias = rewrite("import torch as th\n" + std::string(kKernelSrc) +
+                       "def host(x):\n    return th .cuda. get_device_properties (\n        x.device)\n");
+  EXPECT_TRUE(has(alias.code, "    return _c2t_device_properties(th, x.device)\n")) << alias.code;
   // Only a dropped launch stream: no helper.
   auto plain = rewrite("import torch\n" + std::string(kKernelSrc) + "def host(x):\n    ct.launch(torch.cuda.current_stream(), (1,), k, (x, 16))\n");
   EXPECT_FALSE(has(plain.code, "_c2t_current_stream")) << plain.code;
