@@ -460,6 +460,10 @@ LVal compare_dtypes(Lowerer& L, const std::string& op, LVal a, LVal b, const syn
 
 LVal where(Lowerer& L, LVal c, LVal a, LVal b, const syntax::Node* at) {
   if (!c.ok() || !a.ok() || !b.ok()) return {};
+  if (!is_number_like(c) || !is_number_like(a) || !is_number_like(b)) {  // a function, module or array
+    L.error(at, "ct.where takes numbers, scalars or tiles");
+    return {};
+  }
   auto s1 = sema::broadcast_shapes(shape_of(c), shape_of(a));
   auto s2 = s1 ? sema::broadcast_shapes(*s1, shape_of(b)) : std::nullopt;
   if (!s2) {
@@ -730,6 +734,10 @@ void register_arith_ops(Registry& r) {
     LVal& x = c.arg("x");
     LVal& y = c.arg("y");
     if (!x.ok() || !y.ok()) return LVal{};
+    if (!ops::is_number_like(x) || !ops::is_number_like(y)) {  // a function, module or array: no expression
+      c.L.error(c.node, "ct.cdiv takes numbers, scalars or tiles");
+      return LVal{};
+    }
     if (x.info.cval && y.info.cval && x.info.cval->kind == sema::ConstValue::Kind::Int &&
         y.info.cval->kind == sema::ConstValue::Kind::Int && y.info.cval->i != 0) {
       long long a = x.info.cval->i, b = y.info.cval->i;

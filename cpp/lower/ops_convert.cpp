@@ -99,6 +99,10 @@ void register_convert_ops(Registry& r) {
     if (!to) return LVal{};
     LVal& x = c.arg("x");
     if (!x.ok()) return LVal{};
+    if (!ops::is_number_like(x)) {  // a function, module or array: nothing to reinterpret
+      c.L.error(c.at("x"), "ct.bitcast takes a number, scalar or tile");
+      return LVal{};
+    }
     auto tdt = to->triton();
     if (tdt.empty()) {
       c.L.unsupported(c.node, "bitcast", "ct.bitcast to this dtype is not supported (no Triton dtype)");

@@ -121,3 +121,30 @@ TEST(FuzzRegressions, ConstantIfWithNoConvertibleBranchIsAnError) {
   EXPECT_NE(e->message.find("no branch of `if W == 1` can be converted"), std::string::npos) << e->message;
   EXPECT_EQ(c2t::fuzz::convert_invariants(src, {}), "");
 }
+
+// A cuTile function (or module, or array) passed where ct.bitcast, ct.cdiv or ct.where take a
+// number, scalar or tile has no expression: the printer dereferenced a null expression (SIGSEGV).
+// Now each is a compiler error at the call. Found 2026-11-30 by fuzz_convert (crash-cfa12b92...,
+// `ct.bitcast(ct.cumsumx, ct.int32)`); a sweep of every cuTile op with such arguments found the
+// other two.
+TEST(FuzzRegressions, NonValueOperandsOfBitcastCdivWhereAreErrors) {
+  for (const char* expr : {"ct.bitcast(ct.cumsum, ct.int32)", "ct.cdiv(x, ct.cumsum)", "ct.cdiv(ct, 2)",
+                           "ct.where(x, x, ct.cumsum)", "ct.where(X, x, x)"}) {
+    const std::string src = std::string(
+                                "import cuda.tile as ct\n"
+                                "ConstInt = ct.Constant[int]\n"
+                                "\n"
+                                "\n"
+                                "@ct.kernel\n"
+                                "def k(X, Y, T: ConstInt):\n"
+                                "    x = ct.load(X, index=(0,), shape=(T,))\n"
+                                "    y = ") + expr + "\n    ct.store(Y, index=(0,), tile=x + y)\n";
+    c2t::ConvertResult r = c2t::convert_source(src, "fuzz.py");
+    EXPECT_FALSE(r.ok) << expr;
+    const c2t::Diagnostic* e = first_error(r);
+    ASSERT_NE(e, nullptr) << expr << r.rendered;
+    EXPECT_EQ(e->line, 8) << expr;
+    EXPECT_NE(e->message.find("take"), std::string::npos) << expr << ": " << e->message;
+    EXPECT_EQ(c2t::fuzz::convert_invariants(src, {}), "") << expr;
+  }
+}
