@@ -407,3 +407,32 @@ def test_analyze_shows_diagnostics_in_compiler_form(tmp_path):
     rc, out, _ = run("analyze", "bad.py", "--json", cwd=tmp_path)
     rendered = json.loads(out)["files"][0]["rendered"]
     assert rendered.startswith("bad.py:6:5: error:") and "\n    for i in range(3):\n    ^\n" in rendered
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def test_analyze_says_whether_each_file_converts(tmp_path):
+    (tmp_path / "bad.py").write_text("import cuda.tile as ct\n\n\n@ct.kernel\ndef k(x):\n"
+                                     "    for i in range(3):\n        pass\n    else:\n        pass\n")
+    (tmp_path / "plain.py").write_text("import os\n")
+    rc, out, err = run("analyze", str(EXAMPLES / "softmax.py"), "bad.py", "plain.py", cwd=tmp_path)
+    assert rc == 1, err
+    blocks = out.split("\n" + str(tmp_path))[0], out[out.index("bad.py:\n"):], out[out.index("plain.py:\n"):]
+    assert "  converts: yes (1 kernel(s))\n" in blocks[0]
+    assert blocks[1].startswith("bad.py:\n  converts: no (1 error(s), below)\n")
+    assert blocks[2] == "plain.py:\n  not a cuTile module (no cuda.tile import): nothing to convert\n"
+
+
+def test_folder_summary_names_no_output_for_a_failed_file(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "bad.py").write_text("import cuda.tile as ct\n\n\n@ct.kernel\ndef k(x):\n"
+                                "    for i in range(3):\n        pass\n    else:\n        pass\n")
+    (src / "good.py").write_text((EXAMPLES / "vector_add.py").read_text())
+    rc, out, err = run("convert", "src", "--out-dir", "out", cwd=tmp_path)
+    assert rc == 1, err
+    rows = {ln.split("  ")[0]: ln for ln in out.splitlines()}
+    assert rows["src/bad.py"] == "src/bad.py  failed  6:5: 'for ... else' is not supported in tile code", out
+    assert rows["src/good.py"] == "src/good.py  converted  out/good.py", out  # a folder's tree under DIR
+    assert (tmp_path / "out" / "good.py").exists() and not (tmp_path / "out" / "bad.py").exists()

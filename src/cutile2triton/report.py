@@ -50,7 +50,9 @@ def _first_error(r) -> str:
 def print_summary(reports: List, verbose: bool) -> None:
     """One row per file (for folder runs) and the counts per outcome."""
     counts = Counter(r.status for r in reports)
-    rows = [(r.source, r.status, r.output or "", _first_error(r)) for r in reports if verbose or r.status != "skipped"]
+    # A failed file's row names no output: nothing was written there.
+    rows = [(r.source, r.status, "" if r.status == "failed" else r.output or "", _first_error(r))
+            for r in reports if verbose or r.status != "skipped"]
     if Table is not None and verbose and sys.stdout.isatty():
         t = Table(title="cutile2triton convert")
         for col in ("file", "status", "output", "first diagnostic"):
@@ -69,6 +71,13 @@ def print_analysis(results: List[dict]) -> None:
     """The pre-flight report as text: one block per file, one row per kernel."""
     for res in results:
         print(f"{res.get('file')}:")
+        if not res.get("is_cutile", True):
+            print("  not a cuTile module (no cuda.tile import): nothing to convert")
+        elif res.get("ok"):
+            print(f"  converts: yes ({len(res.get('kernels', []))} kernel(s))")
+        else:
+            errors = sum(d.get("severity") == "error" for d in res.get("diagnostics", []))
+            print(f"  converts: no ({errors} error(s), below)")
         for k in res.get("kernels", []):
             params = ", ".join(p.get("name", "?") + (f": {p['kind']}" if p.get("kind") else "") for p in k.get("params", []))
             print(f"  kernel {k.get('name')}({params})  line {k.get('line')}")
@@ -81,5 +90,5 @@ def print_analysis(results: List[dict]) -> None:
         else:
             for d in res.get("diagnostics", []):
                 print(f"  {res.get('file')}:{d.get('line')}:{d.get('col')}: {d.get('severity')}: {d.get('message')}")
-        if not res.get("kernels") and not res.get("diagnostics"):
+        if res.get("is_cutile", True) and not res.get("kernels") and not res.get("diagnostics"):
             print("  (no cuTile kernels)")
