@@ -127,44 +127,41 @@ FILES["tests/benchmark/bench_cfg.py"] = """
 
     bench.run(print_data=True)
 """
-# Each call's value from a fixed sequence (the host slowing down and recovering), and the order of
-# the calls: --rounds must measure the backends in turn and keep each one's best round.
-FILES["tests/benchmark/bench_rounds.py"] = """
-    import json, os
+
+def _rounds_bench(plot: str, body: str, prelude: str = "") -> str:
+    """A fake bench file for --rounds: one Benchmark (cuTile and PyTorch lines; the harness adds the
+    converted one) at N=8 whose value for `backend`'s n-th call is what `body` (indented 8) returns."""
+    body = body.lstrip("\n")
+    return f"""
+    import json, os, time
     import triton
     import tilegym
     from tilegym.backend import register_impl
 
     register_impl("double", "torch")(lambda x: ("torch", 2 * x))
-    SEQ = iter([1.0, 5.0, 2.0, 9.0, 3.0, 4.0, 8.0, 7.0, 6.0])
-
+    CALLS = {{}}
+{prelude}
     @triton.testing.perf_report([triton.testing.Benchmark(
         x_names=["N"], x_vals=[8], line_arg="backend", line_vals=["cutile", "torch"], line_names=["CuTile", "PyTorch"],
-        ylabel="GB/s", plot_name="rounds", args={})])
+        ylabel="GB/s", plot_name="{plot}", args={{}})])
     def bench(N, backend):
         tilegym.ops.double(N, backend=backend)
-        with open(os.environ["FAKE_CALLS"], "a") as f:
-            f.write(json.dumps(backend) + "\\n")
-        return next(SEQ)
+        n = CALLS[backend] = CALLS.get(backend, 0) + 1
+{body}
 
     bench.run(print_data=True)
 """
+
+
+# Each call's value from a fixed sequence (the host slowing down and recovering), and the order of
+# the calls: --rounds must measure the backends in turn and keep each one's best round.
+FILES["tests/benchmark/bench_rounds.py"] = _rounds_bench("rounds", """
+        with open(os.environ["FAKE_CALLS"], "a") as f:
+            f.write(json.dumps(backend) + "\\n")
+        return next(SEQ)""", prelude="    SEQ = iter([1.0, 5.0, 2.0, 9.0, 3.0, 4.0, 8.0, 7.0, 6.0])\n")
 # --rounds' edges: a NaN round before a finite one, a later round that fails, and a backend that
 # kills the process in round 2 (a CUDA abort): what was measured before stays.
-FILES["tests/benchmark/bench_rounds_edge.py"] = """
-    import os
-    import triton
-    import tilegym
-    from tilegym.backend import register_impl
-
-    register_impl("double", "torch")(lambda x: ("torch", 2 * x))
-    CALLS = {}
-
-    @triton.testing.perf_report([triton.testing.Benchmark(
-        x_names=["N"], x_vals=[8], line_arg="backend", line_vals=["cutile", "torch"], line_names=["CuTile", "PyTorch"],
-        ylabel="GB/s", plot_name="edge", args={})])
-    def bench(N, backend):
-        n = CALLS[backend] = CALLS.get(backend, 0) + 1
+FILES["tests/benchmark/bench_rounds_edge.py"] = _rounds_bench("edge", """
         if backend == "cutile":
             return float("nan") if n == 1 else 5.0
         if backend == "c2t_triton":
@@ -173,32 +170,13 @@ FILES["tests/benchmark/bench_rounds_edge.py"] = """
             return 4.0
         if n == 2:
             os._exit(3)
-        return 3.0
-
-    bench.run(print_data=True)
-"""
+        return 3.0""")
 # The file's time runs out during round 3 (cuTile's third call sleeps past it): the round is finished
 # for every line, so each backend's best is over the same rounds.
-FILES["tests/benchmark/bench_rounds_deadline.py"] = """
-    import time
-    import triton
-    import tilegym
-    from tilegym.backend import register_impl
-
-    register_impl("double", "torch")(lambda x: ("torch", 2 * x))
-    CALLS = {}
-
-    @triton.testing.perf_report([triton.testing.Benchmark(
-        x_names=["N"], x_vals=[8], line_arg="backend", line_vals=["cutile", "torch"], line_names=["CuTile", "PyTorch"],
-        ylabel="GB/s", plot_name="deadline", args={})])
-    def bench(N, backend):
-        n = CALLS[backend] = CALLS.get(backend, 0) + 1
+FILES["tests/benchmark/bench_rounds_deadline.py"] = _rounds_bench("deadline", """
         if backend == "cutile" and n == 3:
             time.sleep(7)
-        return float(n)
-
-    bench.run(print_data=True)
-"""
+        return float(n)""")
 
 
 def _make_tree(root: Path):

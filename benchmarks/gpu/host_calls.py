@@ -2,22 +2,19 @@
 the cheaper spellings a converted module could use (BENCHMARKS.md, "Host time per call"): TileGym's
 bmm asks torch.cuda.current_stream() and get_device_properties("cuda") on every call, its persistent
 layernorm get_device_properties(x.device) and current_stream(). Each row: best of 5 rounds of 20,000
-calls, and whether the cheaper spelling returned the same value.
+calls, and whether the cheaper spelling returned the same value. The cheaper spellings here are the
+measured prototypes of the runtime's _c2t_current_stream / _c2t_device_properties (cpp/host/runtime.cpp),
+which add only the checks for a replaced torch function.
 
   python3 host_calls.py [TILEGYM CONVERTED]   (the arguments are ignored: scripts_on_device.sh passes them)"""
-import time
+import timeit
 
 import torch
 
 
 def best_us(fn, calls=20000, rounds=5):
-    best = float("inf")
-    for _ in range(rounds):
-        t = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        best = min(best, (time.perf_counter() - t) / calls * 1e6)
-    return best
+    """Host µs per fn() call: the best of `rounds` timings of `calls` calls (timeit)."""
+    return min(timeit.repeat(fn, number=calls, repeat=rounds)) / calls * 1e6
 
 
 def fast_current_stream():

@@ -218,6 +218,29 @@ def run_child(args) -> int:
 
     triton.testing.do_bench = do_bench
 
+    def measure(rec, call):
+        """One measurement of a point into rec: its rounds and their best finite value (higher is
+        better in every unit), or the error; a later round's failure is kept beside the rounds."""
+        t0 = time.time()
+        try:
+            ret = call()
+            rounds = rec.setdefault("rounds", [])
+            rounds.append(float(ret[0] if isinstance(ret, (tuple, list)) else ret))
+            finite = [v for v in rounds if math.isfinite(v)]
+            rec["value"] = max(finite) if finite else rounds[-1]
+        except BaseException as e:  # noqa: BLE001 -- recorded per point
+            if isinstance(e, KeyboardInterrupt):
+                raise
+            if "value" in rec:  # a later round's failure: the rounds measured stand
+                rec.setdefault("round_errors", []).append(_first_line(e))
+            else:
+                rec["error"] = _first_line(e)
+            try:
+                torch.cuda.synchronize()
+            except BaseException:  # noqa: BLE001 -- a broken context: later points say so
+                pass
+        rec["seconds"] = round(rec.get("seconds", 0) + time.time() - t0, 2)
+
     def mark_run(self, *a, **kw):
         benches = [self.benchmarks] if isinstance(self.benchmarks, triton.testing.Benchmark) else self.benchmarks
         for bench in benches:
@@ -231,9 +254,7 @@ def run_child(args) -> int:
                 # --rounds N: every line measured N times in turn (cuTile, converted, ..., then again),
                 # each point the best round: a slow stretch of the host lowers one round of every
                 # backend alike instead of one backend's only measurement. A round after the first
-                # starts only while the file has time left, so every line gets the same rounds; each
-                # measurement is written at once (the later record wins), so a backend that hangs or
-                # kills the process later loses no point measured before it.
+                # starts only while the file has time left, so every line gets the same rounds.
                 for round_ in range(max(1, args.rounds)):
                     if round_ and time.time() > deadline:
                         break
@@ -246,32 +267,11 @@ def run_child(args) -> int:
                             continue
                         if not round_ and time.time() > deadline:
                             rec["error"] = "not run: the file's time was spent"
-                            emit(rec)
-                            continue
-                        t0 = time.time()
-                        try:
-                            ret = self.fn(**x_args, **{bench.line_arg: line}, **bench.args)
-                            if isinstance(ret, (tuple, list)):
-                                ret = ret[0]
-                            if args.rounds > 1:
-                                rec.setdefault("rounds", []).append(float(ret))
-                                finite = [v for v in rec["rounds"] if math.isfinite(v)]  # higher is better
-                                rec["value"] = max(finite) if finite else rec["rounds"][-1]
-                            else:
-                                rec["value"] = float(ret)
-                        except BaseException as e:  # noqa: BLE001 -- recorded per point
-                            if isinstance(e, KeyboardInterrupt):
-                                raise
-                            if "value" in rec:  # a later round's failure: the rounds measured stand
-                                rec.setdefault("round_errors", []).append(_first_line(e))
-                            else:
-                                rec["error"] = _first_line(e)
-                            try:
-                                torch.cuda.synchronize()
-                            except BaseException:  # noqa: BLE001 -- a broken context: later points say so
-                                pass
-                        rec["seconds"] = round(rec.get("seconds", 0) + time.time() - t0, 2)
-                        emit(dict(rec))
+                        else:
+                            measure(rec, lambda: self.fn(**x_args, **{bench.line_arg: line}, **bench.args))
+                        # Written at once (the later record wins): a backend that hangs or kills the
+                        # process later loses no point measured before it.
+                        emit({k: v for k, v in rec.items() if k != "rounds" or args.rounds > 1})
         return None
 
     triton.testing.Mark.run = mark_run

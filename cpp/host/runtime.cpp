@@ -674,18 +674,15 @@ def _c2t_device_properties(torch, device=None):
     get = torch.cuda.get_device_properties
     if not _c2t_torch_own(get, "get_device_properties"):
         return get(device)
-    key = None
     try:
         key = (device, type(device), torch._C._cuda_getDevice())
-        return _c2t_device_props[key]
-    except Exception:  # the first call (KeyError), an unhashable argument, no CUDA: torch's call decides
-        pass
-    props = get(device)
-    if key is not None:
-        try:
+        props = _c2t_device_props.get(key)
+    except Exception:  # an unhashable argument, no CUDA: torch's call decides, nothing remembered
+        key = props = None
+    if props is None:
+        props = get(device)
+        if key is not None:
             _c2t_device_props[key] = props
-        except TypeError:
-            pass
     return props
 
 
