@@ -137,6 +137,44 @@ LVal dot(Lowerer& L, LVal x, LVal y, LVal* acc, const sema::DType& acc_dt, const
   return ops::make_value(d, out, acc_dt);
 }
 
+// E for `tl.trans(E)`, else nullptr.
+TExprPtr trans_operand(const TExprPtr& e) {
+  if (!e || e->kind != TExpr::Kind::Call || e->args.size() != 2 || !e->kwargs.empty()) return nullptr;
+  const TExprPtr& f = e->args[0];
+  bool tl_trans = f->kind == TExpr::Kind::Attr && f->text == "trans" && f->args.size() == 1 &&
+                  f->args[0]->kind == TExpr::Kind::Name && f->args[0]->text == "tl";
+  return tl_trans ? e->args[1] : nullptr;
+}
+
+// A 2-D LVal with `e` as its expression and its shape's axes swapped.
+LVal swapped(const LVal& v, TExprPtr e) {
+  LVal t = v;
+  t.expr = std::move(e);
+  t.info.shape = sema::Shape{v.info.shape[1], v.info.shape[0]};
+  return t;
+}
+
+// ct.mma(ct.transpose(a), b, acc) with 2-D tiles, b not itself transposed, as
+// tl.trans(tl.dot(tl.trans(b), a, tl.trans(acc))): the same sums of the same
+// products, (a^T b + acc)^T = b^T a + acc^T. Triton 3.6 on the H200 gave an
+// illegal shared-memory access for the transposed A operand: flashinfer's MLA
+// decode (TileGym fmha_decode_bsr.py, TRANS_QK) at a 512 x 64 ct.transpose(v)
+// with BLOCK_H 32, one pipeline stage, 4 or 8 warps; swapped, it ran and its
+// test passed (cutile2triton's BENCHMARKS.md, "MLADecodePaged"). nullopt:
+// not this form.
+std::optional<LVal> transposed_a_dot(OpCall& c, LVal& x, LVal& y, LVal& acc, const sema::DType& acc_dt,
+                                     bool fast_acc) {
+  for (LVal* v : {&x, &y, &acc})
+    if (v->info.shape.unknown_rank || v->info.shape.size() != 2) return std::nullopt;
+  TExprPtr a = trans_operand(x.expr);
+  if (!a || trans_operand(y.expr)) return std::nullopt;
+  LVal bt = swapped(y, tl_call("trans", {y.expr})), at = swapped(x, a);
+  LVal acct = swapped(acc, tl_call("trans", {acc.expr}));
+  LVal r = dot(c.L, bt, at, &acct, acc_dt, c.node, fast_acc);
+  if (!r.ok()) return r;
+  return swapped(r, tl_call("trans", {r.expr}));
+}
+
 // ct.mma_scaled(x, x_scale, y, y_scale, acc) (cuTile _stub.py, _ir/ops.py
 // mma_scaled_impl, _datatype.py _mma_scaled_supported_dtypes):
 //   acc[i, j] + sum_k x[i, k] * x_scale[i, k // B] * y[k, j] * y_scale[k // B, j],
@@ -296,8 +334,10 @@ void register_mma_ops(Registry& r) {
     }
     sema::DType acc_dt = acc.info.dtype;
     if (acc_dt.kind == sema::DType::Kind::Dynamic && acc.expr) acc_dt = sema::DType::symbolic(source(attr(c.L.as_name(acc, "acc"), "dtype")));
+    if (auto r = transposed_a_dot(c, x, y, acc, acc_dt, fast_acc)) return *r;
     return dot(c.L, x, y, &acc, acc_dt, c.node, fast_acc);
-  }, "tl.dot(x, y, acc, input_precision='ieee'|'tf32', out_dtype=acc.dtype, max_num_imprecise_acc=32 for fp8)");
+  }, "tl.dot(x, y, acc, input_precision='ieee'|'tf32', out_dtype=acc.dtype, max_num_imprecise_acc=32 for fp8); "
+     "x = ct.transpose(a): tl.trans(tl.dot(tl.trans(y), a, tl.trans(acc)))");
   r.add("mma_scaled", "mma", "x, x_scale, y, y_scale, /, acc", mma_scaled,
         "_c2t_mma_scaled: e8m0 scales (uint8 bits) expanded per 32-block, multiplied in fp32, tl.dot(ieee)");
   r.add("matmul", "mma", "x, y", [](OpCall& c) { return ops::matmul(c.L, c.arg("x"), c.arg("y"), c.node); },
