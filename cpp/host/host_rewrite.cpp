@@ -271,7 +271,8 @@ void Rewriter::rewrite_constants() {
 
 // The statements after a kernel's launcher that attach it and its launch marks to the kernel.
 static std::string attachment(const lower::LoweredKernel& k) {
-  return launcher_attachment(std::string(k.info->def->str("name")), launcher_name(k), k.occupancy, k.pipelined);
+  return launcher_attachment(std::string(k.info->def->str("name")), launcher_name(k), k.occupancy, k.pipelined,
+                             dot_tile_params(k));
 }
 
 void Rewriter::rewrite_functions() {

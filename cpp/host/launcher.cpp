@@ -369,4 +369,23 @@ std::string launcher_source(const lower::LoweredKernel& k) {
   return out;
 }
 
+std::vector<std::pair<int, int>> dot_tile_params(const lower::LoweredKernel& k) {
+  std::vector<std::pair<int, int>> out;
+  if (k.worker_warps > 0) return out;
+  auto position = [&](const std::string& d) {
+    for (size_t i = 0; i < k.params.size(); ++i)
+      if (k.params[i].name == d && k.params[i].kind == sema::ParamKind::Kind::Constexpr) return (int)i;
+    return -1;
+  };
+  bool any = false;
+  for (auto& f : k.footprints) {
+    if (!f.dot || f.dims.size() < 2) continue;
+    std::pair<int, int> rc{position(f.dims[f.dims.size() - 2]), position(f.dims.back())};
+    any = any || rc.first >= 0;
+    if (std::find(out.begin(), out.end(), rc) == out.end()) out.push_back(rc);
+  }
+  if (!any) out.clear();
+  return out;
+}
+
 }  // namespace c2t::host

@@ -31,6 +31,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "lower/module_lowering.h"
 
@@ -41,5 +43,13 @@ std::string launcher_name(const lower::LoweredKernel& k);
 
 /// Python source of the launcher (top level, '\n'-terminated).
 std::string launcher_source(const lower::LoweredKernel& k);
+
+/// The (rows, columns) of each tl.dot accumulator of `k` as positions of its
+/// cuTile parameters (the ct.launch argument tuple), -1 for a dim that is no
+/// constexpr parameter; empty when the kernel has none expressible, or when
+/// @ct.kernel(num_worker_warps=N) fixes its warps. For the runtime's
+/// _c2t_exhaustive_search: a CTA-cluster config's per-program share halves the
+/// rows, and the warps of such kernels are searched (runtime.cpp kTune).
+std::vector<std::pair<int, int>> dot_tile_params(const lower::LoweredKernel& k);
 
 }  // namespace c2t::host

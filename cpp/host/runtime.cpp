@@ -17,13 +17,15 @@ import threading as _c2t_threading
 
 # Pipeline stages that fit in shared memory: {kernel: {specialization: num_stages or None}}.
 _c2t_fitting_stages = {}
-# Pipeline stages the tuning search chose (_c2t_exhaustive_search):
-# {kernel: {specialization and scalar arguments: num_stages or None}}.
-_c2t_tuned_stages = {}
+# Launch options the tuning search chose (_c2t_exhaustive_search): {kernel: {specialization and
+# scalar arguments: {"num_stages": n, "num_warps": w}, those it changed from the launch's own}}.
+_c2t_tuned_options = {}
 _c2t_constexpr_positions = {}  # kernel -> indices of its constexpr parameters
-# While _c2t_exhaustive_search times a config: {thread id: set}, to which each of that thread's
-# launches adds its (kernel, _c2t_stages_key(..., scalars=True)); they go through kernel[grid] at
-# the stages asked (no reuse, no earlier search's stages). Changed under _c2t_probe_lock.
+# While _c2t_exhaustive_search times a config: {thread id: probe}, a set to which each of that
+# thread's launches adds its (kernel, _c2t_stages_key(..., scalars=True)), and whose `warps` gets
+# the num_warps each launch chose before the probe's `options` (what the search tries) replaced
+# them; they go through kernel[grid] (no reuse, no earlier search's choice). Changed under
+# _c2t_probe_lock.
 _c2t_stage_probe = None
 _c2t_probe_lock = _c2t_threading.Lock()
 
@@ -203,10 +205,12 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
     reuse its compiled kernel directly (_c2t_compiled_slot, _c2t_launch_entry); while the
     arguments keep the last launch's specialization and options, natively in one call
     (_c2t_run_native), without Triton's binder. Specializations the tuning search timed at other
-    stages launch with its choice (_c2t_tuned_stages)."""
+    stages or warps launch with its choice (_c2t_tuned_options)."""
     probe = _c2t_stage_probe.get(_c2t_threading.get_ident()) if _c2t_stage_probe else None
     if probe is not None:
         probe.add((kernel, _c2t_stages_key(kernel, args, kwargs, scalars=True)))
+        getattr(probe, "warps", set()).add(kwargs.get("num_warps"))
+        kwargs = {**kwargs, **getattr(probe, "options", {})}
     if "num_stages" in kwargs:  # the caller's stages bound the prefetching loops' too
         kwargs = _c2t_with_stages(kernel, args, kwargs, kwargs["num_stages"])
     if probe is not None:  # timed at the stages asked: neither reused nor at an earlier search's stages
@@ -249,14 +253,17 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
 
 
 def _c2t_run_kernel_jit(kernel, grid, args, kwargs, tuned=True):
-    """_c2t_run_kernel through kernel[grid]: the tuning search's stages, the shared-memory retry,
-    and the stages of a kernel with a cuTile occupancy (_c2t_occupancy_start)."""
-    tuned = tuned and _c2t_tuned_stages.get(kernel)
+    """_c2t_run_kernel through kernel[grid]: the tuning search's stages and warps, the shared-memory
+    retry, and the stages of a kernel with a cuTile occupancy (_c2t_occupancy_start)."""
+    tuned = tuned and _c2t_tuned_options.get(kernel)
     if tuned and "num_stages" not in kwargs:
-        stages = tuned.get(_c2t_stages_key(kernel, args, kwargs, scalars=True))
-        if stages is not None:
+        chosen = tuned.get(_c2t_stages_key(kernel, args, kwargs, scalars=True))
+        if chosen:
+            at = {**kwargs, **{k: v for k, v in chosen.items() if k != "num_stages"}}
+            if "num_stages" in chosen:
+                at = _c2t_with_stages(kernel, args, at, chosen["num_stages"])
             try:
-                return kernel[grid](*args, **_c2t_with_stages(kernel, args, kwargs, stages))
+                return kernel[grid](*args, **at)
             except triton.runtime.errors.OutOfResources as e:  # timed on another device: as untuned
                 if e.name != "shared memory":
                     raise
@@ -452,8 +459,13 @@ def _c2t_on_stream(stream, launcher, grid, *args):
 // (TileGym's bmm at 1024^3 on the H200: 34 us chosen where 22 us existed).
 const char* kTune = R"PY(
 _C2T_SEARCH_STAGES = 4  # the tuning search's other num_stages for pipelined kernels
-_C2T_STAGE_MARGIN = 1.25  # configs this close to the fastest are timed at those stages too
+_C2T_STAGE_MARGIN = 1.25  # configs this close to the fastest are timed at other launch options too
 _C2T_STAGE_CONFIGS = 3    # at most this many (a compile each: TileGym's mhc searches 40 configs)
+# Kernels with matrix products (the converter's mark _c2t_dot_tiles): the warps the launcher's rule
+# chose -> the other count timed. 8 -> 16 only: on the H200 TileGym's fp8 matmul at 256x128x64 ran
+# 176-186 TFLOPS at 8 warps and 215-228 at 16 (fp16: 8 was faster); 128x128 tiles at 4 warps lost
+# at 8 in both dtypes (cutile2triton's BENCHMARKS.md, "CTA clusters as per-program tiles").
+_C2T_SEARCH_WARPS = {8: 16}
 
 
 def _c2t_device_ms(fn):
@@ -474,11 +486,81 @@ def _c2t_device_ms(fn):
 class _C2TMeasurement:
     def __init__(self, config, mean_us):
         self.config, self.mean_us, self.num_samples, self.error_margin_us = config, mean_us, 1, 0.0
+        self.num_stages = self.num_warps = None  # None: the launch's own (Triton's default stages)
 
 
 class _C2TTuningResult:
     def __init__(self, best, successes, failures):
         self.best, self.successes, self.failures = best, successes, failures
+
+
+class _C2TProbe(set):
+    """One timed run's launches: (kernel, specialization) pairs; `warps`, the num_warps they chose
+    themselves; `options`, the launch options the search tries on them (_c2t_run_kernel)."""
+
+    def __init__(self, options=None):
+        super().__init__()
+        self.options, self.warps = dict(options or {}), set()
+
+
+def _c2t_changes(before, after):
+    """{position: new value} where two argument tuples differ (tensors by identity, values by ==);
+    None when their lengths differ."""
+    if len(before) != len(after):
+        return None
+    same = lambda a, b: a is b or (type(a) is type(b) and isinstance(a, (int, float, bool, str)) and a == b)
+    return {i: b for i, (a, b) in enumerate(zip(before, after)) if not same(a, b)}
+
+
+def _c2t_with_field(cfg, value, want, effect):
+    """A copy of cfg with the one int field now equal to `value` set to `want`, such that
+    effect(copy) holds; None without one."""
+    import copy
+
+    for field, v in vars(cfg).items():
+        if type(v) is int and v == value:
+            trial = copy.copy(cfg)
+            setattr(trial, field, want)
+            if effect(trial):
+                return trial
+    return None
+
+
+def _c2t_cluster_share(cfg, fn, args_fn, hints_fn):
+    """The per-program share of a config whose hints ask for a CTA cluster (num_ctas 2 or 4), as
+    another config; None for other configs or where it cannot be made.
+    cuTile runs a cluster's num_ctas CTAs on one tile (on Blackwell's 2-CTA MMA each CTA holds half
+    its rows); Triton 3.6 runs no clusters (_c2t_launch_options drops num_ctas), so the config as it
+    is gives one program num_ctas times the tile, which overflows shared memory or spills. The share
+    halves the matrix product's rows (a 4-CTA cluster: rows and columns) and sets num_ctas to 1. The
+    converter marks which kernel parameters are the accumulator's rows and columns (fn._c2t_dot_tiles,
+    positions in args_fn's tuple); the config's fields feeding them are found by trying them: a
+    copy of cfg counts only if args_fn and hints_fn show exactly the intended change. On the H200,
+    TileGym's matmul configs 256x256x64 in 2-CTA clusters as 256x128x64 programs: fp16 16384^3 645
+    TFLOPS (the list's 128x128x32: 556; cuTile 552), fp8 228 at 16 warps (186; cuTile 244)
+    (cutile2triton's BENCHMARKS.md, "CTA clusters as per-program tiles")."""
+    tiles = getattr(fn, "_c2t_dot_tiles", None)
+    hints = hints_fn(cfg) if hints_fn else {}
+    ctas = _c2t_resolve(hints.get("num_ctas")) if isinstance(hints, dict) else None
+    if type(ctas) is not int or ctas not in (2, 4) or not tiles or not hasattr(cfg, "__dict__"):
+        return None
+    rows, cols = {r for r, _ in tiles}, {c for _, c in tiles}
+    halve = [rows] if ctas == 2 else [rows, cols]
+    if any(len(d) != 1 or None in d for d in halve):
+        return None
+    share = cfg
+    for (pos,) in halve:
+        args = tuple(args_fn(share))
+        value = args[pos] if pos < len(args) else None
+        if type(value) is not int or value < 128 or value % 2:  # halves of at least 64 rows (one wgmma)
+            return None
+        share = _c2t_with_field(share, value, value // 2,
+                                lambda t: _c2t_changes(args, tuple(args_fn(t))) == {pos: value // 2})
+        if share is None:
+            return None
+    args = tuple(args_fn(share))
+    return _c2t_with_field(share, ctas, 1, lambda t: _c2t_changes(args, tuple(args_fn(t))) == {}
+                           and _c2t_resolve(hints_fn(t).get("num_ctas")) == 1)
 
 
 def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints_fn=None, *, quiet=False,
@@ -487,15 +569,19 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
     _c2t_device_ms) and returns the fastest. Without a CUDA device (e.g. the
     TRITON_INTERPRET=1 interpreter, where do_bench cannot run) the first config is
     returned untimed, as with TILEGYM_DISABLE_AUTOTUNE.
-    Pipeline stages: cuTile's compiler chooses a kernel's pipelining depth itself, Triton takes
-    num_stages (default 3). For a kernel with a loop Triton software-pipelines (the converter's
-    mark _c2t_pipelined), the configs within _C2T_STAGE_MARGIN of the fastest (at most
-    _C2T_STAGE_CONFIGS of them: each costs a compile) are timed again at _C2T_SEARCH_STAGES, and
-    the winner's stages are kept for the launches it timed (_c2t_tuned_stages of the launcher's
-    module: kernel objects cross modules), which later launches of the same kernel, constexprs,
-    dtypes, options and other non-tensor arguments use. Measured on the H200: TileGym's matmul
-    128x128x32 at 1024^3 fp16 196 -> 215 TFLOPS at 4 stages, 556 -> 532 at 8192^3
-    (cutile2triton's BENCHMARKS.md, "Pipeline stages in the tuning search")."""
+    CTA clusters: a config asking for num_ctas 2 or 4 brings its per-program share as one more
+    config (_c2t_cluster_share), which the search may return.
+    Launch options: cuTile's compiler chooses a kernel's pipelining depth and threads itself, Triton
+    takes num_stages (default 3) and num_warps (the launcher's rule, _c2t_num_warps). The configs
+    within _C2T_STAGE_MARGIN of the fastest (at most _C2T_STAGE_CONFIGS of them: each costs a
+    compile) are timed again: at _C2T_SEARCH_STAGES if the kernel has a loop Triton
+    software-pipelines (the converter's mark _c2t_pipelined), then, for a kernel with matrix products
+    whose warps the hints leave to the rule (_c2t_dot_tiles), at _C2T_SEARCH_WARPS. The winner's
+    choices are kept for the launches it timed (_c2t_tuned_options of the launcher's module: kernel
+    objects cross modules), which later launches of the same kernel, constexprs, dtypes, options
+    and other non-tensor arguments use. Measured on the H200: TileGym's matmul 128x128x32 at 1024^3
+    fp16 196 -> 215 TFLOPS at 4 stages, 556 -> 532 at 8192^3 (cutile2triton's BENCHMARKS.md,
+    "Pipeline stages in the tuning search")."""
     import os
 
     import torch
@@ -510,8 +596,8 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
         with torch.cuda.stream(stream):  # cuTile times the configs on the stream it is given
             return _c2t_exhaustive_search(configs, None, grid_fn, kernel, args_fn, hints_fn, quiet=quiet)
 
-    def timed(run, runtime, pipelined):  # (us, the launches' (kernel, specialization)s)
-        probe, me = set(), _c2t_threading.get_ident()
+    def timed(run, runtime, probing, options=None):  # (us, the run's probe or None)
+        probe, me = _C2TProbe(options), _c2t_threading.get_ident()
 
         def swap(value):  # this thread's probe in the launcher's module (copied: other threads read it)
             with runtime["_c2t_probe_lock"]:
@@ -522,56 +608,86 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
                 runtime["_c2t_stage_probe"] = probes or None
             return before
 
-        before = swap(probe) if pipelined else None
+        before = swap(probe) if probing else None
         try:
-            return _c2t_device_ms(run) * 1000.0, probe
+            return _c2t_device_ms(run) * 1000.0, probe if probing else None
         finally:
-            if pipelined:
+            if probing:
                 swap(before)
+
+    def hinted(cfg):
+        k = kernel(cfg) if callable(kernel) and not hasattr(kernel, "_c2t_launcher") and not _c2t_is_kernel_object(
+            kernel) else kernel
+        return _c2t_kernel(k, **(hints_fn(cfg) if hints_fn else {}))
+
+    for cfg in list(configs):
+        try:
+            share = _c2t_cluster_share(cfg, hinted(cfg)._pyfunc, args_fn, hints_fn)
+        except Exception:  # a config the share's fields do not fit: only the config as given
+            share = None
+        if share is not None and not any(vars(share) == getattr(c, "__dict__", None) for c in configs):
+            configs.append(share)
 
     successes, failures, runs = [], [], {}
     for cfg in configs:
-        k = kernel(cfg) if callable(kernel) and not hasattr(kernel, "_c2t_launcher") and not _c2t_is_kernel_object(
-            kernel) else kernel
-        k = _c2t_kernel(k, **(hints_fn(cfg) if hints_fn else {}))
+        k = hinted(cfg)
         grid, args = grid_fn(cfg), args_fn(cfg)
         launcher = getattr(k._pyfunc, "_c2t_launcher", None)
         runtime = getattr(launcher, "__globals__", {})  # the launcher's module: its _c2t_run_kernel
-        pipelined = getattr(k._pyfunc, "_c2t_pipelined", False) and "_c2t_stage_probe" in runtime
+        probing = "_c2t_stage_probe" in runtime
+        pipelined = probing and getattr(k._pyfunc, "_c2t_pipelined", False)
+        warps = (probing and bool(getattr(k._pyfunc, "_c2t_dot_tiles", None))
+                 and "num_worker_warps" not in (hints_fn(cfg) if hints_fn else {}))
         try:
-            us, probe = timed(lambda: _c2t_launch(grid, k, *args), runtime, pipelined)
+            us, probe = timed(lambda: _c2t_launch(grid, k, *args), runtime, pipelined or warps)
         except Exception as e:  # a config that does not compile or run is recorded, as in cuTile
             failures.append((cfg, type(e), str(e)))
             continue
         m = _C2TMeasurement(cfg, us)
-        m.num_stages = None  # Triton's default
         successes.append(m)
-        runs[id(m)] = (runtime, probe, (k, grid, args) if pipelined else None)
+        runs[id(m)] = [runtime, probe, k, grid, args, pipelined, warps]
     if not successes:
         raise RuntimeError(f"exhaustive_search: all {len(configs)} configs failed; first: {failures[0][2]}")
     fastest = min(m.mean_us for m in successes)
-    close = sorted((m for m in successes if runs[id(m)][2] and m.mean_us <= fastest * _C2T_STAGE_MARGIN),
+    close = sorted((m for m in successes if m.mean_us <= fastest * _C2T_STAGE_MARGIN),
                    key=lambda m: m.mean_us)[:_C2T_STAGE_CONFIGS]
-    for m in close:
-        runtime, _, (k, grid, args) = runs[id(m)]
+    for m in close:  # more pipeline stages
+        run = runs[id(m)]
+        runtime, _, k, grid, args, pipelined, _ = run
+        if not pipelined:
+            continue
         try:
             us, probe = timed(lambda: _c2t_launch(grid, k, *args, num_stages=_C2T_SEARCH_STAGES), runtime, True)
         except Exception:  # e.g. more stages overflow shared memory: the default stays
             continue
         if us < m.mean_us:
-            m.mean_us, m.num_stages = us, _C2T_SEARCH_STAGES
-            runs[id(m)] = (runtime, probe, None)
+            m.mean_us, m.num_stages, run[1] = us, _C2T_SEARCH_STAGES, probe
+    for m in close:  # more warps, at the stages chosen
+        run = runs[id(m)]
+        runtime, probe, k, grid, args, _, warps = run
+        more = _C2T_SEARCH_WARPS.get(next(iter(probe.warps))) if warps and len(probe.warps) == 1 else None
+        if more is None:
+            continue
+        at = {} if m.num_stages is None else {"num_stages": m.num_stages}
+        try:
+            us, probe = timed(lambda: _c2t_launch(grid, k, *args, **at), runtime, True, {"num_warps": more})
+        except Exception:  # e.g. a compile that fails at those warps: the launch's own stay
+            continue
+        if us < m.mean_us:
+            m.mean_us, m.num_warps, run[1] = us, more, probe
     best = min(successes, key=lambda m: m.mean_us)
-    runtime, probe, _ = runs[id(best)]
-    for kern, key in probe:
-        runtime["_c2t_tuned_stages"].setdefault(kern, {})[key] = best.num_stages
-        # Launches reused natively or from the compiled-kernel table keep the stages they were
+    runtime, probe = runs[id(best)][:2]
+    chosen = {k: v for k, v in (("num_stages", best.num_stages), ("num_warps", best.num_warps)) if v is not None}
+    for kern, key in probe or ():
+        runtime["_c2t_tuned_options"].setdefault(kern, {})[key] = chosen
+        # Launches reused natively or from the compiled-kernel table keep the options they were
         # compiled with: the next launch of each specialization goes through kernel[grid] again.
         kern.__dict__.pop("_c2t_fast", None)
         kern.__dict__.pop("_c2t_compiled", None)
     if not quiet:
-        at = "" if best.num_stages is None else f" at num_stages={best.num_stages}"
-        print(f"exhaustive_search: best of {len(successes)} configs: {best.config}{at} ({best.mean_us:.1f} us)")
+        at = "".join(f" {k}={v}" for k, v in chosen.items())
+        print(f"exhaustive_search: best of {len(successes)} configs: {best.config}{' at' + at if at else ''} "
+              f"({best.mean_us:.1f} us)")
     return _C2TTuningResult(best, successes, failures)
 )PY";
 
@@ -719,12 +835,19 @@ std::string runtime_source(const RuntimeNeeds& n) {
 }
 
 std::string launcher_attachment(const std::string& kernel_fn, const std::string& launcher, int occupancy,
-                                bool pipelined) {
+                                bool pipelined, const std::vector<std::pair<int, int>>& dot_tiles) {
   std::string o = kernel_fn + "._c2t_launcher = " + launcher + "\n";
   if (occupancy > 1)  // the runtime's _c2t_occupancy_start: pipeline stages that leave room for it
     o += kernel_fn + "._c2t_occupancy = " + std::to_string(occupancy) + "  # cuTile's kernel option occupancy\n";
   if (pipelined)  // the runtime's _c2t_exhaustive_search: pipeline stages are searched too
     o += kernel_fn + "._c2t_pipelined = True  # a loop Triton software-pipelines (num_stages applies)\n";
+  if (!dot_tiles.empty()) {  // the runtime's _c2t_exhaustive_search: cluster shares, warps
+    auto pos = [](int p) { return p < 0 ? std::string("None") : std::to_string(p); };
+    std::string t;
+    for (auto& [r, c] : dot_tiles) t += (t.empty() ? "(" : ", (") + pos(r) + ", " + pos(c) + ")";
+    if (dot_tiles.size() == 1) t += ",";
+    o += kernel_fn + "._c2t_dot_tiles = (" + t + ")  # its tl.dot accumulators' (rows, columns): cuTile parameter positions\n";
+  }
   return o;
 }
 

@@ -29,6 +29,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace c2t::host {
 
@@ -58,8 +60,10 @@ std::string runtime_source(const RuntimeNeeds& needs);
 /// `occupancy` above 1 (@ct.kernel(occupancy=N)), also that hint, which the
 /// runtime's _c2t_occupancy_start keeps room for in shared memory; with `pipelined` (the kernel has a
 /// loop Triton software-pipelines: lower::MemoryEffects::pipelined_loops), a mark that lets the
-/// runtime's _c2t_exhaustive_search time each config at more pipeline stages too.
+/// runtime's _c2t_exhaustive_search time each config at more pipeline stages too; with `dot_tiles`
+/// (host::dot_tile_params), its matrix products' tile parameters, for the search's CTA-cluster
+/// shares and warps.
 std::string launcher_attachment(const std::string& kernel_fn, const std::string& launcher, int occupancy = 0,
-                                bool pipelined = false);
+                                bool pipelined = false, const std::vector<std::pair<int, int>>& dot_tiles = {});
 
 }  // namespace c2t::host

@@ -366,12 +366,23 @@ TEST(Runtime, RunKernelRetriesFewerStagesOnlyForSharedMemory) {
   EXPECT_EQ(launcher_attachment("k", "launch_k", 0, true),
             "k._c2t_launcher = launch_k\nk._c2t_pipelined = True  # a loop Triton software-pipelines (num_stages "
             "applies)\n");
+  // Matrix products' tile parameters, for the search's CTA-cluster shares and warps.
+  EXPECT_EQ(launcher_attachment("k", "launch_k", 0, false, {{3, 4}}),
+            "k._c2t_launcher = launch_k\nk._c2t_dot_tiles = ((3, 4),)  # its tl.dot accumulators' (rows, columns): "
+            "cuTile parameter positions\n");
+  EXPECT_EQ(launcher_attachment("k", "launch_k", 0, false, {{3, 4}, {-1, 5}}),
+            "k._c2t_launcher = launch_k\nk._c2t_dot_tiles = ((3, 4), (None, 5))  # its tl.dot accumulators' (rows, "
+            "columns): cuTile parameter positions\n");
   // The tuning search times pipelined kernels at more stages too and keeps the winner's.
   RuntimeNeeds tune;
   tune.tune = true;
   std::string search = runtime_source(tune);
   EXPECT_TRUE(has(search, "_c2t_launch(grid, k, *args, num_stages=_C2T_SEARCH_STAGES)")) << search;
-  EXPECT_TRUE(has(rt, "return kernel[grid](*args, **_c2t_with_stages(kernel, args, kwargs, stages))")) << rt;
+  EXPECT_TRUE(has(rt, "at = _c2t_with_stages(kernel, args, at, chosen[\"num_stages\"])")) << rt;
+  // ... and at more warps for kernels with matrix products (tests/test_cluster_share_search.py).
+  EXPECT_TRUE(has(search, "timed(lambda: _c2t_launch(grid, k, *args, **at), runtime, True, {\"num_warps\": more})"))
+      << search;
+  EXPECT_TRUE(has(search, "def _c2t_cluster_share(cfg, fn, args_fn, hints_fn):")) << search;
   // Launches of a specialization that launched before reuse its compiled kernel
   // (tests/test_launch_reuse.py runs this with a fake JITFunction).
   EXPECT_TRUE(has(rt, "def _c2t_compiled_slot(kernel, args, kwargs):")) << rt;

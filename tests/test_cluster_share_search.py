@@ -1,0 +1,201 @@
+"""CTA-cluster configs and warps in the tuning search (runtime: _c2t_cluster_share,
+_c2t_exhaustive_search).
+
+cuTile runs a config with num_ctas=N as a cluster of N CTAs sharing its tile; Triton 3.6 runs no
+clusters, so the converted search also times the config's per-program share: the matrix product's
+rows halved (4 CTAs: rows and columns) and num_ctas 1, found by trying the config's fields through
+the host code's own args_fn / hints_fn. For kernels with matrix products whose warps the launcher's
+rule chose (8), the configs close to the fastest are timed at 16 warps too, and the winner's warps
+are kept for later launches. Here the device check and the timer are faked (each timed run is
+priced by its tile rows, stages and warps) and the kernel runs in Triton's interpreter, so the
+product is checked against torch on sizes that are not multiples of the tiles.
+"""
+
+from __future__ import annotations
+
+import types
+
+import pytest
+
+from c2t_interp import assert_close, convert, dev, load
+from test_launch_retry import FakeKernel
+
+import torch  # noqa: E402  (after c2t_interp set TRITON_INTERPRET)
+
+SRC = '''
+from types import SimpleNamespace
+
+import cuda.tile as ct
+import torch
+from cuda.tile.tune import exhaustive_search
+
+ConstInt = ct.Constant[int]
+_cache = {}
+
+
+@ct.kernel
+def mm_kernel(a, b, c, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.num_tiles(a, axis=1, shape=(TM, TK))):
+        x = ct.load(a, index=(ct.bid(0), k), shape=(TM, TK), padding_mode=ct.PaddingMode.ZERO)
+        y = ct.load(b, index=(k, ct.bid(1)), shape=(TK, TN), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(x, y, acc)
+    ct.store(c, index=(ct.bid(0), ct.bid(1)), tile=acc)
+
+
+def configs():
+    yield SimpleNamespace(TILE_M=128, TILE_N=128, TILE_K=32, num_ctas=1, occupancy=1)
+    yield SimpleNamespace(TILE_M=512, TILE_N=128, TILE_K=32, num_ctas=2, occupancy=1)
+
+
+def matmul(a, b, space=None, hints=None):
+    M, N = a.shape[0], b.shape[1]
+    c = torch.empty((M, N), dtype=torch.float32, device=a.device)
+    space = list(space or configs())
+    key = (M, N, len(space))
+    if key not in _cache:
+        result = exhaustive_search(
+            space, torch.cuda.current_stream(),
+            lambda cfg: (ct.cdiv(M, cfg.TILE_M), ct.cdiv(N, cfg.TILE_N), 1),
+            mm_kernel,
+            lambda cfg: (a, b, c, cfg.TILE_M, cfg.TILE_N, cfg.TILE_K),
+            hints or (lambda cfg: {"num_ctas": cfg.num_ctas, "occupancy": cfg.occupancy}))
+        best = result.best.config
+        _cache[key] = (best, mm_kernel.replace_hints(num_ctas=best.num_ctas), result)
+    best, hinted, _ = _cache[key]
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(M, best.TILE_M), ct.cdiv(N, best.TILE_N), 1), hinted,
+              (a, b, c, best.TILE_M, best.TILE_N, best.TILE_K))
+    return c
+'''
+
+
+class PricedKernel(FakeKernel):
+    """Runs the interpreter's kernel; records each launch's (TM, num_stages, num_warps) and prices
+    it from `cost` (ms; unknown ones 10)."""
+
+    def __init__(self, real, cost):
+        super().__init__(real, limit=10**12)
+        self.arg_names, self.cost = real.arg_names, cost
+        for attr in ("_c2t_launcher", "_c2t_pipelined", "_c2t_dot_tiles"):
+            if hasattr(real, attr):
+                setattr(self, attr, getattr(real, attr))
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            tm = args[-3]  # TM, TN, TK are the last positional arguments
+            self.attempts.append((tm, kwargs.get("num_stages"), kwargs.get("num_warps")))
+            kw = {k: v for k, v in kwargs.items() if k not in ("num_stages", "num_warps")}
+            return self.real[grid](*args, **kw)
+
+        return launch
+
+
+@pytest.fixture
+def mod(tmp_path, monkeypatch):
+    code = convert(SRC, filename="cluster_share.py")
+    m = load(code, tmp_path, "cluster_share")
+    # Triton's interpreter imports triton.experimental.gluon at its first launch, which asserts
+    # TRITON_INTERPRET=1 while importing: imported here, before the variable is removed.
+    import triton.experimental.gluon  # noqa: F401
+
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)  # read by the search only; kernels exist already
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    m.torch = types.SimpleNamespace(empty=torch.empty, float32=torch.float32,
+                                    cuda=types.SimpleNamespace(current_stream=lambda: None))
+    m.timed = []
+
+    def device_ms(fn):
+        m.mm_kernel.attempts.clear()
+        fn()
+        attempt = m.mm_kernel.attempts[-1]
+        m.timed.append(attempt)
+        return m.mm_kernel.cost.get(attempt, 10.0)
+
+    m._c2t_device_ms = device_ms
+    return code, m
+
+
+def _ab(M=300, N=200, K=70):
+    g = torch.Generator().manual_seed(M * N + K)
+    return torch.randn((M, K), generator=g), torch.randn((K, N), generator=g)
+
+
+def test_the_converter_marks_the_accumulators_tile_parameters(mod):
+    code, _ = mod
+    assert "mm_kernel._c2t_dot_tiles = ((3, 4),)" in code, code  # TM, TN: positions 3 and 4 of (a, b, c, TM, TN, TK)
+
+
+def test_the_cluster_configs_share_is_searched_and_wins(mod):
+    _, m = mod
+    # The rule's warps: 4 for 128x128, 8 for 256x128 (32768 accumulator elements), 8 for 512x128.
+    m.mm_kernel = PricedKernel(m.mm_kernel, {(128, None, 4): 2.0, (512, None, 8): 5.0, (256, None, 8): 1.0})
+    a, b = _ab()
+    assert_close(m.matmul(dev(a), dev(b)), a @ b, dtype=torch.float32)
+    best, _, result = m._cache[(300, 200, 2)]
+    assert (best.TILE_M, best.TILE_N, best.TILE_K, best.num_ctas, best.occupancy) == (256, 128, 32, 1, 1)
+    assert [t[0] for t in m.timed[:3]] == [128, 512, 256], "the two configs as given, then the share"
+    assert len(result.successes) == 3
+    # The user's configs are not changed.
+    assert [c.TILE_M for c in m.configs()] == [128, 512]
+
+
+def test_more_warps_are_timed_for_close_configs_and_kept(mod):
+    _, m = mod
+    cost = {(128, None, 4): 2.0, (512, None, 8): 9.0, (256, None, 8): 1.9, (256, 4, 8): 2.5, (256, None, 16): 1.5,
+            (128, 4, 4): 2.2}
+    m.mm_kernel = PricedKernel(m.mm_kernel, cost)
+    a, b = _ab()
+    assert_close(m.matmul(dev(a), dev(b)), a @ b, dtype=torch.float32)
+    # Close to the fastest (1.9): 128 (2.0) and the share; 4 stages for both, then 16 warps for the
+    # share only (128x128 chose 4 warps, which the search does not change).
+    assert m.timed[3:] == [(256, 4, 8), (128, 4, 4), (256, None, 16)], m.timed
+    m.mm_kernel.attempts.clear()
+    assert_close(m.matmul(dev(a), dev(b)), a @ b, dtype=torch.float32)  # the cached choice
+    assert m.mm_kernel.attempts == [(256, None, 16)], "the searched warps are kept for the op's launches"
+    m.mm_kernel.attempts.clear()
+    c = dev(torch.empty(300, 200))
+    m.launch_mm_kernel((3, 2, 1), dev(a), dev(b), c, 128, 128, 32)  # another specialization: its own warps
+    assert m.mm_kernel.attempts == [(128, None, 4)]
+
+
+def test_hinted_warps_are_not_searched(mod):
+    _, m = mod
+    m.mm_kernel = PricedKernel(m.mm_kernel, {(256, None, 8): 1.0, (256, None, 16): 0.5})
+    a, b = _ab()
+    hints = lambda cfg: {"num_ctas": cfg.num_ctas, "num_worker_warps": 8}
+    m.matmul(dev(a), dev(b), space=[m.SimpleNamespace(TILE_M=256, TILE_N=128, TILE_K=32, num_ctas=1, occupancy=1)],
+             hints=hints)
+    assert all(w == 8 for _, _, w in m.timed), m.timed
+
+
+# Configs whose share cannot be made, or must not be: each is searched as given only.
+NO_SHARE = {
+    "no cluster": (lambda cfg: {"num_ctas": 1}, [("TILE_M", 512), ("num_ctas", 1)]),
+    "num_ctas a literal": (lambda cfg: {"num_ctas": 2}, []),
+    "rows below 128": (None, [("TILE_M", 64)]),
+    "rows not a field": (None, [("TILE_M", 200), ("TILE_N", 200)]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NO_SHARE))
+def test_configs_without_a_share(mod, case):
+    _, m = mod
+    hints, fields = NO_SHARE[case]
+    cfg = m.SimpleNamespace(TILE_M=512, TILE_N=128, TILE_K=32, num_ctas=2, occupancy=1)
+    for f, v in fields:
+        setattr(cfg, f, v)
+    args_fn = lambda c: (None, None, None, c.TILE_M, c.TILE_N, c.TILE_K)
+    if case == "rows not a field":
+        args_fn = lambda c: (None, None, None, 256, c.TILE_N, c.TILE_K)  # the rows are a literal
+    share = m._c2t_cluster_share(cfg, m.mm_kernel, args_fn,
+                                 hints or (lambda c: {"num_ctas": c.num_ctas, "occupancy": c.occupancy}))
+    assert share is None
+
+
+def test_a_four_cta_cluster_halves_rows_and_columns(mod):
+    _, m = mod
+    cfg = m.SimpleNamespace(TILE_M=256, TILE_N=256, TILE_K=64, num_ctas=4, occupancy=1)
+    share = m._c2t_cluster_share(cfg, m.mm_kernel, lambda c: (None, None, None, c.TILE_M, c.TILE_N, c.TILE_K),
+                                 lambda c: {"num_ctas": c.num_ctas})
+    assert vars(share) == {"TILE_M": 128, "TILE_N": 128, "TILE_K": 64, "num_ctas": 1, "occupancy": 1}
+    assert cfg.TILE_M == 256 and cfg.num_ctas == 4  # a copy
