@@ -3,7 +3,7 @@ _c2t_exhaustive_search).
 
 cuTile runs a config with num_ctas=N as a cluster of N CTAs sharing its tile; Triton 3.6 runs no
 clusters, so the converted search also times the config's per-program share: the matrix product's
-rows halved (4 CTAs: rows and columns) and num_ctas 1, found by trying the config's fields through
+rows or its columns halved (4 CTAs: both) and num_ctas 1, found by trying the config's fields through
 the host code's own args_fn / hints_fn. For kernels with matrix products whose warps the launcher's
 rule chose (8), the configs close to the fastest are timed at 16 warps too, and the winner's warps
 are kept for later launches. Here the device check and the timer are faked (each timed run is
@@ -70,8 +70,8 @@ def matmul(a, b, space=None, hints=None):
 
 
 class PricedKernel(FakeKernel):
-    """Runs the interpreter's kernel; records each launch's (TM, num_stages, num_warps) and prices
-    it from `cost` (ms; unknown ones 10)."""
+    """Runs the interpreter's kernel; records each launch's (TM, TN, num_stages, num_warps) and
+    prices it from `cost` (ms; unknown ones 10)."""
 
     def __init__(self, real, cost):
         super().__init__(real, limit=10**12)
@@ -82,8 +82,8 @@ class PricedKernel(FakeKernel):
 
     def __getitem__(self, grid):
         def launch(*args, **kwargs):
-            tm = args[-3]  # TM, TN, TK are the last positional arguments
-            self.attempts.append((tm, kwargs.get("num_stages"), kwargs.get("num_warps")))
+            tm, tn = args[-3], args[-2]  # TM, TN, TK are the last positional arguments
+            self.attempts.append((tm, tn, kwargs.get("num_stages"), kwargs.get("num_warps")))
             kw = {k: v for k, v in kwargs.items() if k not in ("num_stages", "num_warps")}
             return self.real[grid](*args, **kw)
 
@@ -125,55 +125,59 @@ def test_the_converter_marks_the_accumulators_tile_parameters(mod):
     assert "mm_kernel._c2t_dot_tiles = ((3, 4),)" in code, code  # TM, TN: positions 3 and 4 of (a, b, c, TM, TN, TK)
 
 
-def test_the_cluster_configs_share_is_searched_and_wins(mod):
+@pytest.mark.parametrize("split", ["rows", "columns"])
+def test_the_cluster_configs_shares_are_searched_and_win(mod, split):
     _, m = mod
-    # The rule's warps: 4 for 128x128, 8 for 256x128 (32768 accumulator elements), 8 for 512x128.
-    m.mm_kernel = PricedKernel(m.mm_kernel, {(128, None, 4): 2.0, (512, None, 8): 5.0, (256, None, 8): 1.0})
+    # The rule's warps: 4 for 128x128, 8 for 256x128 and 512x64 (32768 accumulator elements) and 512x128.
+    win = (256, 128) if split == "rows" else (512, 64)
+    m.mm_kernel = PricedKernel(m.mm_kernel, {(128, 128, None, 4): 2.0, (512, 128, None, 8): 5.0,
+                                             (256, 128, None, 8): 1.5, (512, 64, None, 8): 1.5, (*win, None, 8): 1.0})
     a, b = _ab()
     assert_close(m.matmul(dev(a), dev(b)), a @ b, dtype=torch.float32)
     best, _, result = m._cache[(300, 200, 2)]
-    assert (best.TILE_M, best.TILE_N, best.TILE_K, best.num_ctas, best.occupancy) == (256, 128, 32, 1, 1)
-    assert [t[0] for t in m.timed[:3]] == [128, 512, 256], "the two configs as given, then the share"
-    assert len(result.successes) == 3
+    assert (best.TILE_M, best.TILE_N, best.TILE_K, best.num_ctas, best.occupancy) == (*win, 32, 1, 1)
+    # The two configs as given, then the 2-CTA config's shares: rows halved, columns halved.
+    assert [t[:2] for t in m.timed[:4]] == [(128, 128), (512, 128), (256, 128), (512, 64)]
+    assert len(result.successes) == 4
     # The user's configs are not changed.
     assert [c.TILE_M for c in m.configs()] == [128, 512]
 
 
 def test_more_warps_are_timed_for_close_configs_and_kept(mod):
     _, m = mod
-    cost = {(128, None, 4): 2.0, (512, None, 8): 9.0, (256, None, 8): 1.9, (256, 4, 8): 2.5, (256, None, 16): 1.5,
-            (128, 4, 4): 2.2}
+    cost = {(128, 128, None, 4): 2.0, (512, 128, None, 8): 9.0, (256, 128, None, 8): 1.9, (512, 64, None, 8): 9.0,
+            (256, 128, 4, 8): 2.5, (256, 128, None, 16): 1.5, (128, 128, 4, 4): 2.2}
     m.mm_kernel = PricedKernel(m.mm_kernel, cost)
     a, b = _ab()
     assert_close(m.matmul(dev(a), dev(b)), a @ b, dtype=torch.float32)
-    # Close to the fastest (1.9): 128 (2.0) and the share; 4 stages for both, then 16 warps for the
-    # share only (128x128 chose 4 warps, which the search does not change).
-    assert m.timed[3:] == [(256, 4, 8), (128, 4, 4), (256, None, 16)], m.timed
+    # Close to the fastest (1.9): 128x128 (2.0) and the rows share; 4 stages for both, then 16 warps
+    # for the share only (128x128 chose 4 warps, which the search does not change).
+    assert m.timed[4:] == [(256, 128, 4, 8), (128, 128, 4, 4), (256, 128, None, 16)], m.timed
     m.mm_kernel.attempts.clear()
     assert_close(m.matmul(dev(a), dev(b)), a @ b, dtype=torch.float32)  # the cached choice
-    assert m.mm_kernel.attempts == [(256, None, 16)], "the searched warps are kept for the op's launches"
+    assert m.mm_kernel.attempts == [(256, 128, None, 16)], "the searched warps are kept for the op's launches"
     m.mm_kernel.attempts.clear()
     c = dev(torch.empty(300, 200))
     m.launch_mm_kernel((3, 2, 1), dev(a), dev(b), c, 128, 128, 32)  # another specialization: its own warps
-    assert m.mm_kernel.attempts == [(128, None, 4)]
+    assert m.mm_kernel.attempts == [(128, 128, None, 4)]
 
 
 def test_hinted_warps_are_not_searched(mod):
     _, m = mod
-    m.mm_kernel = PricedKernel(m.mm_kernel, {(256, None, 8): 1.0, (256, None, 16): 0.5})
+    m.mm_kernel = PricedKernel(m.mm_kernel, {(256, 128, None, 8): 1.0, (256, 128, None, 16): 0.5})
     a, b = _ab()
     hints = lambda cfg: {"num_ctas": cfg.num_ctas, "num_worker_warps": 8}
     m.matmul(dev(a), dev(b), space=[m.SimpleNamespace(TILE_M=256, TILE_N=128, TILE_K=32, num_ctas=1, occupancy=1)],
              hints=hints)
-    assert all(w == 8 for _, _, w in m.timed), m.timed
+    assert all(w == 8 for *_, w in m.timed), m.timed
 
 
-# Configs whose share cannot be made, or must not be: each is searched as given only.
+# Configs whose shares cannot be made, or must not be: each is searched as given only.
 NO_SHARE = {
     "no cluster": (lambda cfg: {"num_ctas": 1}, [("TILE_M", 512), ("num_ctas", 1)]),
     "num_ctas a literal": (lambda cfg: {"num_ctas": 2}, []),
-    "rows below 128": (None, [("TILE_M", 64)]),
-    "rows not a field": (None, [("TILE_M", 200), ("TILE_N", 200)]),
+    "rows and columns below 128": (None, [("TILE_M", 64), ("TILE_N", 64)]),
+    "rows and columns not fields": (None, [("TILE_M", 200), ("TILE_N", 200)]),
 }
 
 
@@ -185,17 +189,25 @@ def test_configs_without_a_share(mod, case):
     for f, v in fields:
         setattr(cfg, f, v)
     args_fn = lambda c: (None, None, None, c.TILE_M, c.TILE_N, c.TILE_K)
-    if case == "rows not a field":
-        args_fn = lambda c: (None, None, None, 256, c.TILE_N, c.TILE_K)  # the rows are a literal
-    share = m._c2t_cluster_share(cfg, m.mm_kernel, args_fn,
-                                 hints or (lambda c: {"num_ctas": c.num_ctas, "occupancy": c.occupancy}))
-    assert share is None
+    if case == "rows and columns not fields":
+        args_fn = lambda c: (None, None, None, 256, 256, c.TILE_K)  # literals
+    shares = m._c2t_cluster_shares(cfg, m.mm_kernel, args_fn,
+                                   hints or (lambda c: {"num_ctas": c.num_ctas, "occupancy": c.occupancy}))
+    assert shares == []
+
+
+def test_only_the_split_that_can_be_made(mod):
+    _, m = mod
+    cfg = m.SimpleNamespace(TILE_M=256, TILE_N=64, TILE_K=64, num_ctas=2)
+    (share,) = m._c2t_cluster_shares(cfg, m.mm_kernel, lambda c: (None, None, None, c.TILE_M, c.TILE_N, c.TILE_K),
+                                     lambda c: {"num_ctas": c.num_ctas})
+    assert vars(share) == {"TILE_M": 128, "TILE_N": 64, "TILE_K": 64, "num_ctas": 1}  # 64 columns: not split
 
 
 def test_a_four_cta_cluster_halves_rows_and_columns(mod):
     _, m = mod
     cfg = m.SimpleNamespace(TILE_M=256, TILE_N=256, TILE_K=64, num_ctas=4, occupancy=1)
-    share = m._c2t_cluster_share(cfg, m.mm_kernel, lambda c: (None, None, None, c.TILE_M, c.TILE_N, c.TILE_K),
-                                 lambda c: {"num_ctas": c.num_ctas})
+    (share,) = m._c2t_cluster_shares(cfg, m.mm_kernel, lambda c: (None, None, None, c.TILE_M, c.TILE_N, c.TILE_K),
+                                     lambda c: {"num_ctas": c.num_ctas})
     assert vars(share) == {"TILE_M": 128, "TILE_N": 128, "TILE_K": 64, "num_ctas": 1, "occupancy": 1}
     assert cfg.TILE_M == 256 and cfg.num_ctas == 4  # a copy

@@ -526,41 +526,48 @@ def _c2t_with_field(cfg, value, want, effect):
     return None
 
 
-def _c2t_cluster_share(cfg, fn, args_fn, hints_fn):
-    """The per-program share of a config whose hints ask for a CTA cluster (num_ctas 2 or 4), as
-    another config; None for other configs or where it cannot be made.
-    cuTile runs a cluster's num_ctas CTAs on one tile (on Blackwell's 2-CTA MMA each CTA holds half
-    its rows); Triton 3.6 runs no clusters (_c2t_launch_options drops num_ctas), so the config as it
-    is gives one program num_ctas times the tile, which overflows shared memory or spills. The share
-    halves the matrix product's rows (a 4-CTA cluster: rows and columns) and sets num_ctas to 1. The
-    converter marks which kernel parameters are the accumulator's rows and columns (fn._c2t_dot_tiles,
-    positions in args_fn's tuple); the config's fields feeding them are found by trying them: a
-    copy of cfg counts only if args_fn and hints_fn show exactly the intended change. On the H200,
-    TileGym's matmul configs 256x256x64 in 2-CTA clusters as 256x128x64 programs: fp16 16384^3 645
-    TFLOPS (the list's 128x128x32: 556; cuTile 552), fp8 228 at 16 warps (186; cuTile 244)
-    (cutile2triton's BENCHMARKS.md, "CTA clusters as per-program tiles")."""
+def _c2t_cluster_shares(cfg, fn, args_fn, hints_fn):
+    """The per-program shares of a config whose hints ask for a CTA cluster (num_ctas 2 or 4), as
+    other configs; [] for other configs or where none can be made.
+    cuTile runs a cluster's num_ctas CTAs on one tile; Triton 3.6 runs no clusters
+    (_c2t_launch_options drops num_ctas), so the config as it is gives one program num_ctas times the
+    tile, which overflows shared memory or spills. A share splits the matrix product's tile among the
+    CTAs and sets num_ctas to 1: a 2-CTA tile along its rows or along its columns (both are shares;
+    which runs faster depends on the dtype), a 4-CTA tile along both. The converter marks which
+    kernel parameters are the accumulator's rows and columns (fn._c2t_dot_tiles, positions in
+    args_fn's tuple); the config's fields feeding them are found by trying them: a copy of cfg
+    counts only if args_fn and hints_fn show exactly the intended change. On the H200 (TileGym's
+    matmul, 256x256x64 in 2-CTA clusters; cutile2triton's BENCHMARKS.md, "CTA clusters as
+    per-program tiles"): fp16 16384^3 as 128x256x64 programs 650 TFLOPS and as 256x128x64 645 (the
+    list's 128x128x32: 556; cuTile 552); fp8 as 256x128x64 228 at 16 warps, as 128x256x64 93."""
     tiles = getattr(fn, "_c2t_dot_tiles", None)
     hints = hints_fn(cfg) if hints_fn else {}
     ctas = _c2t_resolve(hints.get("num_ctas")) if isinstance(hints, dict) else None
     if type(ctas) is not int or ctas not in (2, 4) or not tiles or not hasattr(cfg, "__dict__"):
-        return None
+        return []
     rows, cols = {r for r, _ in tiles}, {c for _, c in tiles}
-    halve = [rows] if ctas == 2 else [rows, cols]
-    if any(len(d) != 1 or None in d for d in halve):
-        return None
-    share = cfg
-    for (pos,) in halve:
-        args = tuple(args_fn(share))
-        value = args[pos] if pos < len(args) else None
-        if type(value) is not int or value < 128 or value % 2:  # halves of at least 64 rows (one wgmma)
-            return None
-        share = _c2t_with_field(share, value, value // 2,
-                                lambda t: _c2t_changes(args, tuple(args_fn(t))) == {pos: value // 2})
-        if share is None:
-            return None
-    args = tuple(args_fn(share))
-    return _c2t_with_field(share, ctas, 1, lambda t: _c2t_changes(args, tuple(args_fn(t))) == {}
-                           and _c2t_resolve(hints_fn(t).get("num_ctas")) == 1)
+    shares = []
+    for halve in ([rows], [cols]) if ctas == 2 else ([rows, cols],):
+        if any(len(d) != 1 or None in d for d in halve):
+            continue
+        share = cfg
+        for (pos,) in halve:
+            args = tuple(args_fn(share))
+            value = args[pos] if pos < len(args) else None
+            if type(value) is not int or value < 128 or value % 2:  # halves of at least 64 (one wgmma's rows)
+                share = None
+                break
+            share = _c2t_with_field(share, value, value // 2,
+                                    lambda t: _c2t_changes(args, tuple(args_fn(t))) == {pos: value // 2})
+            if share is None:
+                break
+        if share is not None:
+            args = tuple(args_fn(share))
+            share = _c2t_with_field(share, ctas, 1, lambda t: _c2t_changes(args, tuple(args_fn(t))) == {}
+                                    and _c2t_resolve(hints_fn(t).get("num_ctas")) == 1)
+        if share is not None:
+            shares.append(share)
+    return shares
 
 
 def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints_fn=None, *, quiet=False,
@@ -569,8 +576,8 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
     _c2t_device_ms) and returns the fastest. Without a CUDA device (e.g. the
     TRITON_INTERPRET=1 interpreter, where do_bench cannot run) the first config is
     returned untimed, as with TILEGYM_DISABLE_AUTOTUNE.
-    CTA clusters: a config asking for num_ctas 2 or 4 brings its per-program share as one more
-    config (_c2t_cluster_share), which the search may return.
+    CTA clusters: a config asking for num_ctas 2 or 4 brings its per-program shares as more configs
+    (_c2t_cluster_shares), which the search may return.
     Launch options: cuTile's compiler chooses a kernel's pipelining depth and threads itself, Triton
     takes num_stages (default 3) and num_warps (the launcher's rule, _c2t_num_warps). The configs
     within _C2T_STAGE_MARGIN of the fastest (at most _C2T_STAGE_CONFIGS of them: each costs a
@@ -622,11 +629,12 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
 
     for cfg in list(configs):
         try:
-            share = _c2t_cluster_share(cfg, hinted(cfg)._pyfunc, args_fn, hints_fn)
-        except Exception:  # a config the share's fields do not fit: only the config as given
-            share = None
-        if share is not None and not any(vars(share) == getattr(c, "__dict__", None) for c in configs):
-            configs.append(share)
+            shares = _c2t_cluster_shares(cfg, hinted(cfg)._pyfunc, args_fn, hints_fn)
+        except Exception:  # a config the shares' fields do not fit: only the config as given
+            shares = []
+        for share in shares:
+            if not any(vars(share) == getattr(c, "__dict__", None) for c in configs):
+                configs.append(share)
 
     successes, failures, runs = [], [], {}
     for cfg in configs:
