@@ -13,12 +13,11 @@ product is checked against torch on sizes that are not multiples of the tiles.
 
 from __future__ import annotations
 
-import types
-
 import pytest
 
-from c2t_interp import assert_close, convert, dev, load
+from c2t_interp import assert_close, convert, dev
 from test_launch_retry import FakeKernel
+from test_stage_search import load_for_search
 
 import torch  # noqa: E402  (after c2t_interp set TRITON_INTERPRET)
 
@@ -92,16 +91,7 @@ class PricedKernel(FakeKernel):
 
 @pytest.fixture
 def mod(tmp_path, monkeypatch):
-    code = convert(SRC, filename="cluster_share.py")
-    m = load(code, tmp_path, "cluster_share")
-    # Triton's interpreter imports triton.experimental.gluon at its first launch, which asserts
-    # TRITON_INTERPRET=1 while importing: imported here, before the variable is removed.
-    import triton.experimental.gluon  # noqa: F401
-
-    monkeypatch.delenv("TRITON_INTERPRET", raising=False)  # read by the search only; kernels exist already
-    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    m.torch = types.SimpleNamespace(empty=torch.empty, float32=torch.float32,
-                                    cuda=types.SimpleNamespace(current_stream=lambda: None))
+    code, m = load_for_search(SRC, "cluster_share", tmp_path, monkeypatch, empty=torch.empty, float32=torch.float32)
     m.timed = []
 
     def device_ms(fn):

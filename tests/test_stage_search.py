@@ -73,15 +73,27 @@ class TimedKernel(FakeKernel):
                 setattr(self, attr, getattr(real, attr))
 
 
-@pytest.fixture
-def mod(tmp_path, monkeypatch):
-    code = convert(SRC, filename="stage_search.py")
-    m = load(code, tmp_path, "stage_search")
-    # The search's device check and timer (no CUDA device here): each timed run is priced by the
-    # fake kernel's cost table at the stages it launched with.
+def load_for_search(src, name, tmp_path, monkeypatch, **torch_names):
+    """(converted source, module) of `src` whose tuning search may run without a CUDA device: the
+    search's device check passes, and the module's `torch` is a namespace of `torch_names` plus a
+    current_stream() of None. The caller fakes the timer (_c2t_device_ms)."""
+    code = convert(src, filename=f"{name}.py")
+    m = load(code, tmp_path, name)
+    # Triton's interpreter imports triton.experimental.gluon at its first launch, which asserts
+    # TRITON_INTERPRET=1 while importing: imported here, before the variable is removed.
+    import triton.experimental.gluon  # noqa: F401
+
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)  # read by the search only; kernels exist already
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    m.torch = types.SimpleNamespace(empty_like=torch.empty_like, cuda=types.SimpleNamespace(current_stream=lambda: None))
+    m.torch = types.SimpleNamespace(**torch_names, cuda=types.SimpleNamespace(current_stream=lambda: None))
+    return code, m
+
+
+@pytest.fixture
+def mod(tmp_path, monkeypatch):
+    # The search's device check and timer (no CUDA device here): each timed run is priced by the
+    # fake kernel's cost table at the stages it launched with.
+    code, m = load_for_search(SRC, "stage_search", tmp_path, monkeypatch, empty_like=torch.empty_like)
 
     def device_ms(fn):
         for k in (m.rows_kernel, m.flat_kernel):
