@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from c2t_interp import assert_close, convert, dev
+from c2t_interp import assert_close, dev
 from test_launch_retry import FakeKernel
 from test_stage_search import load_for_search
 
