@@ -17,6 +17,7 @@ import pytest
 
 from c2t_interp import assert_close, dev
 from test_launch_retry import FakeKernel
+from triton.runtime.errors import OutOfResources
 from test_stage_search import load_for_search
 
 import torch  # noqa: E402  (after c2t_interp set TRITON_INTERPRET)
@@ -72,9 +73,9 @@ class PricedKernel(FakeKernel):
     """Runs the interpreter's kernel; records each launch's (TM, TN, num_stages, num_warps) and
     prices it from `cost` (ms; unknown ones 10)."""
 
-    def __init__(self, real, cost):
+    def __init__(self, real, cost, overflows=lambda tm, stages: False):
         super().__init__(real, limit=10**12)
-        self.arg_names, self.cost = real.arg_names, cost
+        self.arg_names, self.cost, self.overflows = real.arg_names, cost, overflows
         for attr in ("_c2t_launcher", "_c2t_pipelined", "_c2t_dot_tiles"):
             if hasattr(real, attr):
                 setattr(self, attr, getattr(real, attr))
@@ -83,6 +84,8 @@ class PricedKernel(FakeKernel):
         def launch(*args, **kwargs):
             tm, tn = args[-3], args[-2]  # TM, TN, TK are the last positional arguments
             self.attempts.append((tm, tn, kwargs.get("num_stages"), kwargs.get("num_warps")))
+            if self.overflows(tm, kwargs.get("num_stages")):
+                raise OutOfResources(10**6, 10**5, "shared memory")
             kw = {k: v for k, v in kwargs.items() if k not in ("num_stages", "num_warps")}
             return self.real[grid](*args, **kw)
 
@@ -162,6 +165,10 @@ def test_hinted_warps_are_not_searched(mod):
     assert all(w == 8 for *_, w in m.timed), m.timed
 
 
+def _grid(cfg, M=1000, N=1000):
+    return (-(-M // cfg.TILE_M), -(-N // cfg.TILE_N), 1)
+
+
 # Configs whose shares cannot be made, or must not be: each is searched as given only.
 NO_SHARE = {
     "no cluster": (lambda cfg: {"num_ctas": 1}, [("TILE_M", 512), ("num_ctas", 1)]),
@@ -181,7 +188,7 @@ def test_configs_without_a_share(mod, case):
     args_fn = lambda c: (None, None, None, c.TILE_M, c.TILE_N, c.TILE_K)
     if case == "rows and columns not fields":
         args_fn = lambda c: (None, None, None, 256, 256, c.TILE_K)  # literals
-    shares = m._c2t_cluster_shares(cfg, m.mm_kernel, args_fn,
+    shares = m._c2t_cluster_shares(cfg, m.mm_kernel, _grid, args_fn,
                                    hints or (lambda c: {"num_ctas": c.num_ctas, "occupancy": c.occupancy}))
     assert shares == []
 
@@ -189,7 +196,7 @@ def test_configs_without_a_share(mod, case):
 def test_only_the_split_that_can_be_made(mod):
     _, m = mod
     cfg = m.SimpleNamespace(TILE_M=256, TILE_N=64, TILE_K=64, num_ctas=2)
-    (share,) = m._c2t_cluster_shares(cfg, m.mm_kernel, lambda c: (None, None, None, c.TILE_M, c.TILE_N, c.TILE_K),
+    (share,) = m._c2t_cluster_shares(cfg, m.mm_kernel, _grid, lambda c: (None, None, None, c.TILE_M, c.TILE_N, c.TILE_K),
                                      lambda c: {"num_ctas": c.num_ctas})
     assert vars(share) == {"TILE_M": 128, "TILE_N": 64, "TILE_K": 64, "num_ctas": 1}  # 64 columns: not split
 
@@ -197,7 +204,91 @@ def test_only_the_split_that_can_be_made(mod):
 def test_a_four_cta_cluster_halves_rows_and_columns(mod):
     _, m = mod
     cfg = m.SimpleNamespace(TILE_M=256, TILE_N=256, TILE_K=64, num_ctas=4, occupancy=1)
-    (share,) = m._c2t_cluster_shares(cfg, m.mm_kernel, lambda c: (None, None, None, c.TILE_M, c.TILE_N, c.TILE_K),
+    (share,) = m._c2t_cluster_shares(cfg, m.mm_kernel, _grid, lambda c: (None, None, None, c.TILE_M, c.TILE_N, c.TILE_K),
                                      lambda c: {"num_ctas": c.num_ctas})
     assert vars(share) == {"TILE_M": 128, "TILE_N": 128, "TILE_K": 64, "num_ctas": 1, "occupancy": 1}
     assert cfg.TILE_M == 256 and cfg.num_ctas == 4  # a copy
+
+
+# Found by a hostile review of the first form.
+
+def test_a_callers_own_warps_are_kept(mod):
+    _, m = mod
+    m.mm_kernel = PricedKernel(m.mm_kernel, {(128, 128, None, 4): 2.0, (256, 128, None, 8): 1.9,
+                                             (256, 128, None, 16): 1.5})
+    a, b = _ab()
+    m.matmul(dev(a), dev(b))  # 256x128 at 16 warps wins for the rule's 8
+    m.mm_kernel.attempts.clear()
+    c = dev(torch.empty(300, 200))
+    m.launch_mm_kernel((2, 2, 1), dev(a), dev(b), c, 256, 128, 32, num_warps=8)  # the caller's 8: kept
+    m._c2t_launch((2, 2, 1), m._c2t_kernel(m.mm_kernel, num_worker_warps=8), dev(a), dev(b), c, 256, 128, 32)
+    assert [w for *_, w in m.mm_kernel.attempts] == [8, 8]
+    assert_close(c, a @ b, dtype=torch.float32)
+    # A search of a kernel object whose hints fix its warps times no other count.
+    m.timed.clear()
+    m._c2t_exhaustive_search([m.SimpleNamespace(TILE_M=256, TILE_N=128, TILE_K=32, num_ctas=1)], None, _grid,
+                             m._c2t_kernel(m.mm_kernel, num_worker_warps=8),
+                             lambda cfg: (dev(a), dev(b), c, cfg.TILE_M, cfg.TILE_N, cfg.TILE_K), quiet=True)
+    assert all(w == 8 for *_, w in m.timed), m.timed
+
+
+def test_the_stages_the_retry_chose_are_kept_with_the_warps(mod):
+    _, m = mod
+    cost = {(128, 128, None, 4): 2.0, (256, 128, 2, 8): 1.9, (256, 128, 2, 16): 1.5, (512, 128, 1, 8): 9.0,
+            (512, 64, 1, 8): 9.0}
+    m.mm_kernel = PricedKernel(m.mm_kernel, cost, overflows=lambda tm, stages: tm >= 256 and stages is None)
+    a, b = _ab()
+    m.matmul(dev(a), dev(b))
+    m.mm_kernel.attempts.clear()
+    assert_close(m.matmul(dev(a), dev(b)), a @ b, dtype=torch.float32)
+    assert m.mm_kernel.attempts == [(256, 128, 2, 16)], "what was timed: 2 stages (the retry's) at 16 warps"
+
+
+def test_a_searched_choice_holds_for_its_shape_only(mod):
+    _, m = mod
+    m.mm_kernel = PricedKernel(m.mm_kernel, {(128, 128, None, 4): 2.0, (256, 128, None, 8): 1.9,
+                                             (256, 128, None, 16): 1.5})
+    a, b = _ab()
+    m.matmul(dev(a), dev(b))
+    a2, b2 = _ab(M=520)
+    c2 = dev(torch.empty(520, 200))
+    m.mm_kernel.attempts.clear()
+    m.launch_mm_kernel((3, 2, 1), dev(a2), dev(b2), c2, 256, 128, 32)  # same tiles, a shape never searched
+    assert m.mm_kernel.attempts == [(256, 128, None, 8)]
+    assert_close(c2, a2 @ b2, dtype=torch.float32)
+
+
+FULL_ROW = SRC.replace("ct.store(c, index=(ct.bid(0), ct.bid(1)), tile=acc)",
+                       "ct.store(c, index=(ct.bid(0), 0), tile=acc)").replace(
+    "y = ct.load(b, index=(k, ct.bid(1))", "y = ct.load(b, index=(k, 0)").replace(
+    "lambda cfg: (ct.cdiv(M, cfg.TILE_M), ct.cdiv(N, cfg.TILE_N), 1)", "lambda cfg: (ct.cdiv(M, cfg.TILE_M), 1, 1)")
+
+
+def test_no_share_where_the_grid_does_not_spread_the_halved_tile(tmp_path, monkeypatch):
+    # One program covers a whole row block (TILE_N >= N): halving TILE_N would leave columns unwritten.
+    _, m = load_for_search(FULL_ROW, "full_row", tmp_path, monkeypatch, empty=torch.empty, float32=torch.float32)
+    m.mm_kernel = PricedKernel(m.mm_kernel, {(256, 256, None, 8): 2.0, (256, 128, None, 8): 1.0,
+                                             (128, 256, None, 8): 1.5})
+    m.timed = []
+    device_ms = lambda fn: (m.mm_kernel.attempts.clear(), fn(), m.timed.append(m.mm_kernel.attempts[-1]),
+                            m.mm_kernel.cost.get(m.mm_kernel.attempts[-1], 10.0))[-1]
+    m._c2t_device_ms = device_ms
+    a, b = _ab(M=300, N=256, K=70)
+    out = m.matmul(dev(a), dev(b), space=[m.SimpleNamespace(TILE_M=256, TILE_N=256, TILE_K=32, num_ctas=2, occupancy=1)])
+    assert_close(out, a @ b, dtype=torch.float32)
+    assert {t[:2] for t in m.timed} == {(256, 256), (128, 256)}, m.timed  # the rows share only
+
+
+def test_a_share_the_host_code_cannot_take_is_a_failed_config(mod):
+    _, m = mod
+    m.mm_kernel = PricedKernel(m.mm_kernel, {(128, 128, None, 4): 2.0, (512, 128, None, 8): 3.0})
+    kernels = {(128, 128): m.mm_kernel, (512, 128): m.mm_kernel}  # one kernel object per listed tile
+    a, b = _ab()
+    c = dev(torch.empty(300, 200))
+    result = m._c2t_exhaustive_search(
+        [m.SimpleNamespace(TILE_M=128, TILE_N=128, TILE_K=32, num_ctas=1),
+         m.SimpleNamespace(TILE_M=512, TILE_N=128, TILE_K=32, num_ctas=2)], None, lambda cfg: _grid(cfg, 300, 200),
+        lambda cfg: kernels[(cfg.TILE_M, cfg.TILE_N)], lambda cfg: (dev(a), dev(b), c, cfg.TILE_M, cfg.TILE_N, cfg.TILE_K),
+        lambda cfg: {"num_ctas": cfg.num_ctas}, quiet=True)
+    assert (result.best.config.TILE_M, result.best.config.TILE_N) == (128, 128)
+    assert len(result.successes) == 2 and [f[1] for f in result.failures] == [KeyError, KeyError]

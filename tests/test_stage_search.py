@@ -187,9 +187,10 @@ def one_tile_kernel(a, b, c, TM: ConstInt, TN: ConstInt, TK: ConstInt):
     assert "one_tile_kernel._c2t_pipelined" not in code  # an mma outside any loop
 
 
-def test_after_the_search_launches_are_reused_then_native(tmp_path, monkeypatch):
-    # The search drops the kernel's reused launches (they hold the stages they were compiled with);
-    # the op's next launch compiles at the chosen stages, the one after reuses it, then natively.
+def test_searched_options_hold_per_shape_then_reuse_returns(tmp_path, monkeypatch):
+    # A kernel with options a search chose launches through kernel[grid] (Triton's cache, keyed by the
+    # options), not the reused or native launch, which do not see the shape its choice is for; once a
+    # search keeps the launch's own options again, its launches are reused, then native.
     from test_fast_launch import _native_module
 
     m = _native_module(tmp_path, monkeypatch, src=SRC, kernel="rows_kernel")
@@ -225,10 +226,22 @@ def test_after_the_search_launches_are_reused_then_native(tmp_path, monkeypatch)
     # 32 is not within 1.25x of 64's 1.5 ms: only 64 is timed again, at 4 stages.
     assert priced == [(32, None), (64, None), (64, 4)]
     assert k.jit_launches[-1] == 4 and k.jit_tiles[-1] == 64  # the op's launch: compiled at the chosen stages
-    native = len(k.native)
+    jit, native = len(k.jit_launches), len(k.native)
     for _ in range(3):
         assert_close(m.tuned(x, "rows"), x * 2.0)
-    assert k.jit_launches[-1] == 4 and len(k.native) >= native + 2, "reused once, then native"
+    assert k.jit_launches[jit:] == [4, 4, 4] and len(k.native) == native, "kernel[grid] at the chosen stages"
+    y = _x(200)
+    m.launch_rows_kernel((3,), y, torch.empty_like(y), 64)  # a shape never searched: Triton's default
+    assert k.jit_launches[-1] is None
+    # Another search of the same configs (another cache key) where the default stages win: the choice
+    # is dropped and the kernel's launches are reused, then native, again.
+    cost[(64, 4)] = 2.0
+    assert_close(m.tuned(x, "rows", tiles=(64, 32)), x * 2.0)
+    assert "_c2t_tuned_options" in vars(m) and m.rows_kernel not in m._c2t_tuned_options
+    native = len(k.native)
+    for _ in range(3):
+        assert_close(m.tuned(x, "rows", tiles=(64, 32)), x * 2.0)
+    assert len(k.native) >= native + 2, "reused once, then native"
     assert m._c2t_stage_probe is None
 
 

@@ -176,7 +176,8 @@ def _c2t_run_native(kernel, grid, args, kwargs, expand=None):
     native launch expands as the launcher does (cutile2triton: cpp/host/launcher.cpp): a launcher's
     reused launch is then one native call (BENCHMARKS.md, "Host time per call")."""
     fast = kernel.__dict__.get("_c2t_fast")
-    if fast is None or callable(grid) or (expand is not None and "num_stages" in kwargs):
+    if (fast is None or callable(grid) or (expand is not None and "num_stages" in kwargs)
+            or kernel in _c2t_tuned_options):  # a search's choices hold per shape (_c2t_run_kernel)
         return None  # a launcher's num_stages also sets its prefetching loops' (_c2t_run_kernel): not here
     if _c2t_stage_probe is not None and _c2t_threading.get_ident() in _c2t_stage_probe:
         return None  # the tuning search times this thread's launches: _c2t_run_kernel records them
@@ -209,12 +210,22 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
     probe = _c2t_stage_probe.get(_c2t_threading.get_ident()) if _c2t_stage_probe else None
     if probe is not None:
         probe.add((kernel, _c2t_stages_key(kernel, args, kwargs, scalars=True)))
-        getattr(probe, "warps", set()).add(kwargs.get("num_warps"))
+        warps = kwargs.get("num_warps")
+        getattr(probe, "warps", set()).add(warps if _c2t_is_rule_warps(warps) else None)  # None: the caller's
         kwargs = {**kwargs, **getattr(probe, "options", {})}
     if "num_stages" in kwargs:  # the caller's stages bound the prefetching loops' too
         kwargs = _c2t_with_stages(kernel, args, kwargs, kwargs["num_stages"])
-    if probe is not None:  # timed at the stages asked: neither reused nor at an earlier search's stages
-        return _c2t_run_kernel_jit(kernel, grid, args, kwargs, tuned=False)
+    if probe is not None:  # timed as asked: neither reused nor at an earlier search's choice
+        result = _c2t_run_kernel_jit(kernel, grid, args, kwargs, tuned=False)
+        # where the shared-memory retry stepped the stages down (None: as asked)
+        stepped = None if "num_stages" in kwargs else _c2t_fitting_stages.get(kernel, {}).get(
+            _c2t_stages_key(kernel, args, kwargs))
+        getattr(probe, "stages", set()).add(stepped)
+        return result
+    if kernel in _c2t_tuned_options:
+        # The search's choices hold per shape (scalar arguments), which the reused launches below do
+        # not see: Triton's own cache, whose key holds the launch options, picks the compiled kernel.
+        return _c2t_run_kernel_jit(kernel, grid, args, kwargs)
     compiled = _c2t_run_native(kernel, grid, args, kwargs)
     if compiled is not None:
         return compiled
@@ -258,7 +269,9 @@ def _c2t_run_kernel_jit(kernel, grid, args, kwargs, tuned=True):
     tuned = tuned and _c2t_tuned_options.get(kernel)
     if tuned and "num_stages" not in kwargs:
         chosen = tuned.get(_c2t_stages_key(kernel, args, kwargs, scalars=True))
-        if chosen:
+        # Warps the search chose replace only the rule's (a caller's own warps stay, and so does the
+        # rest of a choice timed at other warps).
+        if chosen and ("num_warps" not in chosen or _c2t_is_rule_warps(kwargs.get("num_warps"))):
             at = {**kwargs, **{k: v for k, v in chosen.items() if k != "num_stages"}}
             if "num_stages" in chosen:
                 at = _c2t_with_stages(kernel, args, at, chosen["num_stages"])
@@ -328,6 +341,17 @@ def _c2t_occupancy_start(kernel, grid, args, kwargs):
 _c2t_num_warps_of = {}  # (dots, tiles) -> num_warps: launches repeat their tile sizes
 
 
+class _C2TRuleWarps(int):
+    """num_warps that _c2t_num_warps chose, not the caller: the tuning search may time another
+    count for it and keep it (_c2t_exhaustive_search); to Triton, an int like any other."""
+
+    _c2t_rule_warps = True
+
+
+def _c2t_is_rule_warps(warps):
+    return getattr(type(warps), "_c2t_rule_warps", False)
+
+
 def _c2t_num_warps(dots, tiles):
     """num_warps for a launch that chose none, from the kernel's tile sizes. cuTile sizes each
     kernel's thread blocks itself; Triton's default is 4 warps whatever the tiles, which on the
@@ -345,7 +369,7 @@ def _c2t_num_warps(dots, tiles):
     try:
         key = (dots(), tiles())
     except (TypeError, ZeroDivisionError):  # an extent not an int at run time, a walked loop of 0-wide tiles
-        return 4
+        return _C2TRuleWarps(4)
     warps = _c2t_num_warps_of.get(key)
     if warps is None:
         d, t = key
@@ -355,7 +379,7 @@ def _c2t_num_warps(dots, tiles):
             big, warps = max(t, default=0), 4
             while warps < 16 and big >= 2048 * warps:
                 warps *= 2
-        _c2t_num_warps_of[key] = warps
+        warps = _c2t_num_warps_of[key] = _C2TRuleWarps(warps)
     return warps
 )PY";
 
@@ -495,12 +519,14 @@ class _C2TTuningResult:
 
 
 class _C2TProbe(set):
-    """One timed run's launches: (kernel, specialization) pairs; `warps`, the num_warps they chose
-    themselves; `options`, the launch options the search tries on them (_c2t_run_kernel)."""
+    """One timed run's launches: (kernel, specialization) pairs; `warps`, the num_warps the
+    launcher's rule chose for them (None for a caller's own); `stages`, the stages the shared-memory
+    retry stepped down to (None: as asked);
+    `options`, the launch options the search tries on them (_c2t_run_kernel)."""
 
     def __init__(self, options=None):
         super().__init__()
-        self.options, self.warps = dict(options or {}), set()
+        self.options, self.warps, self.stages = dict(options or {}), set(), set()
 
 
 def _c2t_changes(before, after):
@@ -526,7 +552,17 @@ def _c2t_with_field(cfg, value, want, effect):
     return None
 
 
-def _c2t_cluster_shares(cfg, fn, args_fn, hints_fn):
+def _c2t_programs(grid):
+    """The number of programs of a launch grid (a tuple of ints), None if it is not one."""
+    n = 1
+    for g in grid if isinstance(grid, (tuple, list)) else (None,):
+        if type(g) is not int:
+            return None
+        n *= g
+    return n
+
+
+def _c2t_cluster_shares(cfg, fn, grid_fn, args_fn, hints_fn):
     """The per-program shares of a config whose hints ask for a CTA cluster (num_ctas 2 or 4), as
     other configs; [] for other configs or where none can be made.
     cuTile runs a cluster's num_ctas CTAs on one tile; Triton 3.6 runs no clusters
@@ -536,7 +572,9 @@ def _c2t_cluster_shares(cfg, fn, args_fn, hints_fn):
     which runs faster depends on the dtype), a 4-CTA tile along both. The converter marks which
     kernel parameters are the accumulator's rows and columns (fn._c2t_dot_tiles, positions in
     args_fn's tuple); the config's fields feeding them are found by trying them: a copy of cfg
-    counts only if args_fn and hints_fn show exactly the intended change. On the H200 (TileGym's
+    counts only if args_fn and hints_fn show exactly the intended change, and halving a tile gives
+    the grid more programs (a kernel whose one program covers a whole extent, or a persistent grid,
+    gets no share: the host code does not spread that tile over programs). On the H200 (TileGym's
     matmul, 256x256x64 in 2-CTA clusters; cutile2triton's BENCHMARKS.md, "CTA clusters as
     per-program tiles"): fp16 16384^3 as 128x256x64 programs 650 TFLOPS and as 256x128x64 645 (the
     list's 128x128x32: 556; cuTile 552); fp8 as 256x128x64 228 at 16 warps, as 128x256x64 93."""
@@ -552,13 +590,14 @@ def _c2t_cluster_shares(cfg, fn, args_fn, hints_fn):
             continue
         share = cfg
         for (pos,) in halve:
-            args = tuple(args_fn(share))
+            args, programs = tuple(args_fn(share)), _c2t_programs(grid_fn(share))
             value = args[pos] if pos < len(args) else None
-            if type(value) is not int or value < 128 or value % 2:  # halves of at least 64 (one wgmma's rows)
+            if type(value) is not int or value < 128 or value % 2 or programs is None:  # halves of >= 64 rows
                 share = None
                 break
             share = _c2t_with_field(share, value, value // 2,
-                                    lambda t: _c2t_changes(args, tuple(args_fn(t))) == {pos: value // 2})
+                                    lambda t: _c2t_changes(args, tuple(args_fn(t))) == {pos: value // 2}
+                                    and (_c2t_programs(grid_fn(t)) or 0) > programs)
             if share is None:
                 break
         if share is not None:
@@ -627,9 +666,10 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
             kernel) else kernel
         return _c2t_kernel(k, **(hints_fn(cfg) if hints_fn else {}))
 
-    for cfg in list(configs):
+    listed = len(configs)
+    for cfg in configs[:listed]:
         try:
-            shares = _c2t_cluster_shares(cfg, hinted(cfg)._pyfunc, args_fn, hints_fn)
+            shares = _c2t_cluster_shares(cfg, hinted(cfg)._pyfunc, grid_fn, args_fn, hints_fn)
         except Exception:  # a config the shares' fields do not fit: only the config as given
             shares = []
         for share in shares:
@@ -637,15 +677,20 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
                 configs.append(share)
 
     successes, failures, runs = [], [], {}
-    for cfg in configs:
-        k = hinted(cfg)
-        grid, args = grid_fn(cfg), args_fn(cfg)
+    for i, cfg in enumerate(configs):
+        try:
+            k = hinted(cfg)
+            grid, args = grid_fn(cfg), args_fn(cfg)
+        except Exception as e:  # a share the host code's functions do not take: recorded (a listed config's raises)
+            if i < listed:
+                raise
+            failures.append((cfg, type(e), str(e)))
+            continue
         launcher = getattr(k._pyfunc, "_c2t_launcher", None)
         runtime = getattr(launcher, "__globals__", {})  # the launcher's module: its _c2t_run_kernel
         probing = "_c2t_stage_probe" in runtime
         pipelined = probing and getattr(k._pyfunc, "_c2t_pipelined", False)
-        warps = (probing and bool(getattr(k._pyfunc, "_c2t_dot_tiles", None))
-                 and "num_worker_warps" not in (hints_fn(cfg) if hints_fn else {}))
+        warps = probing and bool(getattr(k._pyfunc, "_c2t_dot_tiles", None)) and "num_worker_warps" not in k.hints
         try:
             us, probe = timed(lambda: _c2t_launch(grid, k, *args), runtime, pipelined or warps)
         except Exception as e:  # a config that does not compile or run is recorded, as in cuTile
@@ -673,7 +718,8 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
     for m in close:  # more warps, at the stages chosen
         run = runs[id(m)]
         runtime, probe, k, grid, args, _, warps = run
-        more = _C2T_SEARCH_WARPS.get(next(iter(probe.warps))) if warps and len(probe.warps) == 1 else None
+        more = (_C2T_SEARCH_WARPS.get(next(iter(probe.warps)))
+                if warps and len(probe.warps) == 1 and None not in probe.warps else None)
         if more is None:
             continue
         at = {} if m.num_stages is None else {"num_stages": m.num_stages}
@@ -683,11 +729,19 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
             continue
         if us < m.mean_us:
             m.mean_us, m.num_warps, run[1] = us, more, probe
+            if m.num_stages is None and len(probe.stages) == 1 and None not in probe.stages:
+                m.num_stages = next(iter(probe.stages))  # where the shared-memory retry stepped down
     best = min(successes, key=lambda m: m.mean_us)
     runtime, probe = runs[id(best)][:2]
     chosen = {k: v for k, v in (("num_stages", best.num_stages), ("num_warps", best.num_warps)) if v is not None}
+    table = runtime.get("_c2t_tuned_options", {})
     for kern, key in probe or ():
-        runtime["_c2t_tuned_options"].setdefault(kern, {})[key] = chosen
+        if chosen:
+            table.setdefault(kern, {})[key] = chosen
+        elif key in table.get(kern, {}):  # the launch's own options won this time
+            del table[kern][key]
+            if not table[kern]:
+                del table[kern]  # its launches are reused again (_c2t_run_kernel)
         # Launches reused natively or from the compiled-kernel table keep the options they were
         # compiled with: the next launch of each specialization goes through kernel[grid] again.
         kern.__dict__.pop("_c2t_fast", None)

@@ -382,7 +382,7 @@ TEST(Runtime, RunKernelRetriesFewerStagesOnlyForSharedMemory) {
   // ... and at more warps for kernels with matrix products (tests/test_cluster_share_search.py).
   EXPECT_TRUE(has(search, "timed(lambda: _c2t_launch(grid, k, *args, **at), runtime, True, {\"num_warps\": more})"))
       << search;
-  EXPECT_TRUE(has(search, "def _c2t_cluster_shares(cfg, fn, args_fn, hints_fn):")) << search;
+  EXPECT_TRUE(has(search, "def _c2t_cluster_shares(cfg, fn, grid_fn, args_fn, hints_fn):")) << search;
   // Launches of a specialization that launched before reuse its compiled kernel
   // (tests/test_launch_reuse.py runs this with a fake JITFunction).
   EXPECT_TRUE(has(rt, "def _c2t_compiled_slot(kernel, args, kwargs):")) << rt;
