@@ -83,6 +83,7 @@ class PricedKernel(FakeKernel):
     def __getitem__(self, grid):
         def launch(*args, **kwargs):
             tm, tn = args[-3], args[-2]  # TM, TN, TK are the last positional arguments
+            assert type(kwargs.get("num_warps", 4)) is int, "Triton gets plain ints, not the rule's marker"
             self.attempts.append((tm, tn, kwargs.get("num_stages"), kwargs.get("num_warps")))
             if self.overflows(tm, kwargs.get("num_stages")):
                 raise OutOfResources(10**6, 10**5, "shared memory")

@@ -266,12 +266,15 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
 def _c2t_run_kernel_jit(kernel, grid, args, kwargs, tuned=True):
     """_c2t_run_kernel through kernel[grid]: the tuning search's stages and warps, the shared-memory
     retry, and the stages of a kernel with a cuTile occupancy (_c2t_occupancy_start)."""
+    rule = _c2t_is_rule_warps(kwargs.get("num_warps"))
+    if rule:  # Triton gets a plain int
+        kwargs = {**kwargs, "num_warps": int(kwargs["num_warps"])}
     tuned = tuned and _c2t_tuned_options.get(kernel)
     if tuned and "num_stages" not in kwargs:
         chosen = tuned.get(_c2t_stages_key(kernel, args, kwargs, scalars=True))
         # Warps the search chose replace only the rule's (a caller's own warps stay, and so does the
         # rest of a choice timed at other warps).
-        if chosen and ("num_warps" not in chosen or _c2t_is_rule_warps(kwargs.get("num_warps"))):
+        if chosen and ("num_warps" not in chosen or rule):
             at = {**kwargs, **{k: v for k, v in chosen.items() if k != "num_stages"}}
             if "num_stages" in chosen:
                 at = _c2t_with_stages(kernel, args, at, chosen["num_stages"])
