@@ -176,8 +176,7 @@ def _c2t_run_native(kernel, grid, args, kwargs, expand=None):
     native launch expands as the launcher does (cutile2triton: cpp/host/launcher.cpp): a launcher's
     reused launch is then one native call (BENCHMARKS.md, "Host time per call")."""
     fast = kernel.__dict__.get("_c2t_fast")
-    if (fast is None or callable(grid) or (expand is not None and "num_stages" in kwargs)
-            or kernel in _c2t_tuned_options):  # a search's choices hold per shape (_c2t_run_kernel)
+    if fast is None or callable(grid) or (expand is not None and "num_stages" in kwargs):
         return None  # a launcher's num_stages also sets its prefetching loops' (_c2t_run_kernel): not here
     if _c2t_stage_probe is not None and _c2t_threading.get_ident() in _c2t_stage_probe:
         return None  # the tuning search times this thread's launches: _c2t_run_kernel records them
@@ -222,9 +221,10 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
             _c2t_stages_key(kernel, args, kwargs))
         getattr(probe, "stages", set()).add(stepped)
         return result
-    if kernel in _c2t_tuned_options:
+    if _c2t_tuned_options and kernel in _c2t_tuned_options:
         # The search's choices hold per shape (scalar arguments), which the reused launches below do
-        # not see: Triton's own cache, whose key holds the launch options, picks the compiled kernel.
+        # not see: Triton's own cache, whose key holds the launch options, picks the compiled kernel
+        # (and such a kernel never gets a native launch, _c2t_fast, which its search removed).
         return _c2t_run_kernel_jit(kernel, grid, args, kwargs)
     compiled = _c2t_run_native(kernel, grid, args, kwargs)
     if compiled is not None:
@@ -242,7 +242,7 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
                 grid = grid(bound)
             n = len(grid)
             launch(grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1, state[2], *head, *bound.values())
-            if plan is not None:  # the next launches with this specialization and these options: natively
+            if plan is not None and kernel not in _c2t_tuned_options:  # the next launches like it: natively
                 kernel._c2t_fast = (state[0], state[1], kwargs, tuple(map(type, kwargs.values())), state[3], key,
                                     compiled, *plan)
             return compiled
