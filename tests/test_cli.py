@@ -290,6 +290,34 @@ def test_array_rank_naming_no_parameter_of_the_kernel_warns(tmp_path):
     assert "warning: --array-rank other_kernel.x=2: no kernel 'other_kernel' in the file; the option did nothing" in err
 
 
+NO_RANK = """import cuda.tile as ct
+
+
+@ct.kernel
+def k(x, y, T: ct.Constant[int]):
+    n = y.shape[0]
+    t = ct.load(x, index=(ct.bid(0),), shape=(T,))
+    ct.store(x, index=(ct.bid(0),), tile=t + n)
+"""
+
+
+@pytest.mark.parametrize("cmd", ["convert", "analyze"])
+def test_array_rank_typo_is_said_when_the_file_fails_for_want_of_it(tmp_path, cmd):
+    # y's rank shows nowhere: the file needs --array-rank k.y=N, and a misspelt one is why it fails.
+    (tmp_path / "k.py").write_text(NO_RANK)
+    extra = ["--stdout"] if cmd == "convert" else []
+    rc, out, err = run(cmd, "k.py", *extra, "--array-rank", "yy=1", "--array-rank", "kk.y=1", cwd=tmp_path)
+    assert rc == 1 and "cannot determine the rank of array parameter 'y'" in out + err, (out, err)
+    assert "warning: --array-rank yy=1: no kernel parameter 'yy' in the file; the option did nothing" in err, err
+    assert "warning: --array-rank kk.y=1: no kernel 'kk' in the file; the option did nothing" in err, err
+    rc, out, err = run(cmd, "k.py", *extra, "--array-rank", "y=1", cwd=tmp_path)
+    assert rc == 0 and "--array-rank" not in err, err
+    # A file that does not parse has no known kernels: no warning, only its syntax error.
+    (tmp_path / "bad.py").write_text("import cuda.tile as ct\n@ct.kernel\ndef k(x:\n")
+    rc, out, err = run(cmd, "bad.py", *extra, "--array-rank", "yy=1", cwd=tmp_path)
+    assert rc == 1 and "--array-rank yy=1" not in out + err, (out, err)
+
+
 def test_array_rank_bare_name_matching_no_parameter_anywhere_warns_once(tmp_path):
     # A bare PARAM=N applies to every kernel of every file; one that no kernel has is a typo (it was
     # silently ignored). A name some file's kernel has is used, even if other files lack it.

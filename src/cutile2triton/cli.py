@@ -99,10 +99,8 @@ def _cmd_convert(args: argparse.Namespace) -> int:
             if args.diff:
                 sys.stdout.write(r.diff)
             rc = max(rc, EXIT_DIAGNOSTICS) if args.check else rc
-    converted = [r for r in reports if r.status != SKIPPED]
-    # Not when a file's conversion failed: its kernels may be unknown (an unwritable output is known).
-    if not any(r.status == FAILED and not r.io_error for r in converted):
-        _warn_unused_ranks(options["array_ranks"], [r.kernel_params for r in converted])
+    if options["array_ranks"]:
+        _warn_unused_ranks(options["array_ranks"], _kernel_params_of(reports, options))
     if args.stdout and not args.json:
         for r in reports:
             if r.status == CONVERTED:
@@ -117,7 +115,31 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     return rc
 
 
-def _warn_unused_ranks(ranks: dict, kernel_params: List[dict]) -> None:
+def _kernel_params_of(reports, options: dict) -> Optional[List[dict]]:
+    """{kernel: [parameters]} of each file converted or failed (skipped ones have no kernels), for the
+    --array-rank typo warnings; a file whose conversion failed is analyzed for its kernels (a typo in
+    --array-rank is often why it failed). None when a failed file shows no kernel (it did not parse):
+    the run's kernels are then unknown."""
+    import pathlib
+
+    out = []
+    for r in reports:
+        if r.status == SKIPPED:
+            continue
+        if r.status != FAILED or r.io_error:  # an unwritable output: the file converted, its kernels known
+            out.append(r.kernel_params)
+            continue
+        try:
+            found = api.analyze_source(pathlib.Path(r.source).read_bytes(), r.source, **options).get("kernels", [])
+        except OSError:
+            return None
+        if not found:
+            return None
+        out.append({k["name"]: [p["name"] for p in k.get("params", [])] for k in found})
+    return out
+
+
+def _warn_unused_ranks(ranks: dict, kernel_params: Optional[List[dict]]) -> None:
     """--array-rank entries that matched nothing in the run's files (one {kernel: [params]} each):
     typos the converter would otherwise ignore, one warning per entry on stderr."""
     if not ranks or not kernel_params:
@@ -144,7 +166,9 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         results.append(api.analyze_source(data, str(path), **options))
     cutile = [r for r in results if r.get("is_cutile")]
-    if not any(d.get("severity") == "error" for r in cutile for d in r.get("diagnostics", [])):
+    # A file with errors and no kernel did not parse: the run's kernels are then unknown.
+    if not any(not r.get("kernels") and any(d.get("severity") == "error" for d in r.get("diagnostics", []))
+               for r in cutile):
         _warn_unused_ranks(options["array_ranks"],
                            [{k["name"]: [p["name"] for p in k.get("params", [])] for k in r.get("kernels", [])}
                             for r in cutile])
