@@ -18,7 +18,7 @@ import pytest
 from c2t_interp import assert_close, dev
 from test_launch_retry import FakeKernel
 from triton.runtime.errors import OutOfResources
-from test_stage_search import load_for_search
+from test_stage_search import MM_KERNEL, load_for_search
 
 import torch  # noqa: E402  (after c2t_interp set TRITON_INTERPRET)
 
@@ -33,15 +33,7 @@ ConstInt = ct.Constant[int]
 _cache = {}
 
 
-@ct.kernel
-def mm_kernel(a, b, c, TM: ConstInt, TN: ConstInt, TK: ConstInt):
-    acc = ct.zeros((TM, TN), dtype=ct.float32)
-    for k in range(ct.num_tiles(a, axis=1, shape=(TM, TK))):
-        x = ct.load(a, index=(ct.bid(0), k), shape=(TM, TK), padding_mode=ct.PaddingMode.ZERO)
-        y = ct.load(b, index=(k, ct.bid(1)), shape=(TK, TN), padding_mode=ct.PaddingMode.ZERO)
-        acc = ct.mma(x, y, acc)
-    ct.store(c, index=(ct.bid(0), ct.bid(1)), tile=acc)
-
+''' + MM_KERNEL + '''
 
 def configs():
     yield SimpleNamespace(TILE_M=128, TILE_N=128, TILE_K=32, num_ctas=1, occupancy=1)

@@ -20,6 +20,18 @@ from test_launch_retry import FakeKernel
 
 import torch  # noqa: E402  (after c2t_interp set TRITON_INTERPRET)
 
+# A tiled matrix product whose K loop Triton pipelines (cuTile source; ConstInt = ct.Constant[int]).
+MM_KERNEL = '''
+@ct.kernel
+def mm_kernel(a, b, c, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.num_tiles(a, axis=1, shape=(TM, TK))):
+        x = ct.load(a, index=(ct.bid(0), k), shape=(TM, TK), padding_mode=ct.PaddingMode.ZERO)
+        y = ct.load(b, index=(k, ct.bid(1)), shape=(TK, TN), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(x, y, acc)
+    ct.store(c, index=(ct.bid(0), ct.bid(1)), tile=acc)
+'''
+
 SRC = '''
 from types import SimpleNamespace
 
@@ -167,15 +179,7 @@ import cuda.tile as ct
 ConstInt = ct.Constant[int]
 
 
-@ct.kernel
-def mm_kernel(a, b, c, TM: ConstInt, TN: ConstInt, TK: ConstInt):
-    acc = ct.zeros((TM, TN), dtype=ct.float32)
-    for k in range(ct.num_tiles(a, axis=1, shape=(TM, TK))):
-        x = ct.load(a, index=(ct.bid(0), k), shape=(TM, TK), padding_mode=ct.PaddingMode.ZERO)
-        y = ct.load(b, index=(k, ct.bid(1)), shape=(TK, TN), padding_mode=ct.PaddingMode.ZERO)
-        acc = ct.mma(x, y, acc)
-    ct.store(c, index=(ct.bid(0), ct.bid(1)), tile=acc)
-
+''' + MM_KERNEL + '''
 
 @ct.kernel
 def one_tile_kernel(a, b, c, TM: ConstInt, TN: ConstInt, TK: ConstInt):

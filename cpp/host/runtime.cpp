@@ -532,6 +532,16 @@ class _C2TProbe(set):
         self.options, self.warps, self.stages = dict(options or {}), set(), set()
 
 
+class _C2TRun:
+    """What timing one config takes: the launcher's module (runtime), the hinted kernel, grid and
+    arguments, whether more stages (pipelined) and warps (warps) may be tried, and the probe of its
+    fastest run so far."""
+
+    def __init__(self, runtime, k, grid, args, pipelined, warps):
+        self.runtime, self.k, self.grid, self.args = runtime, k, grid, args
+        self.pipelined, self.warps, self.probe = pipelined, warps, None
+
+
 def _c2t_changes(before, after):
     """{position: new value} where two argument tuples differ (tensors by identity, values by ==);
     None when their lengths differ."""
@@ -586,23 +596,13 @@ def _c2t_cluster_shares(cfg, fn, grid_fn, args_fn, hints_fn):
     ctas = _c2t_resolve(hints.get("num_ctas")) if isinstance(hints, dict) else None
     if type(ctas) is not int or ctas not in (2, 4) or not tiles or not hasattr(cfg, "__dict__"):
         return []
-    rows, cols = {r for r, _ in tiles}, {c for _, c in tiles}
+    rows, cols = ({t[i] for t in tiles} for i in (0, 1))
+    row, col = (next(iter(d)) if len(d) == 1 else None for d in (rows, cols))  # one parameter each, or None
     shares = []
-    for halve in ([rows], [cols]) if ctas == 2 else ([rows, cols],):
-        if any(len(d) != 1 or None in d for d in halve):
-            continue
-        share = cfg
-        for (pos,) in halve:
-            args, programs = tuple(args_fn(share)), _c2t_programs(grid_fn(share))
-            value = args[pos] if pos < len(args) else None
-            if type(value) is not int or value < 128 or value % 2 or programs is None:  # halves of >= 64 rows
-                share = None
-                break
-            share = _c2t_with_field(share, value, value // 2,
-                                    lambda t: _c2t_changes(args, tuple(args_fn(t))) == {pos: value // 2}
-                                    and (_c2t_programs(grid_fn(t)) or 0) > programs)
-            if share is None:
-                break
+    for split in ([row], [col]) if ctas == 2 else ([row, col],):
+        share = None if None in split else cfg
+        for pos in split:
+            share = share if share is None else _c2t_halved(share, pos, grid_fn, args_fn)
         if share is not None:
             args = tuple(args_fn(share))
             share = _c2t_with_field(share, ctas, 1, lambda t: _c2t_changes(args, tuple(args_fn(t))) == {}
@@ -610,6 +610,17 @@ def _c2t_cluster_shares(cfg, fn, grid_fn, args_fn, hints_fn):
         if share is not None:
             shares.append(share)
     return shares
+
+
+def _c2t_halved(cfg, pos, grid_fn, args_fn):
+    """A copy of cfg whose argument at `pos` (a tile extent, at least 128 and even) is halved, and
+    nothing else, and whose grid has more programs; None without one."""
+    args, programs = tuple(args_fn(cfg)), _c2t_programs(grid_fn(cfg))
+    value = args[pos] if pos < len(args) else None
+    if type(value) is not int or value < 128 or value % 2 or programs is None:  # halves of >= 64 (a wgmma's rows)
+        return None
+    return _c2t_with_field(cfg, value, value // 2, lambda t: _c2t_changes(args, tuple(args_fn(t))) == {pos: value // 2}
+                           and (_c2t_programs(grid_fn(t)) or 0) > programs)
 
 
 def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints_fn=None, *, quiet=False,
@@ -645,8 +656,8 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
         with torch.cuda.stream(stream):  # cuTile times the configs on the stream it is given
             return _c2t_exhaustive_search(configs, None, grid_fn, kernel, args_fn, hints_fn, quiet=quiet)
 
-    def timed(run, runtime, probing, options=None):  # (us, the run's probe or None)
-        probe, me = _C2TProbe(options), _c2t_threading.get_ident()
+    def timed(run, at, probing, options=None):  # run's launch at launch options `at`: (us, its probe or None)
+        runtime, probe, me = run.runtime, _C2TProbe(options), _c2t_threading.get_ident()
 
         def swap(value):  # this thread's probe in the launcher's module (copied: other threads read it)
             with runtime["_c2t_probe_lock"]:
@@ -659,7 +670,8 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
 
         before = swap(probe) if probing else None
         try:
-            return _c2t_device_ms(run) * 1000.0, probe if probing else None
+            us = _c2t_device_ms(lambda: _c2t_launch(run.grid, run.k, *run.args, **at)) * 1000.0
+            return us, probe if probing else None
         finally:
             if probing:
                 swap(before)
@@ -692,53 +704,50 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
         launcher = getattr(k._pyfunc, "_c2t_launcher", None)
         runtime = getattr(launcher, "__globals__", {})  # the launcher's module: its _c2t_run_kernel
         probing = "_c2t_stage_probe" in runtime
-        pipelined = probing and getattr(k._pyfunc, "_c2t_pipelined", False)
-        warps = probing and bool(getattr(k._pyfunc, "_c2t_dot_tiles", None)) and "num_worker_warps" not in k.hints
+        run = _C2TRun(runtime, k, grid, args, pipelined=probing and getattr(k._pyfunc, "_c2t_pipelined", False),
+                      warps=probing and bool(getattr(k._pyfunc, "_c2t_dot_tiles", None))
+                      and "num_worker_warps" not in k.hints)
         try:
-            us, probe = timed(lambda: _c2t_launch(grid, k, *args), runtime, pipelined or warps)
+            us, run.probe = timed(run, {}, run.pipelined or run.warps)
         except Exception as e:  # a config that does not compile or run is recorded, as in cuTile
             failures.append((cfg, type(e), str(e)))
             continue
         m = _C2TMeasurement(cfg, us)
         successes.append(m)
-        runs[id(m)] = [runtime, probe, k, grid, args, pipelined, warps]
+        runs[id(m)] = run
     if not successes:
         raise RuntimeError(f"exhaustive_search: all {len(configs)} configs failed; first: {failures[0][2]}")
+
+    def faster(m, at, options=None):  # m timed again at launch options `at` (+ probe options): faster?
+        run = runs[id(m)]
+        try:
+            us, probe = timed(run, at, True, options)
+        except Exception:  # e.g. more stages overflow shared memory, a compile fails at those warps: as it was
+            return False
+        if us >= m.mean_us:
+            return False
+        m.mean_us, run.probe = us, probe
+        return True
+
     fastest = min(m.mean_us for m in successes)
     close = sorted((m for m in successes if m.mean_us <= fastest * _C2T_STAGE_MARGIN),
                    key=lambda m: m.mean_us)[:_C2T_STAGE_CONFIGS]
     for m in close:  # more pipeline stages
-        run = runs[id(m)]
-        runtime, _, k, grid, args, pipelined, _ = run
-        if not pipelined:
-            continue
-        try:
-            us, probe = timed(lambda: _c2t_launch(grid, k, *args, num_stages=_C2T_SEARCH_STAGES), runtime, True)
-        except Exception:  # e.g. more stages overflow shared memory: the default stays
-            continue
-        if us < m.mean_us:
-            m.mean_us, m.num_stages, run[1] = us, _C2T_SEARCH_STAGES, probe
+        if runs[id(m)].pipelined and faster(m, {"num_stages": _C2T_SEARCH_STAGES}):
+            m.num_stages = _C2T_SEARCH_STAGES
     for m in close:  # more warps, at the stages chosen
         run = runs[id(m)]
-        runtime, probe, k, grid, args, _, warps = run
-        more = (_C2T_SEARCH_WARPS.get(next(iter(probe.warps)))
-                if warps and len(probe.warps) == 1 and None not in probe.warps else None)
-        if more is None:
-            continue
-        at = {} if m.num_stages is None else {"num_stages": m.num_stages}
-        try:
-            us, probe = timed(lambda: _c2t_launch(grid, k, *args, **at), runtime, True, {"num_warps": more})
-        except Exception:  # e.g. a compile that fails at those warps: the launch's own stay
-            continue
-        if us < m.mean_us:
-            m.mean_us, m.num_warps, run[1] = us, more, probe
-            if m.num_stages is None and len(probe.stages) == 1 and None not in probe.stages:
-                m.num_stages = next(iter(probe.stages))  # where the shared-memory retry stepped down
+        rule = run.probe.warps if run.warps else {None}  # the warps the launcher's rule chose (None: not the rule)
+        more = _C2T_SEARCH_WARPS.get(next(iter(rule))) if len(rule) == 1 and None not in rule else None
+        if more and faster(m, {} if m.num_stages is None else {"num_stages": m.num_stages}, {"num_warps": more}):
+            m.num_warps = more
+            stepped = run.probe.stages
+            if m.num_stages is None and len(stepped) == 1 and None not in stepped:
+                m.num_stages = next(iter(stepped))  # where the shared-memory retry stepped down
     best = min(successes, key=lambda m: m.mean_us)
-    runtime, probe = runs[id(best)][:2]
     chosen = {k: v for k, v in (("num_stages", best.num_stages), ("num_warps", best.num_warps)) if v is not None}
-    table = runtime.get("_c2t_tuned_options", {})
-    for kern, key in probe or ():
+    table = runs[id(best)].runtime.get("_c2t_tuned_options", {})
+    for kern, key in runs[id(best)].probe or ():
         if chosen:
             table.setdefault(kern, {})[key] = chosen
         elif key in table.get(kern, {}):  # the launch's own options won this time

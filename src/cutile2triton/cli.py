@@ -100,7 +100,7 @@ def _cmd_convert(args: argparse.Namespace) -> int:
                 sys.stdout.write(r.diff)
             rc = max(rc, EXIT_DIAGNOSTICS) if args.check else rc
     if options["array_ranks"]:
-        _warn_unused_ranks(options["array_ranks"], _kernel_params_of(reports, options))
+        _warn_unused_ranks(options["array_ranks"], _kernel_params_of(reports))
     if args.stdout and not args.json:
         for r in reports:
             if r.status == CONVERTED:
@@ -115,27 +115,18 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     return rc
 
 
-def _kernel_params_of(reports, options: dict) -> Optional[List[dict]]:
+def _kernel_params_of(reports) -> Optional[List[dict]]:
     """{kernel: [parameters]} of each file converted or failed (skipped ones have no kernels), for the
-    --array-rank typo warnings; a file whose conversion failed is analyzed for its kernels (a typo in
-    --array-rank is often why it failed). None when a failed file shows no kernel (it did not parse):
-    the run's kernels are then unknown."""
-    import pathlib
-
+    --array-rank typo warnings; a failed file's are those the converter lowered (a typo in --array-rank
+    is often why it failed). None when a failed file shows no kernel (it stopped before lowering, e.g.
+    it did not parse): the run's kernels are then unknown."""
     out = []
     for r in reports:
         if r.status == SKIPPED:
             continue
-        if r.status != FAILED or r.io_error:  # an unwritable output: the file converted, its kernels known
-            out.append(r.kernel_params)
-            continue
-        try:
-            found = api.analyze_source(pathlib.Path(r.source).read_bytes(), r.source, **options).get("kernels", [])
-        except OSError:
+        if r.status == FAILED and not r.io_error and not r.kernel_params:
             return None
-        if not found:
-            return None
-        out.append({k["name"]: [p["name"] for p in k.get("params", [])] for k in found})
+        out.append(r.kernel_params)
     return out
 
 
