@@ -23,7 +23,7 @@ def reporting_search(*a, **k):  # every timed config, not only the winner
     for m in sorted(result.successes, key=lambda m: m.mean_us):
         c = vars(m.config)
         print(f"  {c.get('TILE_SIZE_M')}x{c.get('TILE_SIZE_N')}x{c.get('TILE_SIZE_K')} ctas {c.get('num_ctas')}: "
-              f"{m.mean_us:8.1f} us stages {m.num_stages} warps {m.num_warps}")
+              f"{m.mean_us:8.1f} us stages {m.num_stages} warps {m.num_warps} tma {getattr(m, 'tma', None)}")
     print(f"  failed: {len(result.failures)} " + "; ".join(f"{vars(c)}: {t.__name__}" for c, t, _ in result.failures)[:300])
     return result
 

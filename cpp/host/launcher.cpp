@@ -15,8 +15,12 @@ namespace {
 
 // `if use_tma is None: use_tma = <checks>` plus the allocator device-side
 // descriptors need (triton_target.md §1.1), installed only when none is set.
-std::string tma_check_source(const lower::LoweredKernel& k, const std::string& flag,
-                             const std::map<std::string, std::string>& renamed) {
+// The same checks run for the default use_tma=False while a tuning search
+// times the kernel or has chosen launch options for it: `fits` then tells
+// _c2t_run_kernel (keyword _c2t_tma, the flag's name) that this launch may take
+// the descriptor path the search timed faster (runtime.cpp, kTune).
+std::string tma_check_source(const lower::LoweredKernel& k, const std::string& flag, const std::string& fits,
+                             const std::string& kernel_fn, const std::map<std::string, std::string>& renamed) {
   std::string pairs;
   int n = 0;
   for (auto& r : k.tma) {
@@ -30,18 +34,22 @@ std::string tma_check_source(const lower::LoweredKernel& k, const std::string& f
     if (pairs.find(p) == std::string::npos) pairs += p, ++n;
   }
   std::string o;
-  o += "    if " + flag + " is None:\n";
+  o += "    " + fits + " = " + flag + " is None or (" + flag + " is False and (_c2t_stage_probe is not None or " +
+       kernel_fn + " in _c2t_tuned_options))\n";
+  o += "    if " + fits + ":  # asked for, or the tuning search may time or has chosen it\n";
   o += "        # TMA descriptors need CUDA tensors, a 16-byte aligned base, non-last strides x element size\n"
        "        # multiples of 16, last stride 1 and an innermost block of at least 16 bytes (NaN padding:\n"
        "        # floating point only); a misaligned stride gives silently wrong data, so check them all.\n";
-  o += "        " + flag + " = all(\n";
+  o += "        " + fits + " = all(\n";
   o += "            t.is_cuda and str(t.dtype) != \"torch.bool\"\n";
   o += "            and t.data_ptr() % 16 == 0 and t.stride(-1) == 1\n";
   o += "            and all(s * t.element_size() % 16 == 0 for s in t.stride()[:-1])\n";
   o += "            and inner * t.element_size() >= 16 and (t.is_floating_point() or not nan)\n";
   o += "            for t, inner, nan in (" + pairs.substr(0, pairs.size() - 2) + (n == 1 ? "," : "") + ")\n";
   o += "        )\n";
-  o += "    if " + flag + ":\n";
+  o += "        if " + flag + " is None:\n";
+  o += "            " + flag + " = " + fits + "\n";
+  o += "    if " + flag + " or " + fits + ":\n";
   o += "        from triton.runtime import _allocation\n";
   o += "        if isinstance(_allocation._allocator.get(), _allocation.NullAllocator):\n";
   o += "            import torch\n";
@@ -245,7 +253,7 @@ std::string launcher_source(const lower::LoweredKernel& k) {
   // only the local name changes.
   const std::set<std::string> reserved = {"grid", "options", kernel_fn, "torch", "triton", "tl", "_c2t_run_kernel",
                                           "_c2t_run_native", "all", "str", "len", "list", "isinstance", "ValueError",
-                                          "_allocation"};
+                                          "_allocation", "_c2t_stage_probe", "_c2t_tuned_options"};
   std::set<std::string> taken(reserved);
   std::map<std::string, std::string> renamed;
   for (auto& p : k.params) taken.insert(p.name);
@@ -327,11 +335,15 @@ std::string launcher_source(const lower::LoweredKernel& k) {
   // descriptor path wherever every described tensor meets the device-side
   // preconditions (lower/tma.cpp, triton_target.md §1.4); use_tma=True forces
   // it (tests run the descriptor path in the interpreter that way).
-  std::string use_tma;
+  std::string use_tma, fits;
   if (!k.tma_flag.empty()) {
     use_tma = "use_tma";
     while (use_tma == kernel_fn || taken.count(use_tma)) use_tma += "_";
+    taken.insert(use_tma);
     params += ", " + use_tma + "=False";
+    fits = use_tma + "_fits";
+    while (fits == kernel_fn || taken.count(fits)) fits += "_";
+    taken.insert(fits);
   }
   // **options: Triton launch options (num_warps...) from cuTile hints, see runtime.h.
   std::string out = "def " + launcher_name(k) + "(" + params + ", **" + options + "):\n";
@@ -355,7 +367,7 @@ std::string launcher_source(const lower::LoweredKernel& k) {
   if (needs_torch) out += "    import torch\n\n";
   out += prep;
   out += unpack_source(unpacked, launcher_name(k));
-  if (!use_tma.empty()) out += tma_check_source(k, use_tma, renamed);
+  if (!use_tma.empty()) out += tma_check_source(k, use_tma, fits, kernel_fn, renamed);
   // kernel[grid](...) through the runtime's _c2t_run_kernel, which steps
   // Triton's num_stages down when cuTile's tile sizes overflow shared memory
   // at the default pipelining depth (runtime.cpp says why).
@@ -365,6 +377,10 @@ std::string launcher_source(const lower::LoweredKernel& k) {
   for (auto& l : lines) out += "        " + l + ",\n";
   if (!use_tma.empty()) out += "        " + k.tma_flag + "=" + use_tma + ",\n";
   out += "        **" + options + ",\n";
+  // Where the default pointer path was asked for but descriptors would fit: the flag's name, which
+  // _c2t_run_kernel sets where the tuning search timed that faster (and removes before Triton).
+  if (!use_tma.empty())
+    out += "        **({\"_c2t_tma\": \"" + k.tma_flag + "\"} if " + fits + " and not " + use_tma + " else {}),\n";
   out += "    )\n";
   return out;
 }

@@ -18,14 +18,15 @@ import threading as _c2t_threading
 # Pipeline stages that fit in shared memory: {kernel: {specialization: num_stages or None}}.
 _c2t_fitting_stages = {}
 # Launch options the tuning search chose (_c2t_exhaustive_search): {kernel: {specialization and
-# scalar arguments: {"num_stages": n, "num_warps": w}, those it changed from the launch's own}}.
+# scalar arguments: {"num_stages": n, "num_warps": w, "tma": True}, those it changed from the
+# launch's own}}; "tma": the kernel's TMA descriptor path where the launch's tensors allow it.
 _c2t_tuned_options = {}
 _c2t_constexpr_positions = {}  # kernel -> indices of its constexpr parameters
 # While _c2t_exhaustive_search times a config: {thread id: probe}, a set to which each of that
 # thread's launches adds its (kernel, _c2t_stages_key(..., scalars=True)), and whose `warps` gets
 # the num_warps each launch chose before the probe's `options` (what the search tries) replaced
-# them; they go through kernel[grid] (no reuse, no earlier search's choice). Changed under
-# _c2t_probe_lock.
+# them, `tma` whether its tensors allow TMA descriptors; they go through kernel[grid] (no reuse, no
+# earlier search's choice). Changed under _c2t_probe_lock.
 _c2t_stage_probe = None
 _c2t_probe_lock = _c2t_threading.Lock()
 
@@ -205,13 +206,20 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
     reuse its compiled kernel directly (_c2t_compiled_slot, _c2t_launch_entry); while the
     arguments keep the last launch's specialization and options, natively in one call
     (_c2t_run_native), without Triton's binder. Specializations the tuning search timed at other
-    stages or warps launch with its choice (_c2t_tuned_options)."""
+    stages, warps or TMA descriptors launch with its choice (_c2t_tuned_options).
+    A launcher passes _c2t_tma (its kernel's TMA flag, e.g. "USE_TMA") where the pointer path was
+    asked for by default but the tensors allow descriptors: the search may time them, or has."""
+    tma = kwargs.pop("_c2t_tma", None)
     probe = _c2t_stage_probe.get(_c2t_threading.get_ident()) if _c2t_stage_probe else None
     if probe is not None:
         probe.add((kernel, _c2t_stages_key(kernel, args, kwargs, scalars=True)))
         warps = kwargs.get("num_warps")
         getattr(probe, "warps", set()).add(warps if _c2t_is_rule_warps(warps) else None)  # None: the caller's
-        kwargs = {**kwargs, **getattr(probe, "options", {})}
+        getattr(probe, "tma", set()).add(tma is not None)
+        options = getattr(probe, "options", {})
+        kwargs = {**kwargs, **{k: v for k, v in options.items() if k != "tma"}}
+        if tma and options.get("tma"):
+            kwargs[tma] = True
     if "num_stages" in kwargs:  # the caller's stages bound the prefetching loops' too
         kwargs = _c2t_with_stages(kernel, args, kwargs, kwargs["num_stages"])
     if probe is not None:  # timed as asked: neither reused nor at an earlier search's choice
@@ -225,7 +233,7 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
         # The search's choices hold per shape (scalar arguments), which the reused launches below do
         # not see: Triton's own cache, whose key holds the launch options, picks the compiled kernel
         # (and such a kernel never gets a native launch, _c2t_fast, which its search removed).
-        return _c2t_run_kernel_jit(kernel, grid, args, kwargs)
+        return _c2t_run_kernel_jit(kernel, grid, args, kwargs, tma=tma)
     compiled = _c2t_run_native(kernel, grid, args, kwargs)
     if compiled is not None:
         return compiled
@@ -263,9 +271,10 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
     return result
 
 
-def _c2t_run_kernel_jit(kernel, grid, args, kwargs, tuned=True):
-    """_c2t_run_kernel through kernel[grid]: the tuning search's stages and warps, the shared-memory
-    retry, and the stages of a kernel with a cuTile occupancy (_c2t_occupancy_start)."""
+def _c2t_run_kernel_jit(kernel, grid, args, kwargs, tuned=True, tma=None):
+    """_c2t_run_kernel through kernel[grid]: the tuning search's stages, warps and TMA descriptors
+    (tma: the kernel's TMA flag where the launch's tensors allow them), the shared-memory retry, and
+    the stages of a kernel with a cuTile occupancy (_c2t_occupancy_start)."""
     rule = _c2t_is_rule_warps(kwargs.get("num_warps"))
     if rule:  # Triton gets a plain int
         kwargs = {**kwargs, "num_warps": int(kwargs["num_warps"])}
@@ -273,9 +282,12 @@ def _c2t_run_kernel_jit(kernel, grid, args, kwargs, tuned=True):
     if tuned and "num_stages" not in kwargs:
         chosen = tuned.get(_c2t_stages_key(kernel, args, kwargs, scalars=True))
         # Warps the search chose replace only the rule's (a caller's own warps stay, and so does the
-        # rest of a choice timed at other warps).
-        if chosen and ("num_warps" not in chosen or rule):
-            at = {**kwargs, **{k: v for k, v in chosen.items() if k != "num_stages"}}
+        # rest of a choice timed at other warps); a choice timed with descriptors holds only where
+        # this launch's tensors allow them.
+        if chosen and ("num_warps" not in chosen or rule) and (tma or not chosen.get("tma")):
+            at = {**kwargs, **{k: v for k, v in chosen.items() if k not in ("num_stages", "tma")}}
+            if chosen.get("tma"):
+                at[tma] = True
             if "num_stages" in chosen:
                 at = _c2t_with_stages(kernel, args, at, chosen["num_stages"])
             try:
@@ -493,6 +505,13 @@ _C2T_STAGE_CONFIGS = 3    # at most this many (a compile each: TileGym's mhc sea
 # 176-186 TFLOPS at 8 warps and 215-228 at 16 (fp16: 8 was faster); 128x128 tiles at 4 warps lost
 # at 8 in both dtypes (cutile2triton's BENCHMARKS.md, "CTA clusters as per-program tiles").
 _C2T_SEARCH_WARPS = {8: 16}
+# TMA descriptors are timed for configs of at least this many microseconds of device time only. A
+# launch with a choice the search made runs through Triton's binder instead of the native reuse, and
+# with descriptors also checks them and allocates their scratch: ~30 us of host time, which the
+# search's CUDA-graph timing does not see. On the H200, TileGym's bmm at 2 x 1024^3 (13 us) chose
+# descriptors and ran 95 TFLOPS per call instead of 281; matmul at 16384^3 (13-38 ms) gained 5-22%
+# (cutile2triton's BENCHMARKS.md, "The warps phase on the GPU").
+_C2T_TMA_MIN_US = 100.0
 
 
 def _c2t_device_ms(fn):
@@ -514,6 +533,7 @@ class _C2TMeasurement:
     def __init__(self, config, mean_us):
         self.config, self.mean_us, self.num_samples, self.error_margin_us = config, mean_us, 1, 0.0
         self.num_stages = self.num_warps = None  # None: the launch's own (Triton's default stages)
+        self.tma = False  # True: the kernel's TMA descriptor path, where the default was the pointer path
 
 
 class _C2TTuningResult:
@@ -524,12 +544,13 @@ class _C2TTuningResult:
 class _C2TProbe(set):
     """One timed run's launches: (kernel, specialization) pairs; `warps`, the num_warps the
     launcher's rule chose for them (None for a caller's own); `stages`, the stages the shared-memory
-    retry stepped down to (None: as asked);
-    `options`, the launch options the search tries on them (_c2t_run_kernel)."""
+    retry stepped down to (None: as asked); `tma`, whether each launch's tensors allow the TMA
+    descriptor path its launcher did not take by default; `options`, the launch options the search
+    tries on them (_c2t_run_kernel; "tma": descriptors where allowed)."""
 
     def __init__(self, options=None):
         super().__init__()
-        self.options, self.warps, self.stages = dict(options or {}), set(), set()
+        self.options, self.warps, self.stages, self.tma = dict(options or {}), set(), set(), set()
 
 
 class _C2TRun:
@@ -636,7 +657,11 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
     within _C2T_STAGE_MARGIN of the fastest (at most _C2T_STAGE_CONFIGS of them: each costs a
     compile) are timed again: at _C2T_SEARCH_STAGES if the kernel has a loop Triton
     software-pipelines (the converter's mark _c2t_pipelined), then, for a kernel with matrix products
-    whose warps the hints leave to the rule (_c2t_dot_tiles), at _C2T_SEARCH_WARPS. The winner's
+    whose warps the hints leave to the rule (_c2t_dot_tiles), at _C2T_SEARCH_WARPS, then, where the
+    launcher took its default pointer path but every tensor allows TMA descriptors and the config runs
+    at least _C2T_TMA_MIN_US, with descriptors (at the warps chosen, and at _C2T_SEARCH_WARPS too where the rule's were kept: TileGym's fp8
+    matmul at 256x128x64 on the H200 ran 190-199 TFLOPS through pointers at 8 warps and 160 at 16,
+    but 215-228 with descriptors at 16; BENCHMARKS.md, "The warps phase on the GPU"). The winner's
     choices are kept for the launches it timed (_c2t_tuned_options of the launcher's module: kernel
     objects cross modules), which later launches of the same kernel, constexprs, dtypes, options
     and other non-tensor arguments use. Measured on the H200: TileGym's matmul 128x128x32 at 1024^3
@@ -708,7 +733,7 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
                       warps=probing and bool(getattr(k._pyfunc, "_c2t_dot_tiles", None))
                       and "num_worker_warps" not in k.hints)
         try:
-            us, run.probe = timed(run, {}, run.pipelined or run.warps)
+            us, run.probe = timed(run, {}, probing)  # every launch recorded: other options may be timed
         except Exception as e:  # a config that does not compile or run is recorded, as in cuTile
             failures.append((cfg, type(e), str(e)))
             continue
@@ -735,17 +760,32 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
     for m in close:  # more pipeline stages
         if runs[id(m)].pipelined and faster(m, {"num_stages": _C2T_SEARCH_STAGES}):
             m.num_stages = _C2T_SEARCH_STAGES
-    for m in close:  # more warps, at the stages chosen
+    def adopt(m, options):  # m timed again with `options` on top of its choices so far: faster? kept
+        run = runs[id(m)]
+        now = {**({} if m.num_warps is None else {"num_warps": m.num_warps}), **({"tma": True} if m.tma else {})}
+        if not faster(m, {} if m.num_stages is None else {"num_stages": m.num_stages}, {**now, **options}):
+            return False
+        m.num_warps, m.tma = options.get("num_warps", m.num_warps), options.get("tma", m.tma)
+        stepped = run.probe.stages
+        if m.num_stages is None and len(stepped) == 1 and None not in stepped:
+            m.num_stages = next(iter(stepped))  # where the shared-memory retry stepped down
+        return True
+
+    for m in close:  # more warps, at the stages chosen; then TMA descriptors, at the warps chosen
         run = runs[id(m)]
         rule = run.probe.warps if run.warps else {None}  # the warps the launcher's rule chose (None: not the rule)
         more = _C2T_SEARCH_WARPS.get(next(iter(rule))) if len(rule) == 1 and None not in rule else None
-        if more and faster(m, {} if m.num_stages is None else {"num_stages": m.num_stages}, {"num_warps": more}):
-            m.num_warps = more
-            stepped = run.probe.stages
-            if m.num_stages is None and len(stepped) == 1 and None not in stepped:
-                m.num_stages = next(iter(stepped))  # where the shared-memory retry stepped down
+        if more:
+            adopt(m, {"num_warps": more})
+        # Every launch's tensors allow the TMA descriptors its launcher did not take by default.
+        if run.probe is not None and run.probe.tma == {True} and m.mean_us >= _C2T_TMA_MIN_US:
+            # With descriptors the warps balance differs: where the rule's warps were kept, both counts.
+            adopt(m, {"tma": True})
+            if more and m.num_warps is None:
+                adopt(m, {"tma": True, "num_warps": more})
     best = min(successes, key=lambda m: m.mean_us)
-    chosen = {k: v for k, v in (("num_stages", best.num_stages), ("num_warps", best.num_warps)) if v is not None}
+    chosen = {k: v for k, v in (("num_stages", best.num_stages), ("num_warps", best.num_warps),
+                                ("tma", best.tma or None)) if v is not None}
     table = runs[id(best)].runtime.get("_c2t_tuned_options", {})
     for kern, key in runs[id(best)].probe or ():
         if chosen:

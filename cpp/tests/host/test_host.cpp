@@ -379,9 +379,11 @@ TEST(Runtime, RunKernelRetriesFewerStagesOnlyForSharedMemory) {
   std::string search = runtime_source(tune);
   EXPECT_TRUE(has(search, "faster(m, {\"num_stages\": _C2T_SEARCH_STAGES})")) << search;
   EXPECT_TRUE(has(rt, "at = _c2t_with_stages(kernel, args, at, chosen[\"num_stages\"])")) << rt;
-  // ... and at more warps for kernels with matrix products (tests/test_cluster_share_search.py).
-  EXPECT_TRUE(has(search, "faster(m, {} if m.num_stages is None else {\"num_stages\": m.num_stages}, "
-                          "{\"num_warps\": more})")) << search;
+  // ... at more warps for kernels with matrix products (tests/test_cluster_share_search.py), and
+  // with TMA descriptors where the launch's tensors allow them (tests/test_tma_search.py).
+  EXPECT_TRUE(has(search, "            adopt(m, {\"num_warps\": more})")) << search;
+  EXPECT_TRUE(has(search, "        if run.probe is not None and run.probe.tma == {True} and m.mean_us >= _C2T_TMA_MIN_US:")) << search;
+  EXPECT_TRUE(has(rt, "        if tma and options.get(\"tma\"):\n            kwargs[tma] = True")) << rt;
   EXPECT_TRUE(has(search, "def _c2t_cluster_shares(cfg, fn, grid_fn, args_fn, hints_fn):")) << search;
   // Launches of a specialization that launched before reuse its compiled kernel
   // (tests/test_launch_reuse.py runs this with a fake JITFunction).

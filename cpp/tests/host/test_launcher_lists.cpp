@@ -157,5 +157,30 @@ TEST(LauncherLists, NativeReuseTakesTheLaunchersArguments) {
   }
 }
 
+// The default pointer path checks the descriptor preconditions only while a tuning search times the
+// kernel or has chosen options for it, and then tells _c2t_run_kernel its flag's name (the search
+// may take descriptors there: runtime kTune, tests/test_tma_search.py). The local's name steps
+// aside for a kernel parameter of that name.
+TEST(LauncherLists, DefaultPointerPathOffersTheDescriptorPathToTheSearch) {
+  std::string t = launcher_of(
+      "import cuda.tile as ct\n"
+      "@ct.kernel\ndef k(x, out, T: ct.Constant[int]):\n"
+      "    ct.store(out, index=(0, 0), tile=ct.load(x, index=(0, 0), shape=(T, T)))\n");
+  ASSERT_FALSE(t.empty());
+  EXPECT_TRUE(has(t, "    use_tma_fits = use_tma is None or (use_tma is False and (_c2t_stage_probe is not None or "
+                     "k in _c2t_tuned_options))\n    if use_tma_fits:")) << t;
+  EXPECT_TRUE(has(t, "        if use_tma is None:\n            use_tma = use_tma_fits\n    if use_tma or use_tma_fits:\n"))
+      << t;
+  EXPECT_TRUE(has(t, "        USE_TMA=use_tma,\n        **options,\n"
+                     "        **({\"_c2t_tma\": \"USE_TMA\"} if use_tma_fits and not use_tma else {}),\n    )\n")) << t;
+  std::string u = launcher_of(
+      "import cuda.tile as ct\n"
+      "@ct.kernel\ndef k(use_tma_fits, out, T: ct.Constant[int]):\n"
+      "    ct.store(out, index=(0, 0), tile=ct.load(use_tma_fits, index=(0, 0), shape=(T, T)))\n");
+  ASSERT_FALSE(u.empty());
+  EXPECT_TRUE(has(u, "    use_tma_fits_ = use_tma is None or")) << u;
+  EXPECT_TRUE(has(u, "for t, inner, nan in ((use_tma_fits, T, False), (out, T, False))")) << u;
+}
+
 }  // namespace
 }  // namespace c2t::host

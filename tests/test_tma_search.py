@@ -1,0 +1,160 @@
+"""TMA descriptors in the tuning search (runtime: _c2t_exhaustive_search, _c2t_run_kernel; launcher:
+the `_fits` check).
+
+A converted launcher takes its kernel's pointer path by default (use_tma=False): descriptors were
+slower for most kernels on the H200. But not for all: TileGym's fp8 matmul at 256x128x64 ran 190-199
+TFLOPS through pointers at 8 warps and 160 at 16, and 215-228 with descriptors at 16 (BENCHMARKS.md,
+"The warps phase on the GPU"). So the search also times the configs close to the fastest with
+descriptors, where every tensor of the launch allows them (the launcher's own check: 16-byte aligned
+base and strides...), and keeps them for that launch's shape; a later launch of the same shape whose
+tensors do not allow them takes the pointer path as if untuned. Here the device check and the timer
+are faked (each timed run priced by its tile, stages, warps and path), tensors claim to be on CUDA
+so that the launcher's alignment check decides, and the kernel runs in Triton's interpreter (both
+paths), checked against torch on sizes that are not multiples of the tiles.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from c2t_interp import assert_close
+from test_cluster_share_search import SRC, PricedKernel
+from test_stage_search import load_for_search
+from test_tma_interpreter import _FakeCuda
+
+import torch  # noqa: E402  (after c2t_interp set TRITON_INTERPRET)
+
+
+class PathPricedKernel(PricedKernel):
+    """PricedKernel whose attempts and prices also hold the launch's path (USE_TMA)."""
+
+    def __getitem__(self, grid):
+        run = super().__getitem__(grid)
+
+        def launch(*args, **kwargs):
+            result = run(*args, **kwargs)
+            self.attempts[-1] = (*self.attempts[-1], kwargs.get("USE_TMA"))
+            return result
+
+        return launch
+
+
+def cuda_like(t):
+    return t.as_subclass(_FakeCuda)
+
+
+@pytest.fixture
+def mod(tmp_path, monkeypatch):
+    empty = lambda *a, **k: cuda_like(torch.empty(*a, **k))  # the host code's output: "on CUDA" too
+    code, m = load_for_search(SRC, "tma_search", tmp_path, monkeypatch, empty=empty, float32=torch.float32)
+    m.timed = []
+
+    def device_ms(fn):
+        m.mm_kernel.attempts.clear()
+        fn()
+        attempt = m.mm_kernel.attempts[-1]
+        m.timed.append(attempt)
+        return m.mm_kernel.cost.get(attempt, 10.0)
+
+    m._c2t_device_ms = device_ms
+    return code, m
+
+
+def _ab(M=300, N=200, K=72):
+    # K = 72 fp32: 288-byte rows of a, a multiple of 16 (descriptors allowed); N = 200: 800-byte rows.
+    g = torch.Generator().manual_seed(M * N + K)
+    return torch.randn((M, K), generator=g), torch.randn((K, N), generator=g)
+
+
+# (TM, TN, num_stages, num_warps, USE_TMA) -> ms. 256x128 is the rows share of the 512x128 2-CTA config;
+# the rule gives it 8 warps. Through pointers 16 warps lose; with descriptors they win.
+COST = {(128, 128, None, 4, False): 2.0, (512, 128, None, 8, False): 9.0, (512, 64, None, 8, False): 9.0,
+        (256, 128, None, 8, False): 1.9, (256, 128, None, 16, False): 2.5,
+        (256, 128, None, 8, True): 2.0, (256, 128, None, 16, True): 1.5}
+
+
+def test_descriptors_are_timed_where_the_tensors_allow_them_and_kept(mod):
+    _, m = mod
+    m.mm_kernel = PathPricedKernel(m.mm_kernel, COST)
+    a, b = _ab()
+    assert_close(m.matmul(cuda_like(a), cuda_like(b)), a @ b, dtype=torch.float32)
+    # The listed configs and the shares through pointers, then the close ones (1.9, 2.0) at 4 stages;
+    # then the share at 16 warps (slower), with descriptors at the rule's 8 (slower), and at 16 (kept).
+    assert m.timed[:4] == [(128, 128, None, 4, False), (512, 128, None, 8, False), (256, 128, None, 8, False),
+                           (512, 64, None, 8, False)], m.timed
+    assert m.timed[6:] == [(256, 128, None, 16, False), (256, 128, None, 8, True), (256, 128, None, 16, True),
+                           (128, 128, None, 4, True)], m.timed
+    m.mm_kernel.attempts.clear()
+    assert_close(m.matmul(cuda_like(a), cuda_like(b)), a @ b, dtype=torch.float32)  # the cached choice
+    assert m.mm_kernel.attempts == [(256, 128, None, 16, True)], "descriptors at 16 warps kept for the op's launches"
+
+
+def test_no_descriptors_where_a_tensor_does_not_allow_them(mod):
+    _, m = mod
+    m.mm_kernel = PathPricedKernel(m.mm_kernel, COST)
+    a, b = _ab(K=70)  # 280-byte rows of a: not a multiple of 16
+    assert_close(m.matmul(cuda_like(a), cuda_like(b)), a @ b, dtype=torch.float32)
+    assert all(t[-1] is False for t in m.timed), m.timed
+    m.mm_kernel.attempts.clear()
+    m.matmul(cuda_like(a), cuda_like(b))
+    assert m.mm_kernel.attempts == [(256, 128, None, 8, False)]
+
+
+def test_host_tensors_are_never_timed_with_descriptors(mod):
+    _, m = mod
+    m.mm_kernel = PathPricedKernel(m.mm_kernel, COST)
+    m.torch.empty = torch.empty  # the output a plain CPU tensor
+    a, b = _ab()
+    assert_close(m.matmul(a, b), a @ b, dtype=torch.float32)
+    assert all(t[-1] is False for t in m.timed), m.timed
+
+
+def test_a_descriptor_choice_holds_only_where_the_launch_allows_it(mod):
+    _, m = mod
+    m.mm_kernel = PathPricedKernel(m.mm_kernel, COST)
+    a, b = _ab()
+    m.matmul(cuda_like(a), cuda_like(b))
+    # The same shape, strides and dtypes (the choice's key), but a's base 4 bytes past a 16-byte boundary.
+    storage = torch.empty(300 * 72 + 1)
+    shifted = storage[1:].view(300, 72)
+    shifted.copy_(a)
+    assert shifted.data_ptr() % 16 != 0
+    c = cuda_like(torch.empty(300, 200))
+    m.mm_kernel.attempts.clear()
+    m.launch_mm_kernel((2, 2, 1), cuda_like(shifted), cuda_like(b), c, 256, 128, 32)
+    assert m.mm_kernel.attempts == [(256, 128, None, 8, False)], "pointers, at the rule's warps: as untuned"
+    assert_close(c, a @ b, dtype=torch.float32)
+    # An explicit use_tma=False of an aligned launch is the default too: the choice applies.
+    m.mm_kernel.attempts.clear()
+    m.launch_mm_kernel((2, 2, 1), cuda_like(a), cuda_like(b), c, 256, 128, 32, use_tma=False)
+    assert m.mm_kernel.attempts == [(256, 128, None, 16, True)]
+    assert_close(c, a @ b, dtype=torch.float32)
+
+
+def test_the_launcher_passes_the_flag_only_for_its_default_path(mod):
+    code, m = mod
+    assert "**({\"_c2t_tma\": \"USE_TMA\"} if use_tma_fits and not use_tma else {})" in code, code
+    seen = []
+    real = m._c2t_run_kernel
+    m._c2t_run_kernel = lambda kernel, grid, *args, **kw: (seen.append(kw.get("_c2t_tma")),
+                                                           real(kernel, grid, *args, **kw))[1]
+    a, b = _ab()
+    c = cuda_like(torch.empty(300, 200))
+    for use_tma in (False, None, True):  # no search has run: no check for the default
+        m.launch_mm_kernel((3, 2, 1), cuda_like(a), cuda_like(b), c, 128, 128, 32, use_tma=use_tma)
+        assert_close(c, a @ b, dtype=torch.float32)
+    assert seen == [None, None, None]
+
+
+def test_short_kernels_are_not_timed_with_descriptors(mod):
+    # Below _C2T_TMA_MIN_US a choice's host cost (no native reuse, the descriptors' check and scratch)
+    # outweighs what descriptors save on the device: the launch stays on its default path.
+    _, m = mod
+    m.mm_kernel = PathPricedKernel(m.mm_kernel, {k: v / 100 for k, v in COST.items()})  # 15-90 us
+    assert m._C2T_TMA_MIN_US == 100.0
+    a, b = _ab()
+    assert_close(m.matmul(cuda_like(a), cuda_like(b)), a @ b, dtype=torch.float32)
+    assert all(t[-1] is False for t in m.timed), m.timed
+    m.mm_kernel.attempts.clear()
+    m.matmul(cuda_like(a), cuda_like(b))
+    assert m.mm_kernel.attempts == [(256, 128, None, 8, False)]
