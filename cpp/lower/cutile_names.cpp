@@ -26,6 +26,11 @@ constexpr std::array<std::string_view, 144> kNames = {
     "where", "zeros", "zeros_like", "full_like", "ones_like", "tile", "tune"};
 }  // namespace
 
+const std::vector<std::string_view>& cutile_public_names() {
+  static const std::vector<std::string_view> names(kNames.begin(), kNames.end());
+  return names;
+}
+
 bool is_cutile_public_name(std::string_view name) {
   // The table is small; a linear scan keeps it free of ordering mistakes.
   return std::find(kNames.begin(), kNames.end(), name) != kNames.end();

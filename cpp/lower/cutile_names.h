@@ -6,10 +6,14 @@
 #pragma once
 
 #include <string_view>
+#include <vector>
 
 namespace c2t::lower {
 
 /// True if `name` (without the "ct." prefix) is a public cuda.tile name.
 bool is_cutile_public_name(std::string_view name);
+
+/// Every public cuda.tile name (for "did you mean" suggestions).
+const std::vector<std::string_view>& cutile_public_names();
 
 }  // namespace c2t::lower

@@ -7,6 +7,7 @@
 #include "lower/module_lowering.h"
 #include "lower/op_registry.h"
 #include "lower/ops_common.h"
+#include "support/suggest.h"
 #include "sema/ast_util.h"
 
 namespace c2t::lower {
@@ -408,7 +409,8 @@ LVal Lowerer::eval_call(const Node* e) {
       unsupported(e, "ct." + q,
                   is_cutile_public_name(q)
                       ? "ct." + q + " is a cuTile operation that cutile2triton does not support yet"
-                      : "ct." + q + " is not a cuTile operation (cuda.tile has no such name)");
+                      : "ct." + q + " is not a cuTile operation (cuda.tile has no such name)" +
+                            did_you_mean(q, cutile_public_names(), "ct."));
       return {};
     }
     OpCall c(*this, e, q);
@@ -532,7 +534,8 @@ LVal Lowerer::eval_builtin_call(const std::string& fn, const Node* call) {
     error(call, "range() can only be used as the iterable of a for loop in tile code");
     return {};
   }
-  unsupported(call, fn, "builtin " + fn + "() is not supported in tile code");
+  unsupported(call, fn, "builtin " + fn + "() is not supported in tile code" +
+                            std::string(fn == "print" ? " (ct.printf prints from a kernel)" : ""));
   return {};
 }
 

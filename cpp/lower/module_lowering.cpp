@@ -6,6 +6,7 @@
 
 #include "lower/lambda_lift.h"
 #include "lower/prelude.h"
+#include "support/suggest.h"
 #include "sema/ast_util.h"
 
 namespace c2t::lower {
@@ -283,7 +284,10 @@ LVal Lowerer::call_helper(const Node* call_node, const Node* def) {
     for (size_t j = 0; j < params.size(); ++j)
       if (params[j]->str("arg") == k) idx = j;
     if (idx == params.size()) {
-      error(kw, "'" + fname + "' got an unexpected keyword argument '" + k + "'");
+      std::vector<std::string> names;
+      for (auto* p : params) names.emplace_back(p->str("arg"));
+      error(kw, "'" + fname + "' got an unexpected keyword argument '" + k + "'" +
+                    did_you_mean(k, std::vector<std::string_view>(names.begin(), names.end()), "", "'"));
       return {};
     }
     LVal v = eval(kw->child("value"));

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "lower/lowerer.h"
+#include "support/suggest.h"
 #include "sema/ast_util.h"
 
 namespace c2t::lower {
@@ -118,7 +119,11 @@ bool bind_call(OpCall& c, const OpEntry& entry, const syntax::Node* call, const 
     bool found = false;
     for (auto& p : entry.params) found = found || (p.name == k && !p.varargs);
     if (!found) {
-      c.L.error(kw->child("value"), shown + "() got an unexpected keyword argument '" + k + "'");
+      std::vector<std::string_view> names;
+      for (auto& p : entry.params)
+        if (!p.varargs) names.push_back(p.name);
+      c.L.error(kw->child("value"), shown + "() got an unexpected keyword argument '" + k + "'" +
+                                        did_you_mean(k, names, "", "'"));
       ok = false;
       continue;
     }

@@ -62,6 +62,26 @@ TEST(Convert, ErrorsHavePositionsCaretAndNoCode) {
       << r.rendered;
 }
 
+// Misspelt names get CPython-style suggestions; print() points to ct.printf.
+TEST(Convert, RejectedNamesSuggestTheClosestOne) {
+  auto check = [](const std::string& body, const std::string& message) {
+    std::string src = "import cuda.tile as ct\n\n\n@ct.kernel\ndef k(x, T: ct.Constant[int]):\n"
+                      "    t = ct.load(x, index=(0,), shape=(T,))\n" + body;
+    auto r = convert_source(src, "bad.py");
+    EXPECT_FALSE(r.ok) << body;
+    EXPECT_NE(r.rendered.find(message), std::string::npos) << r.rendered;
+  };
+  check("    u = ct.expp(t)\n", "error: ct.expp is not a cuTile operation (cuda.tile has no such name); did you mean ct.exp?\n");
+  check("    u = ct.sum(t, axs=0)\n", "ct.sum() got an unexpected keyword argument 'axs'; did you mean 'axis'?\n");
+  check("    print(t)\n", "builtin print() is not supported in tile code (ct.printf prints from a kernel)\n");
+  std::string helper = "import cuda.tile as ct\n\n\ndef scale(v, factor):\n    return v * factor\n\n\n@ct.kernel\n"
+                       "def k(x, T: ct.Constant[int]):\n    t = ct.load(x, index=(0,), shape=(T,))\n"
+                       "    ct.store(x, index=(0,), tile=scale(t, factr=2.0))\n";
+  auto r = convert_source(helper, "bad.py");
+  EXPECT_NE(r.rendered.find("'scale' got an unexpected keyword argument 'factr'; did you mean 'factor'?"),
+            std::string::npos) << r.rendered;
+}
+
 TEST(Convert, SyntaxErrorsAndNonCuTileModules) {
   auto bad = convert_source("def f(:\n", "s.py");
   EXPECT_FALSE(bad.ok);
