@@ -101,6 +101,18 @@ def test_num_warps_rule(mod):
     assert w(lambda: (), lambda: (0 * triton.cdiv(64, 0), 0)) == 4
 
 
+@pytest.mark.parametrize("tiles", [(64, 32, 96), (48, 32, 16), (64, 32, 0)])
+def test_a_tile_dimension_that_is_not_a_power_of_two_is_named(code, mod, tiles):
+    # cuTile requires powers of two, and so do Triton's block shapes, whose error comes from deep
+    # inside compilation without naming the parameter: the launcher checks its tile parameters.
+    assert '_c2t_check_tile_dims("bmm", ("TM", TM), ("TN", TN), ("TK", TK))' in code
+    a, b = dev(torch.randn(2, 40, 24)), dev(torch.randn(2, 24, 30))
+    bad = next(n for n, v in zip(("TM", "TN", "TK"), tiles) if v <= 0 or v & (v - 1))
+    with pytest.raises(ValueError, match=rf"kernel bmm: tile dimension {bad}=\d+ is not a power of two"):
+        mod.run_bmm(a, b, *tiles)
+    assert_close(mod.run_bmm(a, b, 64, 32, 16), a @ b, relaxed=True)  # powers of two: as before
+
+
 def test_launchers_choose_warps_from_launch_time_tile_sizes(code, mod):
     assert 'if "num_warps" not in options:' in code
     rec = Recorder()

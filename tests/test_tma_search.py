@@ -1,13 +1,14 @@
 """TMA descriptors in the tuning search (runtime: _c2t_exhaustive_search, _c2t_run_kernel; launcher:
 the `_fits` check).
 
-A converted launcher takes its kernel's pointer path by default (use_tma=False): descriptors were
+A converted launcher takes its kernel's pointer path by default (use_tma="tuned"): descriptors were
 slower for most kernels on the H200. But not for all: TileGym's fp8 matmul at 256x128x64 ran 190-199
 TFLOPS through pointers at 8 warps and 160 at 16, and 215-228 with descriptors at 16 (BENCHMARKS.md,
 "The warps phase on the GPU"). So the search also times the configs close to the fastest with
 descriptors, where every tensor of the launch allows them (the launcher's own check: 16-byte aligned
 base and strides...), and keeps them for that launch's shape; a later launch of the same shape whose
-tensors do not allow them takes the pointer path as if untuned. Here the device check and the timer
+tensors do not allow them takes the pointer path with what the search chose there, and an explicit
+use_tma=False always takes pointers. Here the device check and the timer
 are faked (each timed run priced by its tile, stages, warps and path), tensors claim to be on CUDA
 so that the launcher's alignment check decides, and the kernel runs in Triton's interpreter (both
 paths), checked against torch on sizes that are not multiples of the tiles.
@@ -124,10 +125,28 @@ def test_a_descriptor_choice_holds_only_where_the_launch_allows_it(mod):
     m.launch_mm_kernel((2, 2, 1), cuda_like(shifted), cuda_like(b), c, 256, 128, 32)
     assert m.mm_kernel.attempts == [(256, 128, None, 8, False)], "pointers, at the rule's warps: as untuned"
     assert_close(c, a @ b, dtype=torch.float32)
-    # An explicit use_tma=False of an aligned launch is the default too: the choice applies.
+    # The default ("tuned") of an aligned launch: the choice applies; an explicit use_tma=False: pointers.
     m.mm_kernel.attempts.clear()
+    m.launch_mm_kernel((2, 2, 1), cuda_like(a), cuda_like(b), c, 256, 128, 32, use_tma="tuned")
     m.launch_mm_kernel((2, 2, 1), cuda_like(a), cuda_like(b), c, 256, 128, 32, use_tma=False)
-    assert m.mm_kernel.attempts == [(256, 128, None, 16, True)]
+    assert m.mm_kernel.attempts == [(256, 128, None, 16, True), (256, 128, None, 8, False)]
+    assert_close(c, a @ b, dtype=torch.float32)
+
+
+def test_a_launch_without_descriptors_keeps_the_pointer_paths_choice(mod):
+    # Found by review: pointers at 16 warps won (1.7 < 1.9), then descriptors at 16 (1.5). A launch of
+    # the same shape whose tensors do not allow descriptors takes the pointer path's 16 warps.
+    _, m = mod
+    m.mm_kernel = PathPricedKernel(m.mm_kernel, {**COST, (256, 128, None, 16, False): 1.7})
+    a, b = _ab()
+    m.matmul(cuda_like(a), cuda_like(b))
+    shifted = torch.empty(300 * 72 + 1)[1:].view(300, 72)
+    shifted.copy_(a)
+    c = cuda_like(torch.empty(300, 200))
+    m.mm_kernel.attempts.clear()
+    m.launch_mm_kernel((2, 2, 1), cuda_like(shifted), cuda_like(b), c, 256, 128, 32)
+    m.launch_mm_kernel((2, 2, 1), cuda_like(a), cuda_like(b), c, 256, 128, 32)
+    assert m.mm_kernel.attempts == [(256, 128, None, 16, False), (256, 128, None, 16, True)]
     assert_close(c, a @ b, dtype=torch.float32)
 
 
@@ -140,10 +159,10 @@ def test_the_launcher_passes_the_flag_only_for_its_default_path(mod):
                                                            real(kernel, grid, *args, **kw))[1]
     a, b = _ab()
     c = cuda_like(torch.empty(300, 200))
-    for use_tma in (False, None, True):  # no search has run: no check for the default
+    for use_tma in ("tuned", False, None, True):  # no search has run: no check for the default
         m.launch_mm_kernel((3, 2, 1), cuda_like(a), cuda_like(b), c, 128, 128, 32, use_tma=use_tma)
         assert_close(c, a @ b, dtype=torch.float32)
-    assert seen == [None, None, None]
+    assert seen == [None, None, None, None]
 
 
 def test_short_kernels_are_not_timed_with_descriptors(mod):

@@ -15,10 +15,11 @@ namespace {
 
 // `if use_tma is None: use_tma = <checks>` plus the allocator device-side
 // descriptors need (triton_target.md §1.1), installed only when none is set.
-// The same checks run for the default use_tma=False while a tuning search
-// times the kernel or has chosen launch options for it: `fits` then tells
-// _c2t_run_kernel (keyword _c2t_tma, the flag's name) that this launch may take
-// the descriptor path the search timed faster (runtime.cpp, kTune).
+// The default use_tma="tuned" is the pointer path (use_tma=False), and the same
+// checks while a tuning search times the kernel or has chosen launch options for
+// it: `fits` then tells _c2t_run_kernel (keyword _c2t_tma, the flag's name) that
+// this launch may take the descriptor path the search timed faster (runtime.cpp,
+// kTune). An explicit use_tma=False is the pointer path whatever a search chose.
 std::string tma_check_source(const lower::LoweredKernel& k, const std::string& flag, const std::string& fits,
                              const std::string& kernel_fn, const std::map<std::string, std::string>& renamed) {
   std::string pairs;
@@ -34,9 +35,12 @@ std::string tma_check_source(const lower::LoweredKernel& k, const std::string& f
     if (pairs.find(p) == std::string::npos) pairs += p, ++n;
   }
   std::string o;
-  o += "    " + fits + " = " + flag + " is None or (" + flag + " is False and (_c2t_stage_probe is not None or " +
-       kernel_fn + " in _c2t_tuned_options))\n";
-  o += "    if " + fits + ":  # asked for, or the tuning search may time or has chosen it\n";
+  o += "    if " + flag + " == \"tuned\":  # pointers, or descriptors where a tuning search timed them faster\n";
+  o += "        " + flag + ", " + fits + " = False, _c2t_stage_probe is not None or " + kernel_fn +
+       " in _c2t_tuned_options\n";
+  o += "    else:\n";
+  o += "        " + fits + " = " + flag + " is None\n";
+  o += "    if " + fits + ":\n";
   o += "        # TMA descriptors need CUDA tensors, a 16-byte aligned base, non-last strides x element size\n"
        "        # multiples of 16, last stride 1 and an innermost block of at least 16 bytes (NaN padding:\n"
        "        # floating point only); a misaligned stride gives silently wrong data, so check them all.\n";
@@ -55,6 +59,27 @@ std::string tma_check_source(const lower::LoweredKernel& k, const std::string& f
   o += "            import torch\n";
   o += "            triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device=\"cuda\"))\n";
   return o;
+}
+
+// The constexpr parameters the kernel's tiles are shaped by (its footprints' dims), checked to be
+// powers of two before launching (runtime _c2t_check_tile_dims): a clear error naming the
+// parameter instead of Triton's from deep inside compilation. After the native reuse (a reused
+// specialization has the same constexpr values, already checked).
+std::string tile_dims_check_source(const lower::LoweredKernel& k, const std::map<std::string, std::string>& renamed,
+                                   const std::string& kernel) {
+  std::vector<std::string> names;  // in the kernel's parameter order
+  for (auto& p : k.params) {
+    bool shapes = false;
+    for (auto& f : k.footprints) shapes = shapes || std::find(f.dims.begin(), f.dims.end(), p.name) != f.dims.end();
+    if (shapes && p.kind == sema::ParamKind::Kind::Constexpr) names.push_back(p.name);
+  }
+  if (names.empty()) return "";
+  std::string pairs;
+  for (auto& n : names) {
+    auto r = renamed.find(n);
+    pairs += ", (\"" + n + "\", " + (r == renamed.end() ? n : r->second) + ")";
+  }
+  return "    _c2t_check_tile_dims(\"" + kernel + "\"" + pairs + ")\n";
 }
 
 // An array used with several ranks (sema ParamKind::ranks): the kernel takes
@@ -253,7 +278,7 @@ std::string launcher_source(const lower::LoweredKernel& k) {
   // only the local name changes.
   const std::set<std::string> reserved = {"grid", "options", kernel_fn, "torch", "triton", "tl", "_c2t_run_kernel",
                                           "_c2t_run_native", "all", "str", "len", "list", "isinstance", "ValueError",
-                                          "_allocation", "_c2t_stage_probe", "_c2t_tuned_options"};
+                                          "_allocation", "_c2t_stage_probe", "_c2t_tuned_options", "_c2t_check_tile_dims"};
   std::set<std::string> taken(reserved);
   std::map<std::string, std::string> renamed;
   for (auto& p : k.params) taken.insert(p.name);
@@ -329,7 +354,7 @@ std::string launcher_source(const lower::LoweredKernel& k) {
     }
   }
   // Kernels with a TMA descriptor path take a constexpr flag. By default
-  // (use_tma=False) the launcher takes the pointer path: on the H200 it was
+  // (use_tma="tuned", see tma_check_source) the launcher takes the pointer path: on the H200 it was
   // as fast or faster than the descriptor path for every benchmarked kernel
   // (BENCHMARKS.md, "TMA is not always faster"). use_tma=None asks for the
   // descriptor path wherever every described tensor meets the device-side
@@ -340,7 +365,7 @@ std::string launcher_source(const lower::LoweredKernel& k) {
     use_tma = "use_tma";
     while (use_tma == kernel_fn || taken.count(use_tma)) use_tma += "_";
     taken.insert(use_tma);
-    params += ", " + use_tma + "=False";
+    params += ", " + use_tma + "=\"tuned\"";
     fits = use_tma + "_fits";
     while (fits == kernel_fn || taken.count(fits)) fits += "_";
     taken.insert(fits);
@@ -348,7 +373,12 @@ std::string launcher_source(const lower::LoweredKernel& k) {
   // **options: Triton launch options (num_warps...) from cuTile hints, see runtime.h.
   std::string out = "def " + launcher_name(k) + "(" + params + ", **" + options + "):\n";
   out += "    \"\"\"Launches " + kernel_fn + " on `grid` with ct.launch's argument list; arrays are passed as\n"
-         "    pointer, shape and strides (in elements).\"\"\"\n";
+         "    pointer, shape and strides (in elements).";
+  if (!use_tma.empty())
+    out += "\n    " + use_tma + ": \"tuned\" (default) the pointer path, or TMA descriptors where a tuning search\n"
+           "    timed them faster for this shape; False pointers; True descriptors; None descriptors where\n"
+           "    every tensor allows them.";
+  out += "\"\"\"\n";
   // The launch's options first (they read no array). A kernel without a descriptor path accepts
   // use_tma= like the others (Triton rejects unknown options); warps from the tile sizes unless the
   // caller (or a num_worker_warps hint) chose them.
@@ -359,11 +389,12 @@ std::string launcher_source(const lower::LoweredKernel& k) {
     // TMA flag first), the arrays unexpanded; not with the TMA flag among the caller's options too
     // (the launch below raises: a keyword given twice).
     std::string kw = use_tma.empty() ? options : "{\"" + k.tma_flag + "\": False, **" + options + "}";
-    std::string guard = use_tma.empty() ? "" : use_tma + " is False and \"" + k.tma_flag + "\" not in " + options + " and ";
+    std::string guard = use_tma.empty() ? "" : use_tma + " in (False, \"tuned\") and \"" + k.tma_flag + "\" not in " + options + " and ";
     out += "    if " + guard + "_c2t_run_native(" + kernel_fn + ", " +
            grid + ", (" + native.args + (native.count == 1 ? "," : "") + "), " + kw + ", b\"" + native.codes +
            "\") is not None:\n        return  # reused natively: the same checks, in one call\n";
   }
+  out += tile_dims_check_source(k, renamed, k.info->name);
   if (needs_torch) out += "    import torch\n\n";
   out += prep;
   out += unpack_source(unpacked, launcher_name(k));

@@ -18,8 +18,9 @@ import threading as _c2t_threading
 # Pipeline stages that fit in shared memory: {kernel: {specialization: num_stages or None}}.
 _c2t_fitting_stages = {}
 # Launch options the tuning search chose (_c2t_exhaustive_search): {kernel: {specialization and
-# scalar arguments: {"num_stages": n, "num_warps": w, "tma": True}, those it changed from the
-# launch's own}}; "tma": the kernel's TMA descriptor path where the launch's tensors allow it.
+# scalar arguments: {"num_stages": n, "num_warps": w, "tma": True, "pointer": {...}}, those it
+# changed from the launch's own}}; "tma": the kernel's TMA descriptor path where the launch's
+# tensors allow it, "pointer": the stages and warps chosen on the pointer path, for those that do not.
 _c2t_tuned_options = {}
 _c2t_constexpr_positions = {}  # kernel -> indices of its constexpr parameters
 # While _c2t_exhaustive_search times a config: {thread id: probe}, a set to which each of that
@@ -195,6 +196,17 @@ def _c2t_run_native(kernel, grid, args, kwargs, expand=None):
     return None
 
 
+def _c2t_check_tile_dims(kernel, *dims):
+    """Raises ValueError naming the kernel and parameter for a tile dimension (a constexpr
+    parameter the kernel's tiles are shaped by: dims are (name, value) pairs) that is an int but
+    not a power of two. cuTile requires tile dimensions to be powers of two, and Triton's
+    tl.arange / block shapes do too, but fail deep inside compilation without saying which."""
+    for name, value in dims:
+        if type(value) is int and (value <= 0 or value & (value - 1)):
+            raise ValueError(f"kernel {kernel}: tile dimension {name}={value} is not a power of two "
+                             "(cuTile requires powers of two, and so do Triton's block shapes)")
+
+
 def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
     """kernel[grid](*args, **kwargs), with fewer software-pipeline stages if the kernel does not
     fit in shared memory. cuTile chooses a kernel's pipelining depth itself; Triton's default
@@ -281,11 +293,14 @@ def _c2t_run_kernel_jit(kernel, grid, args, kwargs, tuned=True, tma=None):
     tuned = tuned and _c2t_tuned_options.get(kernel)
     if tuned and "num_stages" not in kwargs:
         chosen = tuned.get(_c2t_stages_key(kernel, args, kwargs, scalars=True))
-        # Warps the search chose replace only the rule's (a caller's own warps stay, and so does the
-        # rest of a choice timed at other warps); a choice timed with descriptors holds only where
-        # this launch's tensors allow them.
-        if chosen and ("num_warps" not in chosen or rule) and (tma or not chosen.get("tma")):
-            at = {**kwargs, **{k: v for k, v in chosen.items() if k not in ("num_stages", "tma")}}
+        # A choice timed with descriptors holds only where this launch's tensors allow them; other
+        # launches take what the search chose on the pointer path ("pointer"). Warps the search chose
+        # replace only the rule's (a caller's own warps stay, and so does the rest of a choice timed
+        # at other warps).
+        if chosen and chosen.get("tma") and not tma:
+            chosen = chosen["pointer"]
+        if chosen and ("num_warps" not in chosen or rule):
+            at = {**kwargs, **{k: v for k, v in chosen.items() if k not in ("num_stages", "tma", "pointer")}}
             if chosen.get("tma"):
                 at[tma] = True
             if "num_stages" in chosen:
@@ -534,6 +549,7 @@ class _C2TMeasurement:
         self.config, self.mean_us, self.num_samples, self.error_margin_us = config, mean_us, 1, 0.0
         self.num_stages = self.num_warps = None  # None: the launch's own (Triton's default stages)
         self.tma = False  # True: the kernel's TMA descriptor path, where the default was the pointer path
+        self.pointer = None  # with tma: the choice on the pointer path, for launches that cannot take descriptors
 
 
 class _C2TTuningResult:
@@ -765,6 +781,8 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
         now = {**({} if m.num_warps is None else {"num_warps": m.num_warps}), **({"tma": True} if m.tma else {})}
         if not faster(m, {} if m.num_stages is None else {"num_stages": m.num_stages}, {**now, **options}):
             return False
+        if options.get("tma") and not m.tma:  # what the pointer path chose, for launches without descriptors
+            m.pointer = {k: v for k, v in (("num_stages", m.num_stages), ("num_warps", m.num_warps)) if v is not None}
         m.num_warps, m.tma = options.get("num_warps", m.num_warps), options.get("tma", m.tma)
         stepped = run.probe.stages
         if m.num_stages is None and len(stepped) == 1 and None not in stepped:
@@ -785,7 +803,8 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
                 adopt(m, {"tma": True, "num_warps": more})
     best = min(successes, key=lambda m: m.mean_us)
     chosen = {k: v for k, v in (("num_stages", best.num_stages), ("num_warps", best.num_warps),
-                                ("tma", best.tma or None)) if v is not None}
+                                ("tma", best.tma or None), ("pointer", best.pointer if best.tma else None))
+              if v is not None}
     table = runs[id(best)].runtime.get("_c2t_tuned_options", {})
     for kern, key in runs[id(best)].probe or ():
         if chosen:

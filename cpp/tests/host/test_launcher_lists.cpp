@@ -133,7 +133,7 @@ TEST(LauncherLists, NativeReuseTakesTheLaunchersArguments) {
       "    ct.store(out, index=(0, 0), tile=ct.load(x, index=(0, 0), shape=(T, T)))\n");
   ASSERT_FALSE(t.empty());
   // (The flag among the caller's options too: the launch itself raises, a keyword given twice.)
-  EXPECT_TRUE(has(t, "    if use_tma is False and \"USE_TMA\" not in options and _c2t_run_native(k, grid, (x, out, T), "
+  EXPECT_TRUE(has(t, "    if use_tma in (False, \"tuned\") and \"USE_TMA\" not in options and _c2t_run_native(k, grid, (x, out, T), "
                      "{\"USE_TMA\": False, **options}, b\"\\x02\\x02\\x00\") is not None:\n")) << t;
   // Parameters the launcher expands otherwise: no native call.
   for (const char* src : {
@@ -157,18 +157,20 @@ TEST(LauncherLists, NativeReuseTakesTheLaunchersArguments) {
   }
 }
 
-// The default pointer path checks the descriptor preconditions only while a tuning search times the
-// kernel or has chosen options for it, and then tells _c2t_run_kernel its flag's name (the search
-// may take descriptors there: runtime kTune, tests/test_tma_search.py). The local's name steps
-// aside for a kernel parameter of that name.
+// The default path (use_tma="tuned": pointers) checks the descriptor preconditions only while a
+// tuning search times the kernel or has chosen options for it, and then tells _c2t_run_kernel its
+// flag's name (the search may take descriptors there: runtime kTune, tests/test_tma_search.py); an
+// explicit use_tma=False never does. The local's name steps aside for a kernel parameter of that name.
 TEST(LauncherLists, DefaultPointerPathOffersTheDescriptorPathToTheSearch) {
   std::string t = launcher_of(
       "import cuda.tile as ct\n"
       "@ct.kernel\ndef k(x, out, T: ct.Constant[int]):\n"
       "    ct.store(out, index=(0, 0), tile=ct.load(x, index=(0, 0), shape=(T, T)))\n");
   ASSERT_FALSE(t.empty());
-  EXPECT_TRUE(has(t, "    use_tma_fits = use_tma is None or (use_tma is False and (_c2t_stage_probe is not None or "
-                     "k in _c2t_tuned_options))\n    if use_tma_fits:")) << t;
+  EXPECT_TRUE(has(t, "def launch_k(grid, x, out, T, use_tma=\"tuned\", **options):")) << t;
+  EXPECT_TRUE(has(t, "    if use_tma == \"tuned\":  # pointers, or descriptors where a tuning search timed them faster\n"
+                     "        use_tma, use_tma_fits = False, _c2t_stage_probe is not None or k in _c2t_tuned_options\n"
+                     "    else:\n        use_tma_fits = use_tma is None\n    if use_tma_fits:\n")) << t;
   EXPECT_TRUE(has(t, "        if use_tma is None:\n            use_tma = use_tma_fits\n    if use_tma or use_tma_fits:\n"))
       << t;
   EXPECT_TRUE(has(t, "        USE_TMA=use_tma,\n        **options,\n"
@@ -178,8 +180,25 @@ TEST(LauncherLists, DefaultPointerPathOffersTheDescriptorPathToTheSearch) {
       "@ct.kernel\ndef k(use_tma_fits, out, T: ct.Constant[int]):\n"
       "    ct.store(out, index=(0, 0), tile=ct.load(use_tma_fits, index=(0, 0), shape=(T, T)))\n");
   ASSERT_FALSE(u.empty());
-  EXPECT_TRUE(has(u, "    use_tma_fits_ = use_tma is None or")) << u;
+  EXPECT_TRUE(has(u, "        use_tma_fits_ = use_tma is None\n")) << u;
   EXPECT_TRUE(has(u, "for t, inner, nan in ((use_tma_fits, T, False), (out, T, False))")) << u;
+}
+
+// Tile dimensions given as constexpr parameters are checked to be powers of two before the launch
+// (after the native reuse), in the kernel's parameter order, under the launcher's local names.
+TEST(LauncherLists, TileDimensionParametersAreChecked) {
+  std::string t = launcher_of(
+      "import cuda.tile as ct\n"
+      "@ct.kernel\ndef k(x, out, grid: ct.Constant[int], T: ct.Constant[int], N: ct.Constant[int]):\n"
+      "    ct.store(out, index=(0, 0), tile=ct.load(x, index=(0, 0), shape=(T, grid)) * N)\n");
+  ASSERT_FALSE(t.empty());
+  EXPECT_TRUE(has(t, "    _c2t_check_tile_dims(\"k\", (\"grid\", grid_), (\"T\", T))\n")) << t;
+  EXPECT_LT(t.find("_c2t_run_native("), t.find("_c2t_check_tile_dims(")) << t;
+  std::string u = launcher_of(
+      "import cuda.tile as ct\n"
+      "@ct.kernel\ndef k(x, out):\n"
+      "    ct.store(out, index=(0,), tile=ct.load(x, index=(0,), shape=(16,)))\n");
+  EXPECT_FALSE(has(u, "_c2t_check_tile_dims")) << "literal shapes: checked when converting";
 }
 
 }  // namespace
