@@ -3,7 +3,7 @@
 Exit codes (as ruff and clang-format use them):
   0  success
   1  the input has errors (diagnostics were printed), --check found changes,
-     or an output file exists and differs (use --force)
+     or an output file exists, differs and is not an earlier output (use --force)
   2  usage or I/O error
 """
 
@@ -15,8 +15,8 @@ from typing import List, Optional
 
 from . import api
 from ._version import __version__
-from .convert import (CONVERTED, EXISTS, FAILED, SKIPPED, UNCHANGED, WOULD_CHANGE, UsageError, convert_path,
-                      unused_rank_options)
+from .convert import (CONVERTED, EXISTS, EXISTS_MESSAGE, FAILED, SKIPPED, UNCHANGED, WOULD_CHANGE, UsageError,
+                      convert_path, unused_rank_options)
 from .report import Progress, print_analysis, print_summary
 
 EXIT_OK, EXIT_DIAGNOSTICS, EXIT_USAGE = 0, 1, 2
@@ -93,7 +93,8 @@ def _cmd_convert(args: argparse.Namespace) -> int:
         if r.status == FAILED:
             rc = EXIT_USAGE if r.io_error else max(rc, EXIT_DIAGNOSTICS)
         elif r.status == EXISTS:
-            print(f"{r.output}: error: output exists and differs; use --force to overwrite", file=sys.stderr)
+            if args.json or not _many(args.paths):  # a folder run's summary rows show it (--json: the report)
+                print(f"{r.output}: error: {EXISTS_MESSAGE}", file=sys.stderr)
             rc = max(rc, EXIT_DIAGNOSTICS)
         elif r.status == WOULD_CHANGE:
             if args.diff:
@@ -186,7 +187,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"cutile2triton {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
-    ps = sub.add_parser("parse", help="parse Python files with the C++ parser (syntax check or AST dump)")
+    ps = sub.add_parser("parse", help="parse Python files with the C++ parser (syntax check or AST dump)",
+                        description="Parse Python files with cutile2triton's C++ parser: by default a syntax check "
+                        "(errors in file:line:col form, exit 1); --dump-ast prints the tree as Python's ast.dump "
+                        "would, for comparing with CPython.")
     ps.add_argument("files", nargs="+", metavar="FILE")
     ps.add_argument("--dump-ast", action="store_true", help="print the AST as ast.dump(..., include_attributes=True)")
     ps.add_argument("--no-attributes", action="store_true", help="omit positions from --dump-ast")
@@ -196,19 +200,24 @@ def build_parser() -> argparse.ArgumentParser:
     pc = sub.add_parser("convert", help="convert cuTile files or folders to Triton",
                         description="Convert cuTile files (folders: every *.py using cuda.tile) to Triton. "
                         "Output goes to the /cutile/ -> /triton/ mirror path unless -o, --out-dir or --stdout is given. "
-                        "Existing files are never overwritten without --force; writes are atomic.")
+                        "An existing output is replaced only if cutile2triton wrote it (its header), other files only "
+                        "with --force; writes are atomic.")
     pc.add_argument("paths", nargs="+", metavar="PATH")
     pc.add_argument("-o", "--output", metavar="FILE", help="output file (one input only; - for standard output)")
     pc.add_argument("--out-dir", metavar="DIR", help="write outputs under DIR, keeping relative paths")
     pc.add_argument("--stdout", action="store_true", help="print the converted code instead of writing files")
     pc.add_argument("--check", action="store_true", help="write nothing; exit 1 if any output would change")
     pc.add_argument("--diff", action="store_true", help="write nothing; print a unified diff of what would change")
-    pc.add_argument("--force", action="store_true", help="overwrite existing output files")
+    pc.add_argument("--force", action="store_true", help="also overwrite existing output files that cutile2triton did not write")
     pc.add_argument("--json", action="store_true", help="print a machine-readable report of every file and diagnostic")
     _add_compile_options(pc)
     pc.set_defaults(func=_cmd_convert)
 
-    pa = sub.add_parser("analyze", help="pre-flight report: kernels, loads/stores, TMA candidates, unsupported constructs")
+    pa = sub.add_parser("analyze", help="pre-flight report: kernels, loads/stores, TMA candidates, unsupported constructs",
+                        description="Pre-flight report of cuTile files or folders, without writing anything: each "
+                        "kernel's parameters and line, its 1-D and N-D loads and stores, gathers and scatters, TMA "
+                        "candidates and helpers, and every construct the converter rejects (as convert would report "
+                        "it). Exit 1 when a file would not convert.")
     pa.add_argument("paths", nargs="+", metavar="PATH")
     pa.add_argument("--json", action="store_true", help="machine-readable output")
     _add_compile_options(pa)
