@@ -141,7 +141,8 @@ LVal store_advanced_indexing(OpCall& c) {
   LVal& tile = c.arg("tile");
   if (!tile.ok()) return {};
   if (!ops::is_number_like(tile)) {
-    c.L.error(c.at("tile"), "ct.store_advanced_indexing stores a tile or a scalar");
+    c.L.error(c.at("tile"), "ct.store_advanced_indexing stores a tile or a scalar, not " + std::string(sema::describe_kind(tile.info.kind)) +
+                  (tile.info.kind == sema::VKind::None ? " (ct.printf and ct.store return None)" : ""));
     return {};
   }
   sema::Shape ts = ops::shape_of(tile);

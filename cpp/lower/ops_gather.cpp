@@ -181,7 +181,8 @@ LVal scatter(OpCall& c) {
   LVal& v = c.arg("value");
   if (!v.ok()) return {};
   if (!ops::is_number_like(v)) {
-    c.L.error(c.at("value"), "ct.scatter stores a tile or a scalar");
+    c.L.error(c.at("value"), "ct.scatter stores a tile or a scalar, not " + std::string(sema::describe_kind(v.info.kind)) +
+                  (v.info.kind == sema::VKind::None ? " (ct.printf and ct.store return None)" : ""));
     return {};
   }
   TExprPtr user = combine_user_mask(c, nullptr, ea->shape);

@@ -245,7 +245,8 @@ LVal store(OpCall& c) {
   LVal& tile = c.arg("tile");
   if (!index || !tile.ok()) return {};
   if (!ops::is_number_like(tile)) {
-    c.L.error(c.at("tile"), "ct.store stores a tile or a scalar");
+    c.L.error(c.at("tile"), "ct.store stores a tile or a scalar, not " + std::string(sema::describe_kind(tile.info.kind)) +
+                  (tile.info.kind == sema::VKind::None ? " (ct.printf and ct.store return None)" : ""));
     return {};
   }
   auto ord = order_arg(c, arr.rank);

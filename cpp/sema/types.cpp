@@ -78,4 +78,28 @@ bool broadcasts_to(const Shape& from, const Shape& to) {
   return true;
 }
 
+const char* describe_kind(VKind k) {
+  switch (k) {
+    case VKind::Unknown: return "a value of unknown kind";
+    case VKind::None: return "None";
+    case VKind::Constexpr: return "a compile-time constant";
+    case VKind::Scalar: return "a scalar";
+    case VKind::Tile: return "a tile";
+    case VKind::Array: return "an array";
+    case VKind::ArrayList: return "a list of arrays";
+    case VKind::DTypeV: return "a dtype";
+    case VKind::Tuple: return "a tuple";
+    case VKind::Enum: return "an enum member";
+    case VKind::CtFunc: return "a cuTile function";
+    case VKind::Method: return "a method";
+    case VKind::Module: return "a module";
+    case VKind::Function: return "a function";
+    case VKind::Builtin: return "a builtin";
+    case VKind::Slice: return "a ct.Slice";
+    case VKind::RawMemory: return "an array's raw memory";
+    case VKind::TiledView: return "a tiled view";
+  }
+  return "a value";
+}
+
 }  // namespace c2t::sema

@@ -132,6 +132,9 @@ struct ValueInfo {
 /// extent 1 or equal. Symbolic extents are taken as compatible (a valid
 /// program has them equal; Triton checks them when it compiles).
 bool broadcasts_to(const Shape& from, const Shape& to);
+
+/// What a value of kind `k` is, for diagnostics ("None", "an array", "a tuple", ...).
+const char* describe_kind(VKind k);
 std::optional<Shape> broadcast_shapes(const Shape& a, const Shape& b);
 
 }  // namespace c2t::sema

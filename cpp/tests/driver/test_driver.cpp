@@ -74,6 +74,10 @@ TEST(Convert, RejectedNamesSuggestTheClosestOne) {
   check("    u = ct.expp(t)\n", "error: ct.expp is not a cuTile operation (cuda.tile has no such name); did you mean ct.exp?\n");
   check("    u = ct.sum(t, axs=0)\n", "ct.sum() got an unexpected keyword argument 'axs'; did you mean 'axis'?\n");
   check("    print(t)\n", "builtin print() is not supported in tile code (ct.printf prints from a kernel)\n");
+  // What a store got instead of a tile.
+  check("    ct.store(x, index=(0,), tile=ct.printf(\"%f\", t))\n",
+        "error: ct.store stores a tile or a scalar, not None (ct.printf and ct.store return None)\n");
+  check("    ct.store(x, index=(0,), tile=x)\n", "error: ct.store stores a tile or a scalar, not an array\n");
   std::string helper = "import cuda.tile as ct\n\n\ndef scale(v, factor):\n    return v * factor\n\n\n@ct.kernel\n"
                        "def k(x, T: ct.Constant[int]):\n    t = ct.load(x, index=(0,), shape=(T,))\n"
                        "    ct.store(x, index=(0,), tile=scale(t, factr=2.0))\n";
