@@ -113,6 +113,35 @@ def test_a_tile_dimension_that_is_not_a_power_of_two_is_named(code, mod, tiles):
     assert_close(mod.run_bmm(a, b, 64, 32, 16), a @ b, relaxed=True)  # powers of two: as before
 
 
+BRANCH_TILES = '''
+import cuda.tile as ct
+
+ConstInt = ct.Constant[int]
+
+
+@ct.kernel
+def scale(x, out, WIDE: ConstInt, TILE: ConstInt, NARROW: ConstInt):
+    i = ct.bid(0)
+    if WIDE == 1:
+        t = ct.load(x, index=(i,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
+        ct.store(out, index=(i,), tile=t * 2.0)
+    else:
+        t = ct.load(x, index=(i,), shape=(NARROW,), padding_mode=ct.PaddingMode.ZERO)
+        ct.store(out, index=(i,), tile=t * 2.0)
+'''
+
+
+def test_tiles_in_a_branch_a_constant_selects_are_not_checked(tmp_path):
+    # cuTile compiles only the branch a specialization takes: NARROW=12 is no tile of the WIDE=1 one.
+    code = convert(BRANCH_TILES, filename="branch_tiles.py")
+    assert "_c2t_check_tile_dims" not in code.split("def launch_scale", 1)[1].split("\n\n", 1)[0]
+    m = load(code, tmp_path, "branch_tiles")
+    x = dev(torch.randn(100))
+    out = dev(torch.empty(100))
+    m.launch_scale((4, 1, 1), x, out, 1, 32, 12)
+    assert_close(out, x * 2.0)
+
+
 def test_launchers_choose_warps_from_launch_time_tile_sizes(code, mod):
     assert 'if "num_warps" not in options:' in code
     rec = Recorder()

@@ -61,18 +61,18 @@ std::string tma_check_source(const lower::LoweredKernel& k, const std::string& f
   return o;
 }
 
-// The constexpr parameters the kernel's tiles are shaped by (its footprints' dims), checked to be
+// The constexpr parameters the kernel's tiles are shaped by (outside branches a Constant selects:
+// LoweredKernel::tile_dims), checked to be
 // powers of two before launching (runtime _c2t_check_tile_dims): a clear error naming the
 // parameter instead of Triton's from deep inside compilation. After the native reuse (a reused
 // specialization has the same constexpr values, already checked).
 std::string tile_dims_check_source(const lower::LoweredKernel& k, const std::map<std::string, std::string>& renamed,
                                    const std::string& kernel) {
   std::vector<std::string> names;  // in the kernel's parameter order
-  for (auto& p : k.params) {
-    bool shapes = false;
-    for (auto& f : k.footprints) shapes = shapes || std::find(f.dims.begin(), f.dims.end(), p.name) != f.dims.end();
-    if (shapes && p.kind == sema::ParamKind::Kind::Constexpr) names.push_back(p.name);
-  }
+  for (auto& p : k.params)
+    if (p.kind == sema::ParamKind::Kind::Constexpr &&
+        std::find(k.tile_dims.begin(), k.tile_dims.end(), p.name) != k.tile_dims.end())
+      names.push_back(p.name);
   if (names.empty()) return "";
   std::string pairs;
   for (auto& n : names) {

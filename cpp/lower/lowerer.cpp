@@ -40,6 +40,11 @@ void Lowerer::note_footprint(const sema::Shape& shape, bool dot) {
   auto text = [this](const std::string& e) { return footprint_dim(e); };
   auto f = footprint_of(shape, dot, text);
   if (!f) return;
+  // Tile dimensions every specialization compiles (outside branches a Constant selects: cuTile and
+  // Triton compile only the branch taken, so another specialization may pass any value there).
+  if (constexpr_if_depth_ == 0)
+    for (auto& d : f->dims)
+      if (std::find(tile_dims_.begin(), tile_dims_.end(), d) == tile_dims_.end()) tile_dims_.push_back(d);
   // A tile walked in one compile-time loop over ct.cdiv(extent, a dim of the tile) -- a row walked
   // in tiles -- is also what one program walks (TileFootprint::trips). Only that pattern: it is the
   // one measured (RMSNorm's multi-wave rows, BENCHMARKS.md "Warps for a row walked in tiles"); a
@@ -600,6 +605,7 @@ LoweredFunction Lowerer::run() {
   if (!prefetch_param_.empty()) fn_.params.push_back({prefetch_param_, "tl.constexpr", lit_int(kGridStrideStages)});
   out.ok = !failed_;
   out.footprints = std::move(footprints_);
+  out.tile_dims = std::move(tile_dims_);
   out.effects = std::move(effects_);
   out.fn = std::move(fn_);
   if (!returns_.empty()) {
@@ -1178,9 +1184,11 @@ void Lowerer::lower_if(const Node* s, const std::vector<const Node*>& rest, bool
     if (speculative) env_before = env_;
     if (exclusive_branches) constexpr_branch_.push_back({if_id, then});
     if (!speculative) ++runtime_ifs_;
+    else ++constexpr_if_depth_;
     out_body = lower_nested(stmts);
     if (exclusive_branches) constexpr_branch_.pop_back();
     if (!speculative) --runtime_ifs_;
+    else --constexpr_if_depth_;
     if (!speculative || !failed_ || failed_before) return;
     std::string first;
     for (size_t i = diag_mark; i < mod_.diags().items.size(); ++i)

@@ -57,6 +57,9 @@ struct TmaRequirement {
 struct LoweredFunction {
   TFunction fn;
   std::vector<TileFootprint> footprints;
+  /// The footprints' dim texts (in the kernel's own code, not its helpers') outside branches of ifs
+  /// on a Constant: dimensions every specialization's tiles have (the launcher checks them).
+  std::vector<std::string> tile_dims;
   MemoryEffects effects;            // memory operations and tl.dot calls (loop_pipelining.h)
   std::vector<TmaRequirement> tma;  // kernels: descriptors behind the flag
   std::string tma_flag;             // kernels: name of the constexpr flag ("" = no TMA path)
@@ -276,6 +279,8 @@ class Lowerer {
   std::map<std::string, std::string> tma_desc_names_;
   std::vector<TmaRequirement> tma_reqs_;
   std::vector<TileFootprint> footprints_;
+  std::vector<std::string> tile_dims_;  // LoweredFunction::tile_dims
+  int constexpr_if_depth_ = 0;          // branches of ifs on a Constant being lowered
   MemoryEffects effects_;                     // for pipelining grid-stride loops (lower_for)
   std::set<std::string> pointer_params_;      // emitted pointer parameters (array bases)
   std::string prefetch_param_;                // constexpr stages of prefetching loops ("" = none)

@@ -116,6 +116,7 @@ LoweredModule ModuleLowering::run() {
       LoweredFunction f = L.run();
       lk.fn = std::move(f.fn);
       lk.footprints = std::move(f.footprints);
+      lk.tile_dims = std::move(f.tile_dims);
       lk.tma = std::move(f.tma);
       lk.tma_flag = f.tma_flag;
       lk.pipelined = f.effects.pipelined_loops > 0;

@@ -23,6 +23,7 @@ struct LoweredKernel {
   std::vector<sema::ParamKind> params;   // cuTile parameters, for the host launcher
   TFunction fn;                          // the @triton.jit kernel
   std::vector<TileFootprint> footprints; // tiles that set the launcher's default num_warps
+  std::vector<std::string> tile_dims;    // dims of tiles every specialization has (LoweredFunction::tile_dims)
   int worker_warps = 0;                  // @ct.kernel(num_worker_warps=N) with a constant N: num_warps
   int occupancy = 0;                     // @ct.kernel(occupancy=N) with a constant N (runtime _c2t_occupancy_start)
   bool pipelined = false;                // a loop Triton software-pipelines (MemoryEffects::pipelined_loops)

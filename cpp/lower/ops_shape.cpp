@@ -1,5 +1,6 @@
 // Shape manipulation (cuTile §3.7): new-axis subscripts, expand_dims,
 // broadcast_to, reshape, permute, transpose, cat, extract, item.
+#include <algorithm>
 #include "lower/op_registry.h"
 #include "lower/ops_common.h"
 
@@ -153,6 +154,23 @@ std::string product(const sema::Shape& s) {
   return known == 1 ? sym : std::to_string(known) + " * " + sym;
 }
 
+// Whether two shapes certainly hold different numbers of elements: their known extents' products
+// differ while their symbolic extents are the same texts (a symbolic extent is a positive tile
+// dimension, so 2 * T never equals T). Symbolic extents that differ (T against N) may be equal.
+bool certainly_different_counts(const sema::Shape& a, const sema::Shape& b) {
+  auto split = [](const sema::Shape& s, long long& known, std::vector<std::string>& sym) {
+    for (auto& d : s)
+      if (d.value) known *= *d.value;
+      else if (d.expr.empty()) return false;
+      else sym.push_back(d.expr);
+    std::sort(sym.begin(), sym.end());
+    return !s.unknown_rank;
+  };
+  long long ka = 1, kb = 1;
+  std::vector<std::string> sa, sb;
+  return split(a, ka, sa) && split(b, kb, sb) && sa == sb && ka != kb;
+}
+
 LVal reshape(OpCall& c) {
   LVal x = tile_arg(c, "x");
   if (!x.ok()) return {};
@@ -183,6 +201,13 @@ LVal reshape(OpCall& c) {
     for (auto& d : x.info.shape) { all_known = all_known && d.value.has_value(); if (d.value) tk *= *d.value; }
     for (auto& d : others) { all_known = all_known && d.value.has_value(); if (d.value) rk *= *d.value; }
     out[infer] = all_known && rk ? sema::Dim::known(tk / rk) : sema::Dim::sym("(" + total + ") // (" + rest + ")");
+  }
+  // cuTile's reshape keeps the element count (Triton's would fail later, naming no shapes).
+  sema::Shape from = x.info.kind == sema::VKind::Scalar ? sema::Shape{} : x.info.shape;
+  if (infer < 0 && certainly_different_counts(from, out)) {
+    c.L.error(c.at("shape"), "the new shape has " + product(out) + " elements but the tile has " + product(from) +
+                                 " (a reshape keeps the number of elements)");
+    return {};
   }
   if (out.empty()) {
     // reshape to () = the single element as a scalar.

@@ -78,6 +78,11 @@ TEST(Convert, RejectedNamesSuggestTheClosestOne) {
   check("    ct.store(x, index=(0,), tile=ct.printf(\"%f\", t))\n",
         "error: ct.store stores a tile or a scalar, not None (ct.printf and ct.store return None)\n");
   check("    ct.store(x, index=(0,), tile=x)\n", "error: ct.store stores a tile or a scalar, not an array\n");
+  // A reshape whose element count certainly differs (2 * T is never T); T against another name is let through.
+  check("    u = t.reshape((T, 2))\n",
+        "error: the new shape has 2 * T elements but the tile has T (a reshape keeps the number of elements)\n");
+  check("    ct.store(x, index=(0,), tile=ct.reshape(ct.full((8,), 1.0, dtype=ct.float32), (2, 2)))\n",
+        "error: the new shape has 4 elements but the tile has 8 (a reshape keeps the number of elements)\n");
   std::string helper = "import cuda.tile as ct\n\n\ndef scale(v, factor):\n    return v * factor\n\n\n@ct.kernel\n"
                        "def k(x, T: ct.Constant[int]):\n    t = ct.load(x, index=(0,), shape=(T,))\n"
                        "    ct.store(x, index=(0,), tile=scale(t, factr=2.0))\n";

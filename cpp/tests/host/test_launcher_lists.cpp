@@ -199,6 +199,18 @@ TEST(LauncherLists, TileDimensionParametersAreChecked) {
       "@ct.kernel\ndef k(x, out):\n"
       "    ct.store(out, index=(0,), tile=ct.load(x, index=(0,), shape=(16,)))\n");
   EXPECT_FALSE(has(u, "_c2t_check_tile_dims")) << "literal shapes: checked when converting";
+  // Tiles only in branches a Constant selects: another specialization may pass any value there
+  // (cuTile and Triton compile only the branch taken).
+  std::string v = launcher_of(
+      "import cuda.tile as ct\n"
+      "@ct.kernel\ndef k(x, out, MODE: ct.Constant[int], A: ct.Constant[int], B: ct.Constant[int], C: ct.Constant[int]):\n"
+      "    if MODE == 0:\n"
+      "        ct.store(out, index=(0,), tile=ct.load(x, index=(0,), shape=(A,)))\n"
+      "    else:\n"
+      "        ct.store(out, index=(0,), tile=ct.load(x, index=(0,), shape=(B,)))\n"
+      "    ct.store(out, index=(0,), tile=ct.load(x, index=(0,), shape=(C,)))\n");
+  ASSERT_FALSE(v.empty());
+  EXPECT_TRUE(has(v, "    _c2t_check_tile_dims(\"k\", (\"C\", C))\n")) << v;
 }
 
 }  // namespace
