@@ -85,9 +85,10 @@ class PricedKernel(FakeKernel):
         return launch
 
 
-@pytest.fixture
-def mod(tmp_path, monkeypatch):
-    code, m = load_for_search(SRC, "cluster_share", tmp_path, monkeypatch, empty=torch.empty, float32=torch.float32)
+def priced_search(src, name, tmp_path, monkeypatch, empty=torch.empty):
+    """(code, module) of `src` (a matmul with kernel mm_kernel) whose search's timer prices each
+    timed run from the PricedKernel the test installs as m.mm_kernel, and records it in m.timed."""
+    code, m = load_for_search(src, name, tmp_path, monkeypatch, empty=empty, float32=torch.float32)
     m.timed = []
 
     def device_ms(fn):
@@ -99,6 +100,11 @@ def mod(tmp_path, monkeypatch):
 
     m._c2t_device_ms = device_ms
     return code, m
+
+
+@pytest.fixture
+def mod(tmp_path, monkeypatch):
+    return priced_search(SRC, "cluster_share", tmp_path, monkeypatch)
 
 
 def _ab(M=300, N=200, K=70):
@@ -259,13 +265,9 @@ FULL_ROW = SRC.replace("ct.store(c, index=(ct.bid(0), ct.bid(1)), tile=acc)",
 
 def test_no_share_where_the_grid_does_not_spread_the_halved_tile(tmp_path, monkeypatch):
     # One program covers a whole row block (TILE_N >= N): halving TILE_N would leave columns unwritten.
-    _, m = load_for_search(FULL_ROW, "full_row", tmp_path, monkeypatch, empty=torch.empty, float32=torch.float32)
+    _, m = priced_search(FULL_ROW, "full_row", tmp_path, monkeypatch)
     m.mm_kernel = PricedKernel(m.mm_kernel, {(256, 256, None, 8): 2.0, (256, 128, None, 8): 1.0,
                                              (128, 256, None, 8): 1.5})
-    m.timed = []
-    device_ms = lambda fn: (m.mm_kernel.attempts.clear(), fn(), m.timed.append(m.mm_kernel.attempts[-1]),
-                            m.mm_kernel.cost.get(m.mm_kernel.attempts[-1], 10.0))[-1]
-    m._c2t_device_ms = device_ms
     a, b = _ab(M=300, N=256, K=70)
     out = m.matmul(dev(a), dev(b), space=[m.SimpleNamespace(TILE_M=256, TILE_N=256, TILE_K=32, num_ctas=2, occupancy=1)])
     assert_close(out, a @ b, dtype=torch.float32)

@@ -19,8 +19,8 @@ from __future__ import annotations
 import pytest
 
 from c2t_interp import assert_close
-from test_cluster_share_search import SRC, PricedKernel
-from test_stage_search import load_for_search
+from test_cluster_share_search import SRC, PricedKernel, priced_search
+from test_cluster_share_search import _ab as cluster_ab
 from test_tma_interpreter import _FakeCuda
 
 import torch  # noqa: E402  (after c2t_interp set TRITON_INTERPRET)
@@ -47,24 +47,12 @@ def cuda_like(t):
 @pytest.fixture
 def mod(tmp_path, monkeypatch):
     empty = lambda *a, **k: cuda_like(torch.empty(*a, **k))  # the host code's output: "on CUDA" too
-    code, m = load_for_search(SRC, "tma_search", tmp_path, monkeypatch, empty=empty, float32=torch.float32)
-    m.timed = []
-
-    def device_ms(fn):
-        m.mm_kernel.attempts.clear()
-        fn()
-        attempt = m.mm_kernel.attempts[-1]
-        m.timed.append(attempt)
-        return m.mm_kernel.cost.get(attempt, 10.0)
-
-    m._c2t_device_ms = device_ms
-    return code, m
+    return priced_search(SRC, "tma_search", tmp_path, monkeypatch, empty=empty)
 
 
 def _ab(M=300, N=200, K=72):
     # K = 72 fp32: 288-byte rows of a, a multiple of 16 (descriptors allowed); N = 200: 800-byte rows.
-    g = torch.Generator().manual_seed(M * N + K)
-    return torch.randn((M, K), generator=g), torch.randn((K, N), generator=g)
+    return cluster_ab(M, N, K)
 
 
 # (TM, TN, num_stages, num_warps, USE_TMA) -> ms. 256x128 is the rows share of the 512x128 2-CTA config;
