@@ -291,6 +291,10 @@ LVal Lowerer::call_helper(const Node* call_node, const Node* def) {
                     did_you_mean(k, std::vector<std::string_view>(names.begin(), names.end()), "", "'"));
       return {};
     }
+    if (bound[idx]) {
+      error(kw, "'" + fname + "' got multiple values for argument '" + k + "'");
+      return {};
+    }
     LVal v = eval(kw->child("value"));
     if (!v.ok()) return {};
     bound[idx] = v;

@@ -7,6 +7,7 @@ namespace c2t {
 
 namespace {
 constexpr size_t kMoveCost = 2, kCaseCost = 1;  // CPython's MOVE_COST and CASE_COST
+constexpr size_t kMaxLength = 40;                // CPython's MAX_STRING_SIZE: longer names suggest nothing
 }  // namespace
 
 size_t suggestion_cost(std::string_view a, std::string_view b) {
@@ -29,8 +30,9 @@ size_t suggestion_cost(std::string_view a, std::string_view b) {
 std::string closest_name(std::string_view name, const std::vector<std::string_view>& candidates) {
   std::string_view best;
   size_t best_cost = 0;
+  if (name.size() > kMaxLength) return "";  // bounded work per diagnostic, as CPython's
   for (auto c : candidates) {
-    if (c == name) continue;
+    if (c == name || c.size() > kMaxLength) continue;
     size_t bound = (c.size() + name.size() + 3) * kMoveCost / 6;
     size_t cost = suggestion_cost(name, c);
     if (cost <= bound && (best.empty() || cost < best_cost)) best = c, best_cost = cost;

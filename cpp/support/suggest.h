@@ -15,7 +15,8 @@ size_t suggestion_cost(std::string_view a, std::string_view b);
 
 /// The candidate closest to `name` by suggestion_cost, or "" when none is close enough: the cost
 /// must be at most (candidate length + name length + 3) * 2 / 6 (CPython's bound), and a tie goes
-/// to the earlier candidate. `name` itself is never suggested.
+/// to the earlier candidate. `name` itself is never suggested, and names or candidates over 40
+/// characters are not compared (CPython's MAX_STRING_SIZE: the work per diagnostic stays bounded).
 std::string closest_name(std::string_view name, const std::vector<std::string_view>& candidates);
 
 /// "; did you mean QUOTE PREFIX best QUOTE?" for closest_name(name, candidates) (e.g. prefix "ct.",

@@ -181,7 +181,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="cutile2triton",
         description="Convert NVIDIA cuTile Python kernels (@ct.kernel) into Triton kernels (@triton.jit).",
-        epilog="Exit codes: 0 ok, 1 diagnostics (or --check found changes, or an output exists and differs "
+        epilog="Exit codes: 0 ok, 1 diagnostics (or --check found changes, or an output exists, differs and is not "
+        "an earlier output of its source, "
         "without --force), 2 usage or I/O error.",
     )
     p.add_argument("--version", action="version", version=f"cutile2triton {__version__}")

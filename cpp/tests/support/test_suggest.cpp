@@ -30,6 +30,10 @@ TEST(Suggest, ClosestNameWithinABoundThatGrowsWithTheName) {
   EXPECT_EQ(did_you_mean("expp", ct, "ct."), "; did you mean ct.exp?");
   EXPECT_EQ(did_you_mean("axs", {"axis", "keepdims"}, "", "'"), "; did you mean 'axis'?");
   EXPECT_EQ(did_you_mean("zzzz", ct), "");
+  const std::string over(41, 'e'), under(40, 'e');
+  EXPECT_EQ(closest_name(over, {under}), "") << "a name over 40 characters suggests nothing";
+  EXPECT_EQ(closest_name(under.substr(1), {under}), under);
+  EXPECT_EQ(closest_name(std::string(1000000, 'a'), ct), "") << "a huge name: no quadratic work";
 }
 
 }  // namespace
