@@ -1,5 +1,7 @@
 #include "host/runtime.h"
 
+#include <algorithm>
+
 namespace c2t::host {
 
 namespace {
@@ -948,7 +950,6 @@ def _c2t_device_capability(torch, device=None):
 
 std::string runtime_source(const RuntimeNeeds& n) {
   if (!n.any()) return "";
-  std::string out = "# cutile2triton host runtime: kernel launch and the cuTile host APIs this module uses, on Triton.\n";
   bool kernel = n.kernel || n.launch || n.tune;
   // Each block starts with '\n'; drop the first so the comment sits on the block.
   std::string body;
@@ -964,7 +965,12 @@ std::string runtime_source(const RuntimeNeeds& n) {
   // Blocks are separated by two blank lines (each block starts and ends with '\n').
   body = body.substr(1);
   while (body.size() >= 2 && body.compare(body.size() - 2, 2, "\n\n") == 0) body.pop_back();
-  return out + body;
+  // Marked at both ends with its length, so that a reader of the generated module can skip to its
+  // own code (the newcomer trial looked for the kernels among ~400 lines of it).
+  size_t lines = std::count(body.begin(), body.end(), '\n') + 2;
+  return "# ---- cutile2triton host runtime (" + std::to_string(lines) +
+         " lines, to the end marker): kernel launch and the cuTile host APIs used, on Triton\n" + body +
+         "# ---- end of the cutile2triton host runtime ----\n";
 }
 
 std::string launcher_attachment(const std::string& kernel_fn, const std::string& launcher, int occupancy,

@@ -350,7 +350,14 @@ TEST(HostPatterns, PlainModuleOnlyRegistrationAndImports) {
 // kernel in tests/test_launch_retry.py).
 TEST(Runtime, RunKernelRetriesFewerStagesOnlyForSharedMemory) {
   std::string rt = runtime_source(RuntimeNeeds{});
-  EXPECT_EQ(rt.rfind("# cutile2triton host runtime:", 0), 0u) << rt;
+  // Marked at both ends, the first line giving the block's length in lines.
+  EXPECT_EQ(rt.rfind("# ---- cutile2triton host runtime (", 0), 0u) << rt;
+  const std::string end = "# ---- end of the cutile2triton host runtime ----\n";
+  ASSERT_GE(rt.size(), end.size());
+  EXPECT_EQ(rt.compare(rt.size() - end.size(), end.size(), end), 0) << rt;
+  EXPECT_TRUE(has(rt, "# ---- cutile2triton host runtime (" + std::to_string(std::count(rt.begin(), rt.end(), '\n')) +
+                          " lines, to the end marker)"))
+      << rt.substr(0, 120);
   EXPECT_TRUE(has(rt, "def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):")) << rt;
   EXPECT_TRUE(has(rt, "_c2t_fitting_stages = {}")) << rt;
   EXPECT_TRUE(has(rt, "except triton.runtime.errors.OutOfResources as e:")) << rt;
