@@ -677,9 +677,10 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
     software-pipelines (the converter's mark _c2t_pipelined), then, for a kernel with matrix products
     whose warps the hints leave to the rule (_c2t_dot_tiles), at _C2T_SEARCH_WARPS, then, where the
     launcher took its default pointer path but every tensor allows TMA descriptors and the config runs
-    at least _C2T_TMA_MIN_US, with descriptors (at the warps chosen, and at _C2T_SEARCH_WARPS too where the rule's were kept: TileGym's fp8
-    matmul at 256x128x64 on the H200 ran 190-199 TFLOPS through pointers at 8 warps and 160 at 16,
-    but 215-228 with descriptors at 16; BENCHMARKS.md, "The warps phase on the GPU"). The winner's
+    at least _C2T_TMA_MIN_US, with descriptors (at the warps chosen, and at _C2T_SEARCH_WARPS too
+    where the rule's were kept: TileGym's fp8 matmul at 256x128x64 on the H200 ran 190-199 TFLOPS
+    through pointers at 8 warps and 160 at 16, but 215-231 with descriptors at 16; BENCHMARKS.md,
+    "The warps phase on the GPU"). The winner's
     choices are kept for the launches it timed (_c2t_tuned_options of the launcher's module: kernel
     objects cross modules), which later launches of the same kernel, constexprs, dtypes, options
     and other non-tensor arguments use. Measured on the H200: TileGym's matmul 128x128x32 at 1024^3
