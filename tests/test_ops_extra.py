@@ -379,7 +379,7 @@ def test_custom_reduce_scan(case, tmp_path):
                  msg=f"{name} seed={seed}")
 
 
-def test_custom_reduce_welford():
+def test_custom_reduce_welford(tmp_path):
     """Tuple of three tiles, module-level combine with ct.where and division (test_custom_reduction_welford)."""
     src = HEADER + """
 def combine(mean_a, m2_a, weight_a, mean_b, m2_b, weight_b):
@@ -403,8 +403,7 @@ def k(X, W, Y, T: ConstInt):
 def run(x, w, y):
     ct.launch(None, (1,), k, (x, w, y, 1024))
 """
-    import pathlib, tempfile
-    mod = convert_and_load(src, pathlib.Path(tempfile.mkdtemp()), "welford")
+    mod = convert_and_load(src, tmp_path, "welford")
     seed, g = _gen()
     x = dev(torch.randn(1000, generator=g) * 3.0 + 1.5)
     w = dev(torch.randint(0, 100, (1000,), generator=g).float())

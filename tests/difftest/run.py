@@ -18,10 +18,12 @@ Command line:
 from __future__ import annotations
 
 import argparse
+import atexit
 import dataclasses
 import importlib.util
 import os
 import pathlib
+import shutil
 import sys
 import tempfile
 import time
@@ -67,6 +69,9 @@ def _tmpdir() -> pathlib.Path:
     global _TMP
     if _TMP is None:
         _TMP = pathlib.Path(tempfile.mkdtemp(prefix="c2t_difftest_"))
+        # The generated modules' files are read while they run (Triton reads kernels' sources): kept
+        # to the end of the process, then removed (each test run left one folder behind).
+        atexit.register(shutil.rmtree, _TMP, True)
     return _TMP
 
 
