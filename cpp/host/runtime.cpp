@@ -553,6 +553,11 @@ class _C2TMeasurement:
         self.tma = False  # True: the kernel's TMA descriptor path, where the default was the pointer path
         self.pointer = None  # with tma: the choice on the pointer path, for launches that cannot take descriptors
 
+    def choices(self):
+        """The launch options chosen other than the launch's own: num_stages, num_warps, tma."""
+        return {k: v for k, v in (("num_stages", self.num_stages), ("num_warps", self.num_warps),
+                                  ("tma", self.tma or None)) if v is not None}
+
 
 class _C2TTuningResult:
     def __init__(self, best, successes, failures):
@@ -700,7 +705,7 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
         with torch.cuda.stream(stream):  # cuTile times the configs on the stream it is given
             return _c2t_exhaustive_search(configs, None, grid_fn, kernel, args_fn, hints_fn, quiet=quiet)
 
-    def timed(run, at, probing, options=None):  # run's launch at launch options `at`: (us, its probe or None)
+    def timed(run, probing, options=None):  # run's launch with probe `options`: (us, its probe or None)
         runtime, probe, me = run.runtime, _C2TProbe(options), _c2t_threading.get_ident()
 
         def swap(value):  # this thread's probe in the launcher's module (copied: other threads read it)
@@ -714,7 +719,7 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
 
         before = swap(probe) if probing else None
         try:
-            us = _c2t_device_ms(lambda: _c2t_launch(run.grid, run.k, *run.args, **at)) * 1000.0
+            us = _c2t_device_ms(lambda: _c2t_launch(run.grid, run.k, *run.args)) * 1000.0
             return us, probe if probing else None
         finally:
             if probing:
@@ -752,7 +757,7 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
                       warps=probing and bool(getattr(k._pyfunc, "_c2t_dot_tiles", None))
                       and "num_worker_warps" not in k.hints)
         try:
-            us, run.probe = timed(run, {}, probing)  # every launch recorded: other options may be timed
+            us, run.probe = timed(run, probing)  # every launch recorded: other options may be timed
         except Exception as e:  # a config that does not compile or run is recorded, as in cuTile
             failures.append((cfg, type(e), str(e)))
             continue
@@ -762,35 +767,30 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
     if not successes:
         raise RuntimeError(f"exhaustive_search: all {len(configs)} configs failed; first: {failures[0][2]}")
 
-    def faster(m, at, options=None):  # m timed again at launch options `at` (+ probe options): faster?
-        run = runs[id(m)]
+    def adopt(m, options):  # m timed again with `options` on top of its choices so far, kept if faster
+        run, now = runs[id(m)], m.choices()
         try:
-            us, probe = timed(run, at, True, options)
+            us, probe = timed(run, True, {**now, **options})
         except Exception:  # e.g. more stages overflow shared memory, a compile fails at those warps: as it was
             return False
         if us >= m.mean_us:
             return False
+        if options.get("tma") and not m.tma:  # what the pointer path chose, for launches without descriptors
+            m.pointer = now
         m.mean_us, run.probe = us, probe
+        m.num_stages, m.num_warps = options.get("num_stages", m.num_stages), options.get("num_warps", m.num_warps)
+        m.tma = options.get("tma", m.tma)
+        stepped = probe.stages
+        if m.num_stages is None and len(stepped) == 1 and None not in stepped:
+            m.num_stages = next(iter(stepped))  # where the shared-memory retry stepped down
         return True
 
     fastest = min(m.mean_us for m in successes)
     close = sorted((m for m in successes if m.mean_us <= fastest * _C2T_STAGE_MARGIN),
                    key=lambda m: m.mean_us)[:_C2T_STAGE_CONFIGS]
     for m in close:  # more pipeline stages
-        if runs[id(m)].pipelined and faster(m, {"num_stages": _C2T_SEARCH_STAGES}):
-            m.num_stages = _C2T_SEARCH_STAGES
-    def adopt(m, options):  # m timed again with `options` on top of its choices so far: faster? kept
-        run = runs[id(m)]
-        now = {**({} if m.num_warps is None else {"num_warps": m.num_warps}), **({"tma": True} if m.tma else {})}
-        if not faster(m, {} if m.num_stages is None else {"num_stages": m.num_stages}, {**now, **options}):
-            return False
-        if options.get("tma") and not m.tma:  # what the pointer path chose, for launches without descriptors
-            m.pointer = {k: v for k, v in (("num_stages", m.num_stages), ("num_warps", m.num_warps)) if v is not None}
-        m.num_warps, m.tma = options.get("num_warps", m.num_warps), options.get("tma", m.tma)
-        stepped = run.probe.stages
-        if m.num_stages is None and len(stepped) == 1 and None not in stepped:
-            m.num_stages = next(iter(stepped))  # where the shared-memory retry stepped down
-        return True
+        if runs[id(m)].pipelined:
+            adopt(m, {"num_stages": _C2T_SEARCH_STAGES})
 
     for m in close:  # more warps, at the stages chosen; then TMA descriptors, at the warps chosen
         run = runs[id(m)]
@@ -805,9 +805,7 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
             if more and m.num_warps is None:
                 adopt(m, {"tma": True, "num_warps": more})
     best = min(successes, key=lambda m: m.mean_us)
-    chosen = {k: v for k, v in (("num_stages", best.num_stages), ("num_warps", best.num_warps),
-                                ("tma", best.tma or None), ("pointer", best.pointer if best.tma else None))
-              if v is not None}
+    chosen = {**best.choices(), **({"pointer": best.pointer} if best.tma else {})}
     table = runs[id(best)].runtime.get("_c2t_tuned_options", {})
     for kern, key in runs[id(best)].probe or ():
         if chosen:

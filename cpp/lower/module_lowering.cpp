@@ -285,10 +285,9 @@ LVal Lowerer::call_helper(const Node* call_node, const Node* def) {
     for (size_t j = 0; j < params.size(); ++j)
       if (params[j]->str("arg") == k) idx = j;
     if (idx == params.size()) {
-      std::vector<std::string> names;
-      for (auto* p : params) names.emplace_back(p->str("arg"));
-      error(kw, "'" + fname + "' got an unexpected keyword argument '" + k + "'" +
-                    did_you_mean(k, std::vector<std::string_view>(names.begin(), names.end()), "", "'"));
+      std::vector<std::string_view> names;  // views into the module's syntax tree
+      for (auto* p : params) names.push_back(p->str("arg"));
+      error(kw, "'" + fname + "' got an unexpected keyword argument '" + k + "'" + did_you_mean(k, names, "", "'"));
       return {};
     }
     if (bound[idx]) {

@@ -140,9 +140,8 @@ LVal store_advanced_indexing(OpCall& c) {
   if (!acc) return {};
   LVal& tile = c.arg("tile");
   if (!tile.ok()) return {};
-  if (!ops::is_number_like(tile)) {
-    c.L.error(c.at("tile"), "ct.store_advanced_indexing stores a tile or a scalar, not " + std::string(sema::describe_kind(tile.info.kind)) +
-                  (tile.info.kind == sema::VKind::None ? " (ct.printf and ct.store return None)" : ""));
+  if (std::string no = ops::not_a_stored_value(tile); !no.empty()) {
+    c.L.error(c.at("tile"), "ct.store_advanced_indexing stores a tile or a scalar" + no);
     return {};
   }
   sema::Shape ts = ops::shape_of(tile);

@@ -44,6 +44,12 @@ bool is_number_like(const LVal& v) {
   return false;
 }
 
+std::string not_a_stored_value(const LVal& v) {
+  if (is_number_like(v)) return "";
+  return std::string(", not ") + sema::describe_kind(v.info.kind) +
+         (v.info.kind == VKind::None ? " (ct.printf and ct.store return None)" : "");
+}
+
 bool is_loose(const LVal& v) { return v.info.kind == VKind::Constexpr; }
 
 bool proven_nonneg(const LVal& v) {

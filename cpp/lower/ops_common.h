@@ -36,6 +36,9 @@ TExprPtr shape_list(const sema::Shape& s);
 /// the shape already or `want` is empty (a scalar target).
 TExprPtr broadcast_value(Lowerer& L, const LVal& v, const sema::Shape& want, const sema::DType& elem);
 bool is_number_like(const LVal& v);   // Scalar / Tile / Constexpr number
+/// For the value a store writes: "" when it is number-like, else what it is instead, as the tail of
+/// "<op> stores a tile or a scalar" (", not None (ct.printf and ct.store return None)", ", not an array").
+std::string not_a_stored_value(const LVal& v);
 bool is_loose(const LVal& v);         // compile-time number (cuTile "loosely typed constant")
 
 /// Result dtype of a binary arithmetic operation under cuTile's promotion

@@ -180,9 +180,8 @@ LVal scatter(OpCall& c) {
   c.L.note_footprint(ea->shape, false);
   LVal& v = c.arg("value");
   if (!v.ok()) return {};
-  if (!ops::is_number_like(v)) {
-    c.L.error(c.at("value"), "ct.scatter stores a tile or a scalar, not " + std::string(sema::describe_kind(v.info.kind)) +
-                  (v.info.kind == sema::VKind::None ? " (ct.printf and ct.store return None)" : ""));
+  if (std::string no = ops::not_a_stored_value(v); !no.empty()) {
+    c.L.error(c.at("value"), "ct.scatter stores a tile or a scalar" + no);
     return {};
   }
   TExprPtr user = combine_user_mask(c, nullptr, ea->shape);

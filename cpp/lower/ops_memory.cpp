@@ -244,9 +244,8 @@ LVal store(OpCall& c) {
   auto index = tile_index_arg(c, "index", arr.rank);
   LVal& tile = c.arg("tile");
   if (!index || !tile.ok()) return {};
-  if (!ops::is_number_like(tile)) {
-    c.L.error(c.at("tile"), "ct.store stores a tile or a scalar, not " + std::string(sema::describe_kind(tile.info.kind)) +
-                  (tile.info.kind == sema::VKind::None ? " (ct.printf and ct.store return None)" : ""));
+  if (std::string no = ops::not_a_stored_value(tile); !no.empty()) {
+    c.L.error(c.at("tile"), "ct.store stores a tile or a scalar" + no);
     return {};
   }
   auto ord = order_arg(c, arr.rank);

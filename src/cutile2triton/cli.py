@@ -201,15 +201,15 @@ def build_parser() -> argparse.ArgumentParser:
     pc = sub.add_parser("convert", help="convert cuTile files or folders to Triton",
                         description="Convert cuTile files (folders: every *.py using cuda.tile) to Triton. "
                         "Output goes to the /cutile/ -> /triton/ mirror path unless -o, --out-dir or --stdout is given. "
-                        "An existing output is replaced only if cutile2triton wrote it (its header), other files only "
-                        "with --force; writes are atomic.")
+                        "An existing output is replaced if cutile2triton wrote it from the same source (its header), "
+                        "other files and symbolic links only with --force; writes are atomic.")
     pc.add_argument("paths", nargs="+", metavar="PATH")
     pc.add_argument("-o", "--output", metavar="FILE", help="output file (one input only; - for standard output)")
     pc.add_argument("--out-dir", metavar="DIR", help="write outputs under DIR, keeping relative paths")
     pc.add_argument("--stdout", action="store_true", help="print the converted code instead of writing files")
     pc.add_argument("--check", action="store_true", help="write nothing; exit 1 if any output would change")
     pc.add_argument("--diff", action="store_true", help="write nothing; print a unified diff of what would change")
-    pc.add_argument("--force", action="store_true", help="also overwrite existing output files that cutile2triton did not write")
+    pc.add_argument("--force", action="store_true", help="also overwrite existing outputs that are not cutile2triton's earlier output of the same source")
     pc.add_argument("--json", action="store_true", help="print a machine-readable report of every file and diagnostic")
     _add_compile_options(pc)
     pc.set_defaults(func=_cmd_convert)

@@ -386,7 +386,7 @@ TEST(Runtime, RunKernelRetriesFewerStagesOnlyForSharedMemory) {
   RuntimeNeeds tune;
   tune.tune = true;
   std::string search = runtime_source(tune);
-  EXPECT_TRUE(has(search, "faster(m, {\"num_stages\": _C2T_SEARCH_STAGES})")) << search;
+  EXPECT_TRUE(has(search, "            adopt(m, {\"num_stages\": _C2T_SEARCH_STAGES})")) << search;
   EXPECT_TRUE(has(rt, "at = _c2t_with_stages(kernel, args, at, chosen[\"num_stages\"])")) << rt;
   // ... at more warps for kernels with matrix products (tests/test_cluster_share_search.py), and
   // with TMA descriptors where the launch's tensors allow them (tests/test_tma_search.py).
