@@ -268,14 +268,15 @@ def _native_module(tmp_path, monkeypatch, src=None, kernel="scale_kernel"):
         if made is None:
             return None
 
+        # The parameters past the positional ones are the plan's, as bound when it was made.
+        kw = {n: v for i, (n, v) in enumerate(bound.items()) if i >= nargs}
+
         def launch(p, gx, gy, gz, stream, args, _capture=None, expand=None):
             cap = []
             if not made[0](p, gx, gy, gz, stream, args, cap, expand):
                 return False
-            k.native.append(cap[0])
+            k.native.append({**cap[0], "compiled": compiled})
             k.expanded += expand is not None
-            # The kernel's keyword parameters are the plan's (a native launch needs them equal, type too).
-            kw = {n: v for n, v in k._c2t_fast[2].items() if n in k.signature.parameters}
             k.real[(gx, gy, gz)](*(_expand(args, expand) if expand is not None else args), **kw)
             return True
 
@@ -483,3 +484,33 @@ def test_the_cpu_launch_benchmark_runs(monkeypatch, capsys):
     bench.main()
     out = capsys.readouterr().out
     assert [line.split()[0] for line in out.splitlines()] == ["launcher", "run_kernel", "native"], out
+
+
+def test_a_tuned_kernel_is_native_per_shape_but_never_with_a_descriptor_choice(tmp_path, monkeypatch):
+    # A search's choice that takes TMA descriptors holds only where the tensors allow them, which the
+    # native launch does not check: such a shape is reused, never native. A choice without them is
+    # native after one reused launch, for that exact shape only (another shape: reused first).
+    m = _native_module(tmp_path, monkeypatch, COPY2D, "copy_kernel")
+    k = m.copy_kernel
+    choice = {"tma": True, "num_stages": 3, "pointer": {"num_stages": 4}}
+    m._c2t_tuned_options[k] = {"a shape": choice}
+    monkeypatch.setattr(m, "_c2t_tuned_choice", lambda kernel, args, kwargs: choice)
+
+    def copy(rows):
+        x = dev(torch.randn(rows, 16, generator=torch.Generator().manual_seed(rows)))
+        out = dev(torch.zeros(rows, 16))
+        m.launch_copy_kernel((rows // 16,), x, out, 16)
+        assert_close(out, x)
+
+    for _ in range(4):
+        copy(64)
+    # CPU tensors never allow descriptors: the pointer path's choice, through kernel[grid] once.
+    assert k.jit_launches == [4] and k.native == [] and "_c2t_fast_shapes" not in vars(k)
+    choice = {"num_stages": 4}
+    for _ in range(3):
+        copy(64)
+    assert k.jit_launches == [4] and len(k.native) == 2 and list(k._c2t_fast_shapes) != []
+    copy(128)  # another shape (the same specialization and choice): reused once, then native too
+    assert k.jit_launches == [4] and len(k.native) == 2 and len(k._c2t_fast_shapes) == 2
+    copy(128)
+    assert len(k.native) == 3

@@ -91,8 +91,9 @@ def test_retries_fewer_stages_and_remembers(mod):
     mod.scale_kernel = fake
     x = _x()
     with pytest.warns(UserWarning, match="overflows shared memory at Triton's default num_stages; launched with "
-                      "num_stages=1"):
+                      "num_stages=1") as said:
         assert_close(mod.scale(x, 64), x * 2.0)
+    assert [w.filename for w in said] == [__file__], "said where the op was called"
     assert fake.attempts == [(64, None), (64, 2), (64, 1)]  # the default stages are tried once
     # Remembered: the next launch of the same specialization goes straight to one stage, silently.
     fake.attempts.clear()

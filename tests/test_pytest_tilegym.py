@@ -284,6 +284,27 @@ def test_plugin_selects_with_k(tmp_path):
                                 "test_double[c2t_triton]", "test_neg[c2t_triton]"], r.stdout + r.stderr
 
 
+def test_plugin_shards_partition_the_selection(tmp_path):
+    """--c2t-shard K/N after -k: the shards are disjoint and together are the whole selection."""
+    _make_tree(tmp_path)
+    r = _run(tmp_path, "-k", "c2t_triton")
+    whole = set(_outcomes(tmp_path / "out.xml"))
+    shards = []
+    for k in (1, 2, 3):
+        r = _run(tmp_path, "-k", "c2t_triton", "--c2t-shard", f"{k}/3")
+        shards.append(set(_outcomes(tmp_path / "out.xml")))
+        assert shards[-1], r.stdout + r.stderr
+    assert set().union(*shards) == whole and sum(map(len, shards)) == len(whole) == 5, shards
+    assert [len(s) for s in shards] == [2, 2, 1], shards
+
+
+def test_plugin_rejects_a_bad_shard(tmp_path):
+    _make_tree(tmp_path)
+    for bad in ("0/3", "4/3", "x", "1/0"):
+        r = _run(tmp_path, "--c2t-shard", bad)
+        assert r.returncode == 4 and "expected K/N" in r.stderr, (bad, r.stdout + r.stderr)
+
+
 def test_plugin_requires_converted_dir(tmp_path):
     _make_tree(tmp_path)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path / "src"), PKG_PARENT]))

@@ -192,9 +192,10 @@ def one_tile_kernel(a, b, c, TM: ConstInt, TN: ConstInt, TK: ConstInt):
 
 
 def test_searched_options_hold_per_shape_then_reuse_returns(tmp_path, monkeypatch):
-    # A kernel with options a search chose launches through kernel[grid] (Triton's cache, keyed by the
-    # options), not the reused or native launch, which do not see the shape its choice is for; once a
-    # search keeps the launch's own options again, its launches are reused, then native.
+    # A kernel with options a search chose launches with the choice for its shape: through kernel[grid]
+    # once, then reused under the options chosen, then natively for that exact shape only (Triton's
+    # specialization, which the native launch checks, does not see the shape a choice is for); once
+    # a search keeps the launch's own options again, its launches are reused, then native.
     from test_fast_launch import _native_module
 
     m = _native_module(tmp_path, monkeypatch, src=SRC, kernel="rows_kernel")
@@ -230,18 +231,33 @@ def test_searched_options_hold_per_shape_then_reuse_returns(tmp_path, monkeypatc
     # 32 is not within 1.25x of 64's 1.5 ms: only 64 is timed again, at 4 stages.
     assert priced == [(32, None), (64, None), (64, 4)]
     assert k.jit_launches[-1] == 4 and k.jit_tiles[-1] == 64  # the op's launch: compiled at the chosen stages
-    jit, native = len(k.jit_launches), len(k.native)
+    jit, native, reused = len(k.jit_launches), len(k.native), len(k.reused)
     for _ in range(3):
         assert_close(m.tuned(x, "rows"), x * 2.0)
-    assert k.jit_launches[jit:] == [4, 4, 4] and len(k.native) == native, "kernel[grid] at the chosen stages"
+    assert k.jit_launches[jit:] == [] and len(k.reused) == reused + 1 and len(k.native) == native + 2, \
+        "reused once, then native"
+    (table,) = [t for _, t in k._c2t_compiled.values()]
+    (staged,) = [entry for key, entry in table.items() if ("num_stages", 4) in key]
+    assert "'num_stages': 4" in staged[3], "the kernel compiled at the chosen stages"
+    assert k.native[-1]["compiled"] is staged[2] and "_c2t_fast" not in vars(k)
     y = _x(200)
     m.launch_rows_kernel((3,), y, torch.empty_like(y), 64)  # a shape never searched: Triton's default
-    assert k.jit_launches[-1] is None
+    assert k.jit_launches[-1] is None, "not the other shape's kernel"
+    jit = len(k.jit_launches)
+    for _ in range(3):  # each shape natively with its own compiled kernel (y: once reused first)
+        native = len(k.native)
+        m.launch_rows_kernel((3,), y, torch.empty_like(y), 64)
+        y_native = k.native[-1]["compiled"] if len(k.native) > native else None
+        assert_close(m.tuned(x, "rows"), x * 2.0)
+        assert k.native[-1]["compiled"] is staged[2]
+    assert len(k.jit_launches) == jit and y_native is not None and y_native is not staged[2]
+    assert len(k._c2t_fast_shapes) == 2
     # Another search of the same configs (another cache key) where the default stages win: the choice
     # is dropped and the kernel's launches are reused, then native, again.
     cost[(64, 4)] = 2.0
     assert_close(m.tuned(x, "rows", tiles=(64, 32)), x * 2.0)
     assert "_c2t_tuned_options" in vars(m) and m.rows_kernel not in m._c2t_tuned_options
+    assert "_c2t_fast_shapes" not in vars(k), "the search dropped the shapes' native launches"
     native = len(k.native)
     for _ in range(3):
         assert_close(m.tuned(x, "rows", tiles=(64, 32)), x * 2.0)

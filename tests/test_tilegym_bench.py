@@ -402,3 +402,32 @@ def test_summary_counts_partial_logs_with_spaces_in_ids(tmp_path):
     counts, fails = mod.from_log(log)
     assert (counts["passed"], counts["failed"], counts["skipped"]) == (1, 1, 1)
     assert fails[0][0] == "T::test_op[c2t_triton-7-(2, 4, 32, 64)]"
+
+
+def test_summary_adds_up_the_shards_of_a_file(tmp_path):
+    """tilegym_summary: NAME.shardKofN runs (--c2t-shard) become one row per file, notes kept."""
+    spec = importlib.util.spec_from_file_location("tilegym_summary", ROOT / "benchmarks" / "gpu" / "tilegym_summary.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    d = tmp_path / "triton"
+    d.mkdir()
+    (d / "ops__test_x.shard1of2.log").write_text("")
+    (d / "ops__test_x.shard1of2.rc").write_text("0\n")
+    (d / "ops__test_x.shard1of2.xml").write_text(
+        '<testsuites><testsuite name="pytest"><testcase classname="t" name="a"/>'
+        '<testcase classname="t" name="b"><skipped message="why"/></testcase></testsuite></testsuites>')
+    (d / "ops__test_x.shard2of2.log").write_text("tests/ops/test_x.py::c[c2t_triton] PASSED [ 50%]\n"
+                                                 "tests/ops/test_x.py::d[c2t_triton] FAILED [ 60%]\n")
+    (d / "ops__test_x.shard2of2.rc").write_text("124\n")
+    (d / "ops__test_y.log").write_text("")
+    (d / "ops__test_y.rc").write_text("0\n")
+    (d / "ops__test_y.xml").write_text('<testsuites><testsuite name="pytest"><testcase classname="t" name="a"/>'
+                                       '</testsuite></testsuites>')
+    rows, _ = mod.summarize(tmp_path)
+    by = {r["file"]: r for r in rows}
+    assert sorted(by) == ["ops/test_x.py", "ops/test_y.py"]
+    x = by["ops/test_x.py"]
+    assert (x["passed"], x["failed"], x["skipped"]) == (2, 1, 1), x
+    assert x["note"] == "2 shards; shard 2/2: timed out (partial, from -v log)", x["note"]
+    assert (by["ops/test_y.py"]["passed"], by["ops/test_y.py"]["note"]) == (1, ""), by["ops/test_y.py"]
+    assert "| ops/test_x.py | 2 | 1 | 1 | 0 |" in mod.markdown(rows)

@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from host_layers import P, host_us, mods, ops  # noqa: E402  (mounts the converted tree)
 import torch, triton, triton.testing  # noqa: E402
 
-RUNTIME = ("_c2t_compiled_slot", "_c2t_launch_compiled", "_c2t_launch_entry", "_c2t_run_kernel", "_c2t_run_native",
+RUNTIME = ("_c2t_compiled_slot", "_c2t_run_compiled", "_c2t_tuned_kwargs", "_c2t_launch_compiled", "_c2t_launch_entry", "_c2t_run_kernel", "_c2t_run_native",
            "_c2t_run_kernel_jit", "_c2t_launch", "_c2t_on_stream", "_c2t_launch_options")
 
 

@@ -4,7 +4,7 @@
 # environment tilegym_bench_on_device.sh sets up: cuTile from the carried .whl/ (if any), TileGym and
 # the converted tree from .tilegym/tilegym.tar.xz, the plug-in without the compiler extension.
 # Usage: OUT=DIR bash benchmarks/gpu/scripts_on_device.sh "SCRIPT [ARGS]" ...   (each script's output
-# goes to DIR/<script>.txt and the terminal; a script over SCRIPT_TIMEOUT seconds, default 300, is stopped)
+# goes to DIR/<script>.txt, a second run of it to DIR/<script>-1.txt, and the terminal; a script over SCRIPT_TIMEOUT seconds, default 300, is stopped)
 set -uo pipefail
 OUT=${OUT:-/tmp/c2t-scripts}
 REPO=$(pwd)
@@ -20,6 +20,7 @@ python3 -c "import importlib.util as u; exit(0 if u.find_spec('cuda.tile') else 
 for job in "$@"; do
   read -r script args <<< "$job"
   name=$(basename "$script" .py)
+  [ -e "$OUT/$name.txt" ] && name="$name-$(ls "$OUT" | grep -c "^$name\(-[0-9]*\)\?\.txt$")"  # a script run again: NAME-1.txt, ...
   echo "== $job" | tee "$OUT/$name.txt"
   timeout "${SCRIPT_TIMEOUT:-300}" python3 "$REPO/benchmarks/gpu/$script" "$WORK/tg/TileGym" "$WORK/tg/conv" $args 2>&1 \
     | grep -v "UserWarning\|warnings.warn" | tee -a "$OUT/$name.txt"

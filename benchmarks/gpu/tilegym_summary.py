@@ -114,10 +114,38 @@ def summarize(rundir):
             examples = {}
             for n, m in fails:
                 examples.setdefault(categorize(m), (n, m))
-            rows.append(dict(backend=bdir.name, file=name.replace("__", "/") + ".py", note=note, cats=cats,
-                             examples=examples, skips=skips, **{k: counts.get(k, 0) for k in
-                                                                ("passed", "failed", "skipped", "errors")}))
-    return rows, suites
+            base, _, shard = name.partition(".shard")  # run_one's NAME.shardKofN: one of N processes
+            rows.append(dict(backend=bdir.name, file=base.replace("__", "/") + ".py", shard=shard.replace("of", "/"),
+                             note=note, cats=cats, examples=examples, skips=skips,
+                             **{k: counts.get(k, 0) for k in ("passed", "failed", "skipped", "errors")}))
+    return merge_shards(rows), suites
+
+
+def merge_shards(rows):
+    """One row per (backend, file): the shards of a file (--c2t-shard K/N) added up, their notes
+    prefixed with the shard, and a note saying how many processes shared the file."""
+    merged = {}
+    for r in rows:
+        key = (r["backend"], r["file"])
+        note = f"shard {r['shard']}: {r['note']}" if r["shard"] and r["note"] else r["note"]
+        if key not in merged:
+            merged[key] = dict(r, note=note, shards=1 if r["shard"] else 0)
+            continue
+        m = merged[key]
+        for k in ("passed", "failed", "skipped", "errors"):
+            m[k] += r[k]
+        m["cats"] = m["cats"] + r["cats"]
+        m["skips"] = m["skips"] + r["skips"]
+        for cat, ex in r["examples"].items():
+            m["examples"].setdefault(cat, ex)
+        m["note"] = "; ".join(n for n in (m["note"], note) if n)
+        m["shards"] += 1
+    out = []
+    for m in merged.values():
+        if m["shards"]:
+            m["note"] = "; ".join(n for n in (f"{m['shards']} shards", m["note"]) if n)
+        out.append(m)
+    return out
 
 
 def combined(rows):

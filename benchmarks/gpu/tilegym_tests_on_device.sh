@@ -12,6 +12,9 @@
 #   C2T_BACKENDS: "triton cutile" (default) or "triton"; all files of the first
 #               backend are queued before the second's.
 #   C2T_JOBLIST: "triton tests/a.py;cutile tests/b.py": run just these (C2T_MODE=full).
+#   C2T_SHARDS: "tests/ops/test_bmm.py=8 tests/x.py=4": split these files' converted
+#               (triton) cases into N processes each (--c2t-shard K/N); the summary
+#               adds the shards up into one row per file.
 #   RUN_BUDGET: seconds for all test runs (default 480); files not started by
 #               then are reported "not run".
 # Perf tests (names with "perf") are deselected: they time, not check.
@@ -82,9 +85,10 @@ else
             find tests/ops tests/suites -name 'test_*.py' | sort) | awk '!seen[$0]++')
 fi
 
-run_one() {  # backend file
-  local b=$1 f=$2 name left t
+run_one() {  # backend file [K/N]
+  local b=$1 f=$2 shard=${3:-} name left t
   name=$(echo "${f#tests/}" | sed 's/\.py$//; s#/#__#g')
+  [ -n "$shard" ] && name="$name.shard${shard%/*}of${shard#*/}"
   mkdir -p "$RUNDIR/$b"
   left=$(( DEADLINE - $(date +%s) )); t=$(( left < FILE_TIMEOUT ? left : FILE_TIMEOUT ))
   if [ "$t" -lt 20 ]; then  # the call's time is spent: say so instead of a truncated run
@@ -92,7 +96,7 @@ run_one() {  # backend file
   fi
   if [ "$b" = triton ]; then
     timeout -k 10 "$t" python3 -m pytest -p cutile2triton.pytest_tilegym --c2t-converted /tmp/tg/conv \
-      -p no:cacheprovider -v -rN $XOPT $TO_OPT -k "c2t_triton and not perf" --junitxml "$RUNDIR/$b/$name.xml" "$f" \
+      -p no:cacheprovider -v -rN $XOPT $TO_OPT ${shard:+--c2t-shard $shard} -k "c2t_triton and not perf" --junitxml "$RUNDIR/$b/$name.xml" "$f" \
       > "$RUNDIR/$b/$name.log" 2>&1
   else
     timeout -k 10 "$t" python3 -m pytest -p no:cacheprovider -v -rN $XOPT $TO_OPT \
@@ -108,7 +112,10 @@ if [ -n "${C2T_JOBLIST:-}" ]; then  # "backend file;backend file;...": a re-run 
   echo "$C2T_JOBLIST" | tr ';' '\n' | sed '/^ *$/d'
 else
   for b in $C2T_BACKENDS; do for f in $FILES; do echo "$b $f"; done; done
-fi | xargs -P "$JOBS" -L 1 bash -c 'run_one "$0" "$1"'
+fi | while read -r b f; do  # a file named in C2T_SHARDS becomes N jobs of its converted cases
+  n=$(for s in ${C2T_SHARDS:-}; do [ "${s%=*}" = "$f" ] && echo "${s#*=}"; done | head -1)
+  if [ "$b" = triton ] && [ -n "$n" ]; then for k in $(seq 1 "$n"); do echo "$b $f $k/$n"; done; else echo "$b $f"; fi
+done | xargs -P "$JOBS" -L 1 bash -c 'run_one "$0" "$1" "${2:-}"'
 
 python3 "$REPO/benchmarks/gpu/tilegym_summary.py" "$RUNDIR" --md "$OUT/tables.md" --xml "$OUT/junit.xml"
 { cat "$OUT/env.md"; echo "mode $C2T_MODE, backends: $C2T_BACKENDS, $JOBS files at a time, per-file timeout ${FILE_TIMEOUT}s, per-test ${TO_OPT:-none}, wall $(( $(date +%s) - T0 ))s"; echo; cat "$OUT/tables.md"; } > "$OUT/summary.md"

@@ -370,6 +370,9 @@ std::string launcher_source(const lower::LoweredKernel& k) {
     while (fits == kernel_fn || taken.count(fits)) fits += "_";
     taken.insert(fits);
   }
+  std::string native_args = "native_args";  // the native launch's arguments, see below
+  while (native_args == kernel_fn || taken.count(native_args)) native_args += "_";
+  taken.insert(native_args);
   // **options: Triton launch options (num_warps...) from cuTile hints, see runtime.h.
   std::string out = "def " + launcher_name(k) + "(" + params + ", **" + options + "):\n";
   out += "    \"\"\"Launches " + kernel_fn + " on `grid` with ct.launch's argument list; arrays are passed as\n"
@@ -388,10 +391,18 @@ std::string launcher_source(const lower::LoweredKernel& k) {
     // The native launch of a reused kernel: the keyword arguments _c2t_run_kernel would get (the
     // TMA flag first), the arrays unexpanded; not with the TMA flag among the caller's options too
     // (the launch below raises: a keyword given twice).
+    // Its arguments are passed on to _c2t_run_kernel too (_c2t_shape): a kernel with a tuning
+    // search's choices is launched natively only for the exact shape of an earlier launch.
     std::string kw = use_tma.empty() ? options : "{\"" + k.tma_flag + "\": False, **" + options + "}";
-    std::string guard = use_tma.empty() ? "" : use_tma + " in (False, \"tuned\") and \"" + k.tma_flag + "\" not in " + options + " and ";
-    out += "    if " + guard + "_c2t_run_native(" + kernel_fn + ", " +
-           grid + ", (" + native.args + (native.count == 1 ? "," : "") + "), " + kw + ", b\"" + native.codes +
+    std::string tuple = "(" + native.args + (native.count == 1 ? "," : "") + ")";
+    if (use_tma.empty()) {
+      out += "    " + native_args + " = " + tuple + "\n";
+    } else {
+      out += "    " + native_args + " = " + tuple + " if " + use_tma + " in (False, \"tuned\") and \"" + k.tma_flag +
+             "\" not in " + options + " else None\n";
+    }
+    out += "    if " + (use_tma.empty() ? "" : native_args + " is not None and ") + "_c2t_run_native(" + kernel_fn +
+           ", " + grid + ", " + native_args + ", " + kw + ", b\"" + native.codes +
            "\") is not None:\n        return  # reused natively: the same checks, in one call\n";
   }
   out += tile_dims_check_source(k, renamed, k.info->name);
@@ -412,6 +423,7 @@ std::string launcher_source(const lower::LoweredKernel& k) {
   // _c2t_run_kernel sets where the tuning search timed that faster (and removes before Triton).
   if (!use_tma.empty())
     out += "        **({\"_c2t_tma\": \"" + k.tma_flag + "\"} if " + fits + " and not " + use_tma + " else {}),\n";
+  if (native.ok) out += "        _c2t_shape=" + native_args + ",\n";
   out += "    )\n";
   return out;
 }

@@ -178,8 +178,16 @@ def _c2t_run_native(kernel, grid, args, kwargs, expand=None):
     args: the kernel's positional arguments, or with `expand` (bytes, one code per argument) a
     converted launcher's, arrays standing for themselves, their extents and strides, which the
     native launch expands as the launcher does (cutile2triton: cpp/host/launcher.cpp): a launcher's
-    reused launch is then one native call (BENCHMARKS.md, "Host time per call")."""
+    reused launch is then one native call (BENCHMARKS.md, "Host time per call"). A kernel with a
+    tuning search's choices (which hold per shape) is launched natively from a launcher only for the
+    exact shape of an earlier launch (kernel._c2t_fast_shapes, keyed by _c2t_shape_key)."""
     fast = kernel.__dict__.get("_c2t_fast")
+    shapes = kernel.__dict__.get("_c2t_fast_shapes") if expand is not None else None
+    if shapes:  # a kernel with a tuning search's choices: natively only a shape launched before
+        try:
+            fast = shapes.get(_c2t_shape_key(args))
+        except TypeError:  # an argument that cannot be hashed
+            fast = None
     if fast is None or callable(grid) or (expand is not None and "num_stages" in kwargs):
         return None  # a launcher's num_stages also sets its prefetching loops' (_c2t_run_kernel): not here
     if _c2t_stage_probe is not None and _c2t_threading.get_ident() in _c2t_stage_probe:
@@ -196,6 +204,14 @@ def _c2t_run_native(kernel, grid, args, kwargs, expand=None):
         if native(plan, grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1, state[2], args, None, expand):
             return compiled
     return None
+
+
+def _c2t_shape_key(args):
+    """A launcher's arguments by exact extent: each array's shape and strides, every other
+    argument itself (hashing it raises TypeError for an unhashable one). A tuning search's choice
+    holds per shape (_c2t_stages_key with scalars), which the native launch's check of Triton's
+    specialization (divisibility, alignment) does not see."""
+    return tuple((a.shape, a.stride()) if hasattr(a, "data_ptr") else a for a in args)
 
 
 def _c2t_check_tile_dims(kernel, *dims):
@@ -224,6 +240,7 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
     A launcher passes _c2t_tma (its kernel's TMA flag, e.g. "USE_TMA") where the pointer path was
     asked for by default but the tensors allow descriptors: the search may time them, or has."""
     tma = kwargs.pop("_c2t_tma", None)
+    shape = kwargs.pop("_c2t_shape", None)  # a launcher's arguments, where it tried the native launch
     probe = _c2t_stage_probe.get(_c2t_threading.get_ident()) if _c2t_stage_probe else None
     if probe is not None:
         probe.add((kernel, _c2t_stages_key(kernel, args, kwargs, scalars=True)))
@@ -244,13 +261,30 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
         getattr(probe, "stages", set()).add(stepped)
         return result
     if _c2t_tuned_options and kernel in _c2t_tuned_options:
-        # The search's choices hold per shape (scalar arguments), which the reused launches below do
-        # not see: Triton's own cache, whose key holds the launch options, picks the compiled kernel
-        # (and such a kernel never gets a native launch, _c2t_fast, which its search removed).
-        return _c2t_run_kernel_jit(kernel, grid, args, kwargs, tma=tma)
+        # The search's choices hold per shape (scalar arguments), which Triton's specialization does
+        # not see: the launch is keyed by the options chosen for its shape (as kernel[grid] gets
+        # them), and launched natively only from a launcher and for that exact shape (not with
+        # _c2t_fast, which the search removed and which keys by the specialization alone).
+        chosen = _c2t_tuned_choice(kernel, args, kwargs)
+        if chosen and chosen.get("tma"):  # holds only where the tensors allow descriptors: not natively
+            shape = None
+        return _c2t_run_compiled(kernel, grid, args, _c2t_tuned_kwargs(kernel, args, kwargs, tma, chosen) or kwargs,
+                                 lambda: _c2t_run_kernel_jit(kernel, grid, args, kwargs, tma=tma), kwargs, shape)
     compiled = _c2t_run_native(kernel, grid, args, kwargs)
     if compiled is not None:
         return compiled
+    return _c2t_run_compiled(kernel, grid, args, kwargs, lambda: _c2t_run_kernel_jit(kernel, grid, args, kwargs))
+
+
+def _c2t_run_compiled(kernel, grid, args, kwargs, run, asked=None, shape=None):
+    """Launches the compiled kernel an earlier launch of the same specialization and options
+    (kwargs) got, without JITFunction.run (_c2t_compiled_slot); else run() (kernel[grid] with
+    _c2t_run_kernel_jit's retries and choices, which decide the kernel deterministically from
+    the same inputs) and remembers the kernel it compiled or found. Once reused, the next
+    launches like it are launched natively (_c2t_run_native): kernels without a tuning search's
+    choices by specialization (_c2t_fast); kernels with them only where a launcher passed its
+    arguments (shape), by their exact shape, with the options it asked for (asked: the keyword
+    arguments before the search's choice, as the launcher's native attempt passes them)."""
     slot = _c2t_compiled_slot(kernel, args, kwargs)
     if slot:
         table, table_key, bound, state = slot
@@ -267,8 +301,17 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
             if plan is not None and kernel not in _c2t_tuned_options:  # the next launches like it: natively
                 kernel._c2t_fast = (state[0], state[1], kwargs, tuple(map(type, kwargs.values())), state[3], key,
                                     compiled, *plan)
+            elif plan is not None and shape is not None:  # a tuned kernel: natively for this shape only
+                shapes = kernel.__dict__.get("_c2t_fast_shapes")
+                if shapes is None or len(shapes) >= 256:  # bounded: shapes differ from call to call in some ops
+                    shapes = kernel._c2t_fast_shapes = {}
+                try:
+                    shapes[_c2t_shape_key(shape)] = (state[0], state[1], asked, tuple(map(type, asked.values())),
+                                                     state[3], key, compiled, *plan)
+                except TypeError:  # an argument that cannot be hashed: not natively
+                    pass
             return compiled
-    result = _c2t_run_kernel_jit(kernel, grid, args, kwargs)
+    result = run()
     if slot == ():  # the device's first launch: Triton has built its binder now
         slot = _c2t_compiled_slot(kernel, args, kwargs)
     if slot and getattr(result, "function", None) is not None:  # launched, not a future
@@ -289,29 +332,15 @@ def _c2t_run_kernel_jit(kernel, grid, args, kwargs, tuned=True, tma=None):
     """_c2t_run_kernel through kernel[grid]: the tuning search's stages, warps and TMA descriptors
     (tma: the kernel's TMA flag where the launch's tensors allow them), the shared-memory retry, and
     the stages of a kernel with a cuTile occupancy (_c2t_occupancy_start)."""
-    rule = _c2t_is_rule_warps(kwargs.get("num_warps"))
-    if rule:  # Triton gets a plain int
+    at = _c2t_tuned_kwargs(kernel, args, kwargs, tma, _c2t_tuned_choice(kernel, args, kwargs)) if tuned else None
+    if _c2t_is_rule_warps(kwargs.get("num_warps")):  # Triton gets a plain int
         kwargs = {**kwargs, "num_warps": int(kwargs["num_warps"])}
-    tuned = tuned and _c2t_tuned_options.get(kernel)
-    if tuned and "num_stages" not in kwargs:
-        chosen = tuned.get(_c2t_stages_key(kernel, args, kwargs, scalars=True))
-        # A choice timed with descriptors holds only where this launch's tensors allow them; other
-        # launches take what the search chose on the pointer path ("pointer"). Warps the search chose
-        # replace only the rule's (a caller's own warps stay, and so does the rest of a choice timed
-        # at other warps).
-        if chosen and chosen.get("tma") and not tma:
-            chosen = chosen["pointer"]
-        if chosen and ("num_warps" not in chosen or rule):
-            at = {**kwargs, **{k: v for k, v in chosen.items() if k not in ("num_stages", "tma", "pointer")}}
-            if chosen.get("tma"):
-                at[tma] = True
-            if "num_stages" in chosen:
-                at = _c2t_with_stages(kernel, args, at, chosen["num_stages"])
-            try:
-                return kernel[grid](*args, **at)
-            except triton.runtime.errors.OutOfResources as e:  # timed on another device: as untuned
-                if e.name != "shared memory":
-                    raise
+    if at is not None:
+        try:
+            return kernel[grid](*args, **at)
+        except triton.runtime.errors.OutOfResources as e:  # timed on another device: as untuned
+            if e.name != "shared memory":
+                raise
     fits, start = _c2t_fitting_stages.get(kernel), 0
     occupied = "num_stages" not in kwargs and getattr(kernel, "_c2t_occupancy", 1) > 1
     if (fits is None and not occupied) or "num_stages" in kwargs:  # never overflowed, or stages chosen
@@ -338,12 +367,47 @@ def _c2t_run_kernel_jit(kernel, grid, args, kwargs, tuned=True, tma=None):
                 raise
             continue
         if order.index(stages) > occupancy_start and key not in fits:  # an overflow: said once per specialization
+            import sys
             import warnings
 
+            level, frame = 1, sys._getframe()  # said at the first caller outside this module (the op's caller)
+            while frame is not None and frame.f_globals is globals():
+                level, frame = level + 1, frame.f_back
             warnings.warn(f"cutile2triton: {getattr(kernel, '__name__', kernel)} overflows shared memory at "
-                          f"Triton's default num_stages; launched with num_stages={stages}", stacklevel=4)
+                          f"Triton's default num_stages; launched with num_stages={stages}", stacklevel=level)
         fits[key] = stages
         return result
+
+
+def _c2t_tuned_choice(kernel, args, kwargs):
+    """The tuning search's choice for the launch's shape (_c2t_tuned_options: {"num_stages",
+    "num_warps", "tma", "pointer"} as it chose), or None where it chose nothing for it or the
+    caller set num_stages."""
+    tuned = _c2t_tuned_options.get(kernel)
+    if not tuned or "num_stages" in kwargs:
+        return None
+    return tuned.get(_c2t_stages_key(kernel, args, kwargs, scalars=True))
+
+
+def _c2t_tuned_kwargs(kernel, args, kwargs, tma, chosen):
+    """The launch's keyword arguments with `chosen` (_c2t_tuned_choice) applied, or None where it
+    changes nothing. tma: the kernel's TMA flag where the launch's tensors allow descriptors (a
+    choice timed with them holds only there; other launches take what the search chose on the
+    pointer path, "pointer"). Warps the search chose replace only the rule's: a caller's own
+    warps stay, and so does the rest of a choice timed at other warps."""
+    if chosen and chosen.get("tma") and not tma:
+        chosen = chosen["pointer"]
+    rule = _c2t_is_rule_warps(kwargs.get("num_warps"))
+    if not chosen or ("num_warps" in chosen and not rule):
+        return None
+    at = {**kwargs, **{k: v for k, v in chosen.items() if k not in ("num_stages", "tma", "pointer")}}
+    if rule and "num_warps" not in chosen:  # Triton gets a plain int
+        at["num_warps"] = int(kwargs["num_warps"])
+    if chosen.get("tma"):
+        at[tma] = True
+    if "num_stages" in chosen:
+        at = _c2t_with_stages(kernel, args, at, chosen["num_stages"])
+    return at
 
 
 def _c2t_occupancy_start(kernel, grid, args, kwargs):
@@ -817,6 +881,7 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
         # Launches reused natively or from the compiled-kernel table keep the options they were
         # compiled with: the next launch of each specialization goes through kernel[grid] again.
         kern.__dict__.pop("_c2t_fast", None)
+        kern.__dict__.pop("_c2t_fast_shapes", None)
         kern.__dict__.pop("_c2t_compiled", None)
     if not quiet:
         at = "".join(f" {k}={v}" for k, v in chosen.items())

@@ -49,6 +49,9 @@ How it works (decisions, and why):
   ``c2t_triton`` case; direct imports and module-level gates then see cuTile.
   Blocking sets ``CUTILE_TUTORIALS_BACKEND=triton`` if unset: TileGym refuses
   to import when its default backend is unavailable.
+* ``--c2t-shard K/N``: keeps the K-th of every N selected cases, so that N
+  processes share a file whose cases each run a tuning search (TileGym's
+  test_bmm: 128 cases of ~20 s on an H200) and the file finishes in 1/N the time.
 
 Needs no compiler extension: the conversion is done beforehand.
 """
@@ -297,6 +300,9 @@ def pytest_addoption(parser):
                 "allow: run them too (a test that imports a cuTile module directly then runs cuTile code)")
     g.addoption("--c2t-argnames", default="backend,framework",
                 help="comma-separated argnames that carry the backend (TileGym uses both)")
+    g.addoption("--c2t-shard", default=os.environ.get("C2T_TILEGYM_SHARD"), metavar="K/N",
+                help="run only shard K of N (1 <= K <= N) of the selected cases, dealt round-robin in "
+                "collection order, so that N processes share one slow file; env C2T_TILEGYM_SHARD")
 
 
 def pytest_configure(config):
@@ -304,6 +310,8 @@ def pytest_configure(config):
     conv = config.getoption("--c2t-converted")
     if config.getoption("help", False) or config.getoption("version", False):
         return  # `pytest -p cutile2triton.pytest_tilegym --help` lists the options
+    if config.getoption("--c2t-shard"):
+        parse_shard(config.getoption("--c2t-shard"))  # a bad K/N is a usage error before collection
     if not conv:
         raise pytest.UsageError("cutile2triton.pytest_tilegym: give --c2t-converted DIR (or C2T_TILEGYM_CONVERTED)")
     if not Path(conv).is_dir():
@@ -318,6 +326,32 @@ def pytest_configure(config):
     mounts = config.stash[_MOUNTS] = load_converted(Path(conv), alias_cutile=block)
     if block:  # for the whole session, "cutile" means the converted ops (see the module docstring)
         _swap_in(mounts)
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """"K/N" -> (K, N) with 1 <= K <= N; raises pytest.UsageError otherwise."""
+    try:
+        k, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        k = n = 0
+    if not 1 <= k <= n:
+        raise pytest.UsageError(f"cutile2triton.pytest_tilegym: --c2t-shard {text!r}: expected K/N with 1 <= K <= N")
+    return k, n
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """--c2t-shard K/N: keeps every N-th case from the K-th on, after -k/-m have deselected (trylast),
+    so the N shards of a file run disjoint cases that together are the whole selection."""
+    text = config.getoption("--c2t-shard")
+    if not text:
+        return
+    k, n = parse_shard(text)
+    kept = [it for i, it in enumerate(items) if i % n == k - 1]
+    dropped = [it for i, it in enumerate(items) if i % n != k - 1]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+    items[:] = kept
 
 
 def _summary(config) -> list[str]:

@@ -414,7 +414,7 @@ TEST(Runtime, LauncherCallsRunKernel) {
   ASSERT_FALSE(r.diags.has_errors()) << r.diags.render_all("m.py", "");
   EXPECT_TRUE(has(r.code, "def launch_k(grid, x, T, **options):\n")) << r.code;
   EXPECT_TRUE(has(r.code, "    _c2t_run_kernel(\n        k, grid,\n        x, x_shape_0, x_stride_0,\n        T,\n"
-                          "        **options,\n    )\n"))
+                          "        **options,\n        _c2t_shape=native_args,\n    )\n"))
       << r.code;
   EXPECT_FALSE(has(r.code, "k[grid](")) << r.code;
   // One helper per module, however many kernels.

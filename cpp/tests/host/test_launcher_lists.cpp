@@ -120,7 +120,8 @@ TEST(LauncherLists, NativeReuseTakesTheLaunchersArguments) {
       "    ct.store(out, index=(0,), tile=ct.zeros((4,), dtype=ct.float32))\n");
   ASSERT_FALSE(s.empty());
   // x: rank at most 2 (128 + 2), out: rank 1, HAVE: as is.
-  const std::string call = "    if _c2t_run_native(k, grid, (x, out, HAVE), options, b\"\\x82\\x01\\x00\") is not None:\n"
+  const std::string call = "    native_args = (x, out, HAVE)\n"
+                           "    if _c2t_run_native(k, grid, native_args, options, b\"\\x82\\x01\\x00\") is not None:\n"
                            "        return";
   EXPECT_TRUE(has(s, call)) << s;
   EXPECT_LT(s.find("options.pop(\"use_tma\", None)"), s.find(call)) << s;
@@ -133,8 +134,18 @@ TEST(LauncherLists, NativeReuseTakesTheLaunchersArguments) {
       "    ct.store(out, index=(0, 0), tile=ct.load(x, index=(0, 0), shape=(T, T)))\n");
   ASSERT_FALSE(t.empty());
   // (The flag among the caller's options too: the launch itself raises, a keyword given twice.)
-  EXPECT_TRUE(has(t, "    if use_tma in (False, \"tuned\") and \"USE_TMA\" not in options and _c2t_run_native(k, grid, (x, out, T), "
+  EXPECT_TRUE(has(t, "    native_args = (x, out, T) if use_tma in (False, \"tuned\") and \"USE_TMA\" not in options else None\n"
+                     "    if native_args is not None and _c2t_run_native(k, grid, native_args, "
                      "{\"USE_TMA\": False, **options}, b\"\\x02\\x02\\x00\") is not None:\n")) << t;
+  // The same arguments go on to _c2t_run_kernel: a kernel with a tuning search's choices is launched
+  // natively only for the exact shape of an earlier launch (runtime _c2t_run_native, _c2t_shape_key).
+  EXPECT_TRUE(has(t, "        _c2t_shape=native_args,\n    )\n")) << t;
+  std::string v = launcher_of(
+      "import cuda.tile as ct\n"
+      "@ct.kernel\ndef k(native_args, out, T: ct.Constant[int]):\n"
+      "    ct.store(out, index=(0, 0), tile=ct.load(native_args, index=(0, 0), shape=(T, T)))\n");
+  EXPECT_TRUE(has(v, "    native_args_ = (native_args, out, T) if ")) << v;
+  EXPECT_TRUE(has(v, "        _c2t_shape=native_args_,\n")) << v;
   // Parameters the launcher expands otherwise: no native call.
   for (const char* src : {
            "@ct.kernel\ndef k(As, out, T: ct.Constant[int]):\n    for g in range(len(As)):\n"
@@ -174,7 +185,8 @@ TEST(LauncherLists, DefaultPointerPathOffersTheDescriptorPathToTheSearch) {
   EXPECT_TRUE(has(t, "        if use_tma is None:\n            use_tma = use_tma_fits\n    if use_tma or use_tma_fits:\n"))
       << t;
   EXPECT_TRUE(has(t, "        USE_TMA=use_tma,\n        **options,\n"
-                     "        **({\"_c2t_tma\": \"USE_TMA\"} if use_tma_fits and not use_tma else {}),\n    )\n")) << t;
+                     "        **({\"_c2t_tma\": \"USE_TMA\"} if use_tma_fits and not use_tma else {}),\n"
+                     "        _c2t_shape=native_args,\n    )\n")) << t;
   std::string u = launcher_of(
       "import cuda.tile as ct\n"
       "@ct.kernel\ndef k(use_tma_fits, out, T: ct.Constant[int]):\n"
