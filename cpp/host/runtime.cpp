@@ -587,11 +587,12 @@ _C2T_STAGE_CONFIGS = 3    # at most this many (a compile each: TileGym's mhc sea
 # at 8 in both dtypes (cutile2triton's BENCHMARKS.md, "CTA clusters as per-program tiles").
 _C2T_SEARCH_WARPS = {8: 16}
 # TMA descriptors are timed for configs of at least this many microseconds of device time only. A
-# launch with a choice the search made runs through Triton's binder instead of the native reuse, and
-# with descriptors also checks them and allocates their scratch: ~30 us of host time, which the
-# search's CUDA-graph timing does not see. On the H200, TileGym's bmm at 2 x 1024^3 (13 us) chose
-# descriptors and ran 95 TFLOPS per call instead of 281; matmul at 16384^3 (13-38 ms) gained 5-22%
-# (cutile2triton's BENCHMARKS.md, "The warps phase on the GPU").
+# launch whose choice takes descriptors is never launched natively (the choice holds only where the
+# tensors allow them; their scratch is allocated per launch): it runs through Triton's binder, checks
+# the descriptors' preconditions and allocates, ~30 us of host time that the search's CUDA-graph
+# timing does not see. On the H200, TileGym's bmm at 2 x 1024^3 (13 us) chose descriptors and ran 95
+# TFLOPS per call instead of 281; matmul at 16384^3 (13-38 ms) gained 5-22% (cutile2triton's
+# BENCHMARKS.md, "The warps phase on the GPU"). Other choices are launched natively per shape.
 _C2T_TMA_MIN_US = 100.0
 
 
