@@ -33,6 +33,20 @@ def converted(name):
 dev = "cuda"
 
 
+def profile_text(fn, calls, top):
+    """cProfile of `calls` back-to-back fn() calls (synchronized at the end): the `top` functions by
+    own time, as pstats prints them, blank lines dropped."""
+    import cProfile, io, pstats
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(calls): fn()
+    prof.disable()
+    torch.cuda.synchronize()
+    out = io.StringIO()
+    pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(top)
+    return "\n".join(l for l in out.getvalue().splitlines() if l.strip())
+
+
 def host_us(fn, n=300):
     for _ in range(20): fn()
     torch.cuda.synchronize(); t = time.perf_counter()

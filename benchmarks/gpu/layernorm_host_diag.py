@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from host_layers import P, converted, host_us  # noqa: E402  (mounts the converted tree)
+from host_layers import P, converted, host_us, profile_text  # noqa: E402  (mounts the converted tree)
 import tilegym, torch, triton.testing  # noqa: E402
 
 cache = torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda")  # do_bench's L2 flush buffer
@@ -71,15 +71,5 @@ ops = {be: (lambda be=be: tilegym.ops.persistent_layer_norm(input=x, normalized_
                                                             eps=1e-6, backend=be)) for be in ("cutile", "c2t_triton")}
 for i in range(5):
     P("30000x256 host us/call interleaved: " + " | ".join(f"{be} {host_us(op):6.1f}" for be, op in ops.items()))
-import cProfile, io, pstats  # noqa: E402
-
 for be, op in ops.items():
-    prof = cProfile.Profile()
-    prof.enable()
-    for _ in range(2000):
-        op()
-    prof.disable()
-    torch.cuda.synchronize()
-    out = io.StringIO()
-    pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(12)
-    P(f"== cProfile, 2000 calls, {be}\n" + "\n".join(l for l in out.getvalue().splitlines() if l.strip())[-2200:])
+    P(f"== cProfile, 2000 calls, {be}\n" + profile_text(op, 2000, 12)[-2200:])

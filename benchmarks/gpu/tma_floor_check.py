@@ -36,7 +36,7 @@ for batch, S in shapes:
         try:
             row[name] = (tf(triton.testing.do_bench(op, return_mode="median")),
                          tf(triton.testing.do_bench_cudagraph(op, return_mode="median")), host_us(op))
-        except Exception as e:  # noqa: BLE001  (no cuTile on this machine)
+        except Exception:  # noqa: BLE001  (no cuTile on this machine)
             row[name] = (float("nan"),) * 3
     (cd, cg, ch), (ud, ug, uh) = row["converted"], row["cuTile"]
     P(f"{batch}x{S}^3 fp16: do_bench {cd:5.0f} vs cuTile {ud:5.0f} TFLOPS ({cd / ud:.2f}x); device {cg:5.0f} vs "

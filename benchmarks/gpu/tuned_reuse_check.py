@@ -8,17 +8,15 @@ ops/cutile/bmm.py), interleaved A B A B A B; then the op's do_bench median next 
 
   PYTHONPATH=TILEGYM/src:PLUGIN:CUTILE_SITE python3 tuned_reuse_check.py TILEGYM CONVERTED OLD [BxS ...]"""
 import ast
-import cProfile
 import contextlib
 import io
-import pstats
 import statistics
 import sys
 import threading
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from host_layers import P, converted, host_us  # noqa: E402  (mounts the converted tree)
+from host_layers import P, converted, host_us, profile_text  # noqa: E402  (mounts the converted tree)
 import tilegym, torch, triton.testing  # noqa: E402
 
 bmm = converted("bmm")
@@ -87,15 +85,7 @@ for batch, S in shapes:
         op()
     vars(bmm).update(real)
     P("  calls per op call: " + ", ".join(f"{n} {c / 100:g}" for n, c in counts.items() if n in real))
-    prof = cProfile.Profile()
-    prof.enable()
-    for _ in range(300):
-        op()
-    prof.disable()
-    torch.cuda.synchronize()
-    out = io.StringIO()
-    pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(14)
-    P("\n".join("  " + l for l in out.getvalue().splitlines() if l.strip())[:3500])
+    P("\n".join("  " + l for l in profile_text(op, 300, 14).splitlines())[:3500])
     host = {"A": [], "B": []}
     for _ in range(3):
         for version, funcs in (("A", old), ("B", new)):
