@@ -514,3 +514,25 @@ def test_a_tuned_kernel_is_native_per_shape_but_never_with_a_descriptor_choice(t
     assert k.jit_launches == [4] and len(k.native) == 2 and len(k._c2t_fast_shapes) == 2
     copy(128)
     assert len(k.native) == 3
+
+
+def test_one_shape_in_several_dtypes_is_native_in_each(tmp_path, monkeypatch):
+    # The native launches of a tuned kernel are keyed by each array's dtype too: launches of one shape
+    # in several dtypes, alternating, are each native with their own compiled kernel.
+    m = _native_module(tmp_path, monkeypatch, COPY2D, "copy_kernel")
+    k = m.copy_kernel
+    m._c2t_tuned_options[k] = {"a shape": {"num_stages": 4}}
+    monkeypatch.setattr(m, "_c2t_tuned_choice", lambda kernel, args, kwargs: {"num_stages": 4})
+    compiled = {}
+    for _ in range(4):
+        for dt in (torch.float32, torch.float16):
+            x = dev(torch.randn(64, 16).to(dt))
+            out = dev(torch.zeros(64, 16, dtype=dt))
+            n = len(k.native)
+            m.launch_copy_kernel((4,), x, out, 16)
+            assert_close(out, x)
+            if len(k.native) > n:
+                compiled.setdefault(dt, set()).add(id(k.native[-1]["compiled"]))
+    # each dtype: through Triton, reused once, then native twice, always its own kernel
+    assert {dt: len(c) for dt, c in compiled.items()} == {torch.float32: 1, torch.float16: 1}
+    assert len(k.native) == 4 and compiled[torch.float32] != compiled[torch.float16]

@@ -240,3 +240,39 @@ def test_occupancy_without_a_device_launches_as_before(mod):
     mod.scale_kernel = fake
     assert_close(mod.scale(_x(), 64), _x() * 2.0)
     assert fake.attempts == [(64, None)]
+
+
+def test_the_overflow_warning_names_a_line_when_the_module_runs_as_a_script(tmp_path):
+    # Every frame belongs to the converted module (run as __main__, calling its own op): the warning
+    # names the module's outermost line, not a place past the stack ("sys:1").
+    import os
+    import subprocess
+    import sys
+
+    code = convert(SRC, filename="script.py") + '''
+if __name__ == "__main__":
+    from triton.runtime.errors import OutOfResources
+
+    real = scale_kernel
+
+    class OneStage:  # fits only at num_stages=1
+        params = getattr(real, "params", [])
+
+        def __getitem__(self, grid):
+            def launch(*a, **kw):
+                if kw.get("num_stages", 3) > 1:
+                    raise OutOfResources(1, 0, "shared memory")
+                kw.pop("num_stages")
+                return real[grid](*a, **kw)
+            return launch
+
+    scale_kernel = OneStage()
+    scale(torch.randn(300), 64)
+'''
+    script = tmp_path / "script.py"
+    script.write_text(code)
+    r = subprocess.run([sys.executable, "-W", "always", str(script)], capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "TRITON_INTERPRET": "1"})
+    assert r.returncode == 0, r.stderr
+    said = [line for line in r.stderr.splitlines() if "overflows shared memory" in line]
+    assert len(said) == 1 and said[0].startswith(f"{script}:"), r.stderr

@@ -291,3 +291,22 @@ def test_interpreter_kernels_are_launched_as_before(tmp_path):
     assert_close(m.scale(_x(), 64), _x() * 2.0)
     assert_close(m.scale(_x(), 64), _x() * 2.0)
     assert not hasattr(m.scale_kernel, "_c2t_compiled")
+
+
+def test_a_choice_that_overflows_is_dropped_and_keys_no_other_kernel(tmp_path, monkeypatch):
+    # A search's choice that overflows shared memory here (timed on another device) is dropped: the
+    # shape launches as untuned (with the retry), and the compiled-kernel table never holds a kernel
+    # under options it was not compiled with, so a caller's own num_stages=4 still overflows and raises.
+    m = load_with_fake_driver(tmp_path, monkeypatch, "overflowing_choice", FakeJIT)
+    k = m.scale_kernel
+    k.shared_limit = 3
+    x, out = _x(), dev(torch.empty(300))
+    args = (x, 300, 1, out, 300, 1, 64)
+    m._c2t_tuned_options[k] = {m._c2t_stages_key(k, args, {}, scalars=True): {"num_stages": 4}}
+    m._c2t_run_kernel(k, (5,), *args)
+    assert_close(out, x * 2.0)
+    assert k.jit_launches == [4, None] and k not in m._c2t_tuned_options
+    m._c2t_run_kernel(k, (5,), *args)
+    assert k.jit_launches == [4, None], "then reused as untuned"
+    with pytest.raises(OutOfResources):
+        m._c2t_run_kernel(k, (5,), *args, num_stages=4)

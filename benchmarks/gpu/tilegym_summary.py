@@ -88,7 +88,8 @@ def from_log(path):
 def summarize(rundir):
     rows, suites = [], []
     for bdir in sorted(p for p in Path(rundir).iterdir() if p.is_dir()):
-        for log in sorted(bdir.glob("*.log")):
+        shard_order = lambda p: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", p.stem)]  # shard2 < shard10
+        for log in sorted(bdir.glob("*.log"), key=shard_order):
             name = log.stem
             xml, rcf = bdir / f"{name}.xml", bdir / f"{name}.rc"
             rc = int(rcf.read_text().strip() or -1) if rcf.exists() else -1

@@ -29,6 +29,11 @@ SMOKE_FILE=${SMOKE_FILE:-tests/ops/test_softmax.py}
 REPO=$(pwd)
 mkdir -p "$OUT"
 T0=$(date +%s)
+for s in ${C2T_SHARDS:-}; do  # FILE=N, N a positive count, FILE as listed (tests/...): else say so and stop
+  if ! [[ "$s" =~ ^tests/[^=]+\.py=[1-9][0-9]*$ ]]; then
+    echo "C2T_SHARDS: '$s' is not tests/FILE.py=N (N >= 1)" >&2; exit 2
+  fi
+done
 
 # cuTile from the carried wheel + tileiras kit, for the cutile backend.
 . "$(dirname "$0")/cutile_env.sh"

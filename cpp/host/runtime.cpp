@@ -182,10 +182,12 @@ def _c2t_run_native(kernel, grid, args, kwargs, expand=None):
     tuning search's choices (which hold per shape) is launched natively from a launcher only for the
     exact shape of an earlier launch (kernel._c2t_fast_shapes, keyed by _c2t_shape_key)."""
     fast = kernel.__dict__.get("_c2t_fast")
-    shapes = kernel.__dict__.get("_c2t_fast_shapes") if expand is not None else None
-    if shapes:  # a kernel with a tuning search's choices: natively only a shape launched before
+    if expand is not None and _c2t_tuned_options and kernel in _c2t_tuned_options:
+        # Choices hold per shape: natively only a shape launched before (never _c2t_fast, which
+        # another module's runtime, without this module's choices, may have set).
+        shapes = kernel.__dict__.get("_c2t_fast_shapes")
         try:
-            fast = shapes.get(_c2t_shape_key(args))
+            fast = shapes.get(_c2t_shape_key(args)) if shapes else None
         except TypeError:  # an argument that cannot be hashed
             fast = None
     if fast is None or callable(grid) or (expand is not None and "num_stages" in kwargs):
@@ -207,11 +209,12 @@ def _c2t_run_native(kernel, grid, args, kwargs, expand=None):
 
 
 def _c2t_shape_key(args):
-    """A launcher's arguments by exact extent: each array's shape and strides, every other
+    """A launcher's arguments by exact extent: each array's dtype, shape and strides, every other
     argument itself (hashing it raises TypeError for an unhashable one). A tuning search's choice
     holds per shape (_c2t_stages_key with scalars), which the native launch's check of Triton's
-    specialization (divisibility, alignment) does not see."""
-    return tuple((a.shape, a.stride()) if hasattr(a, "data_ptr") else a for a in args)
+    specialization (divisibility, alignment) does not see; the dtype keeps launches of one shape
+    in several dtypes apart (each native)."""
+    return tuple((a.dtype, a.shape, a.stride()) if hasattr(a, "data_ptr") else a for a in args)
 
 
 def _c2t_check_tile_dims(kernel, *dims):
@@ -254,7 +257,7 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
     if "num_stages" in kwargs:  # the caller's stages bound the prefetching loops' too
         kwargs = _c2t_with_stages(kernel, args, kwargs, kwargs["num_stages"])
     if probe is not None:  # timed as asked: neither reused nor at an earlier search's choice
-        result = _c2t_run_kernel_jit(kernel, grid, args, kwargs, tuned=False)
+        result = _c2t_run_kernel_jit(kernel, grid, args, kwargs)
         # where the shared-memory retry stepped the stages down (None: as asked)
         stepped = None if "num_stages" in kwargs else _c2t_fitting_stages.get(kernel, {}).get(
             _c2t_stages_key(kernel, args, kwargs))
@@ -268,8 +271,16 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
         chosen = _c2t_tuned_choice(kernel, args, kwargs)
         if chosen and chosen.get("tma"):  # holds only where the tensors allow descriptors: not natively
             shape = None
-        return _c2t_run_compiled(kernel, grid, args, _c2t_tuned_kwargs(kernel, args, kwargs, tma, chosen) or kwargs,
-                                 lambda: _c2t_run_kernel_jit(kernel, grid, args, kwargs, tma=tma), kwargs, shape)
+        at = _c2t_tuned_kwargs(kernel, args, kwargs, tma, chosen)
+        if at is not None:
+            try:  # the table's key holds the options the kernel was compiled with: no retry inside
+                return _c2t_run_compiled(kernel, grid, args, at, lambda: kernel[grid](*args, **at), kwargs, shape)
+            except triton.runtime.errors.OutOfResources as e:
+                if e.name != "shared memory":
+                    raise
+                _c2t_drop_choice(kernel, args, kwargs)  # timed on another device: this shape as untuned
+        return _c2t_run_compiled(kernel, grid, args, kwargs, lambda: _c2t_run_kernel_jit(kernel, grid, args, kwargs),
+                                 kwargs, shape)
     compiled = _c2t_run_native(kernel, grid, args, kwargs)
     if compiled is not None:
         return compiled
@@ -328,19 +339,11 @@ def _c2t_run_compiled(kernel, grid, args, kwargs, run, asked=None, shape=None):
     return result
 
 
-def _c2t_run_kernel_jit(kernel, grid, args, kwargs, tuned=True, tma=None):
-    """_c2t_run_kernel through kernel[grid]: the tuning search's stages, warps and TMA descriptors
-    (tma: the kernel's TMA flag where the launch's tensors allow them), the shared-memory retry, and
-    the stages of a kernel with a cuTile occupancy (_c2t_occupancy_start)."""
-    at = _c2t_tuned_kwargs(kernel, args, kwargs, tma, _c2t_tuned_choice(kernel, args, kwargs)) if tuned else None
+def _c2t_run_kernel_jit(kernel, grid, args, kwargs):
+    """_c2t_run_kernel through kernel[grid] without a tuning search's choice: the shared-memory
+    retry, and the stages of a kernel with a cuTile occupancy (_c2t_occupancy_start)."""
     if _c2t_is_rule_warps(kwargs.get("num_warps")):  # Triton gets a plain int
         kwargs = {**kwargs, "num_warps": int(kwargs["num_warps"])}
-    if at is not None:
-        try:
-            return kernel[grid](*args, **at)
-        except triton.runtime.errors.OutOfResources as e:  # timed on another device: as untuned
-            if e.name != "shared memory":
-                raise
     fits, start = _c2t_fitting_stages.get(kernel), 0
     occupied = "num_stages" not in kwargs and getattr(kernel, "_c2t_occupancy", 1) > 1
     if (fits is None and not occupied) or "num_stages" in kwargs:  # never overflowed, or stages chosen
@@ -373,6 +376,8 @@ def _c2t_run_kernel_jit(kernel, grid, args, kwargs, tuned=True, tma=None):
             level, frame = 1, sys._getframe()  # said at the first caller outside this module (the op's caller)
             while frame is not None and frame.f_globals is globals():
                 level, frame = level + 1, frame.f_back
+            if frame is None:  # the module runs as a script: its outermost frame
+                level -= 1
             warnings.warn(f"cutile2triton: {getattr(kernel, '__name__', kernel)} overflows shared memory at "
                           f"Triton's default num_stages; launched with num_stages={stages}", stacklevel=level)
         fits[key] = stages
@@ -387,6 +392,15 @@ def _c2t_tuned_choice(kernel, args, kwargs):
     if not tuned or "num_stages" in kwargs:
         return None
     return tuned.get(_c2t_stages_key(kernel, args, kwargs, scalars=True))
+
+
+def _c2t_drop_choice(kernel, args, kwargs):
+    """Forgets the tuning search's choice for the launch's shape (one that overflows shared memory
+    here, e.g. timed on another device): its launches then go as untuned, with the retry."""
+    tuned = _c2t_tuned_options.get(kernel, {})
+    tuned.pop(_c2t_stages_key(kernel, args, kwargs, scalars=True), None)
+    if not tuned:
+        _c2t_tuned_options.pop(kernel, None)
 
 
 def _c2t_tuned_kwargs(kernel, args, kwargs, tma, chosen):
