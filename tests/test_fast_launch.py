@@ -521,8 +521,9 @@ def test_one_shape_in_several_dtypes_is_native_in_each(tmp_path, monkeypatch):
     # in several dtypes, alternating, are each native with their own compiled kernel.
     m = _native_module(tmp_path, monkeypatch, COPY2D, "copy_kernel")
     k = m.copy_kernel
-    m._c2t_tuned_options[k] = {"a shape": {"num_stages": 4}}
-    monkeypatch.setattr(m, "_c2t_tuned_choice", lambda kernel, args, kwargs: {"num_stages": 4})
+    choice = {"num_stages": 4}
+    m._c2t_tuned_options[k] = {"a shape": choice}
+    monkeypatch.setattr(m, "_c2t_tuned_choice", lambda kernel, args, kwargs: choice)
     compiled = {}
     for _ in range(4):
         for dt in (torch.float32, torch.float16):
@@ -536,3 +537,24 @@ def test_one_shape_in_several_dtypes_is_native_in_each(tmp_path, monkeypatch):
     # each dtype: through Triton, reused once, then native twice, always its own kernel
     assert {dt: len(c) for dt, c in compiled.items()} == {torch.float32: 1, torch.float16: 1}
     assert len(k.native) == 4 and compiled[torch.float32] != compiled[torch.float16]
+
+
+def test_a_choice_changed_while_a_launch_stores_its_native_entry_is_not_native(tmp_path, monkeypatch):
+    # Another thread's search may change a shape's choice (and drop the native launches) between this
+    # launch's read of the choice and its store of the shape's native entry: the store checks the choice
+    # again and keeps the entry only if it is still the one launched with.
+    m = _native_module(tmp_path, monkeypatch, COPY2D, "copy_kernel")
+    k = m.copy_kernel
+    first, later = {"num_stages": 4}, {"num_stages": 4}  # equal options, another search's choice
+    reads = []
+    m._c2t_tuned_options[k] = {"a shape": first}
+    monkeypatch.setattr(m, "_c2t_tuned_choice", lambda kernel, args, kwargs: reads.append(1) or (
+        first if len(reads) <= 2 else later))
+    x = dev(torch.randn(64, 16))
+    for launch in range(4):
+        out = dev(torch.zeros(64, 16))
+        m.launch_copy_kernel((4,), x, out, 16)
+        assert_close(out, x)
+        if launch == 1:  # reused, stored, then found changed (the third read): not kept
+            assert not k.__dict__.get("_c2t_fast_shapes") and k.native == []
+    assert len(k.native) == 1, "stored again under the new choice, then native"

@@ -274,20 +274,21 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
         at = _c2t_tuned_kwargs(kernel, args, kwargs, tma, chosen)
         if at is not None:
             try:  # the table's key holds the options the kernel was compiled with: no retry inside
-                return _c2t_run_compiled(kernel, grid, args, at, lambda: kernel[grid](*args, **at), kwargs, shape)
+                return _c2t_run_compiled(kernel, grid, args, at, lambda: kernel[grid](*args, **at), kwargs, shape,
+                                         chosen)
             except triton.runtime.errors.OutOfResources as e:
                 if e.name != "shared memory":
                     raise
                 _c2t_drop_choice(kernel, args, kwargs)  # timed on another device: this shape as untuned
         return _c2t_run_compiled(kernel, grid, args, kwargs, lambda: _c2t_run_kernel_jit(kernel, grid, args, kwargs),
-                                 kwargs, shape)
+                                 kwargs, shape, None)
     compiled = _c2t_run_native(kernel, grid, args, kwargs)
     if compiled is not None:
         return compiled
     return _c2t_run_compiled(kernel, grid, args, kwargs, lambda: _c2t_run_kernel_jit(kernel, grid, args, kwargs))
 
 
-def _c2t_run_compiled(kernel, grid, args, kwargs, run, asked=None, shape=None):
+def _c2t_run_compiled(kernel, grid, args, kwargs, run, asked=None, shape=None, chosen=None):
     """Launches the compiled kernel an earlier launch of the same specialization and options
     (kwargs) got, without JITFunction.run (_c2t_compiled_slot); else run() (kernel[grid] with
     _c2t_run_kernel_jit's retries and choices, which decide the kernel deterministically from
@@ -295,7 +296,8 @@ def _c2t_run_compiled(kernel, grid, args, kwargs, run, asked=None, shape=None):
     launches like it are launched natively (_c2t_run_native): kernels without a tuning search's
     choices by specialization (_c2t_fast); kernels with them only where a launcher passed its
     arguments (shape), by their exact shape, with the options it asked for (asked: the keyword
-    arguments before the search's choice, as the launcher's native attempt passes them)."""
+    arguments before the search's choice, as the launcher's native attempt passes them) while the
+    search's choice for the shape is still `chosen`."""
     slot = _c2t_compiled_slot(kernel, args, kwargs)
     if slot:
         table, table_key, bound, state = slot
@@ -317,8 +319,13 @@ def _c2t_run_compiled(kernel, grid, args, kwargs, run, asked=None, shape=None):
                 if shapes is None or len(shapes) >= 256:  # bounded: shapes differ from call to call in some ops
                     shapes = kernel._c2t_fast_shapes = {}
                 try:
-                    shapes[_c2t_shape_key(shape)] = (state[0], state[1], asked, tuple(map(type, asked.values())),
-                                                     state[3], key, compiled, *plan)
+                    at = _c2t_shape_key(shape)
+                    shapes[at] = (state[0], state[1], asked, tuple(map(type, asked.values())), state[3], key,
+                                  compiled, *plan)
+                    # A search in another thread may have changed the shape's choice since this launch
+                    # read it, its removal of the native launches coming first: then not natively.
+                    if _c2t_tuned_choice(kernel, args, asked) is not chosen:
+                        shapes.pop(at, None)
                 except TypeError:  # an argument that cannot be hashed: not natively
                     pass
             return compiled
