@@ -290,9 +290,9 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
 
 def _c2t_run_compiled(kernel, grid, args, kwargs, run, asked=None, shape=None, chosen=None):
     """Launches the compiled kernel an earlier launch of the same specialization and options
-    (kwargs) got, without JITFunction.run (_c2t_compiled_slot); else run() (kernel[grid] with
-    _c2t_run_kernel_jit's retries and choices, which decide the kernel deterministically from
-    the same inputs) and remembers the kernel it compiled or found. Once reused, the next
+    (kwargs) got, without JITFunction.run (_c2t_compiled_slot); else run() (kernel[grid] at a
+    search's choice, or with _c2t_run_kernel_jit's retries: either decides the kernel from the
+    same inputs) and remembers the kernel it compiled or found. Once reused, the next
     launches like it are launched natively (_c2t_run_native): kernels without a tuning search's
     choices by specialization (_c2t_fast); kernels with them only where a launcher passed its
     arguments (shape), by their exact shape, with the options it asked for (asked: the keyword
