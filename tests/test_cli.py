@@ -205,7 +205,7 @@ def k(X, TILE: ct.Constant[int]):
     assert not r.ok and r.code == ""
     errors = [d for d in r.diagnostics if d.severity == "error"]
     assert len(errors) == 1, r.rendered
-    assert errors[0].line == 6 and "padding_mode" in errors[0].message
+    assert errors[0].line == 6 and "ct.PaddingMode has no member ONE (its members: NAN," in errors[0].message
 
 
 @pytest.mark.parametrize("binding, name", [
@@ -420,6 +420,9 @@ def test_single_file_without_cuda_tile_is_skipped_not_a_usage_error(tmp_path):
     for extra in ([], ["--check"]):
         rc, out, err = run("convert", "plain.py", *extra, cwd=tmp_path)
         assert rc == 0 and "skipped" in out + err and "error" not in err, (extra, out, err)
+    rc, out, err = run("convert", "plain.py", "-o", "plain_out.py", cwd=tmp_path)  # says why, writes nothing
+    assert rc == 0 and out.strip() == "1 skipped: plain.py has no cuda.tile import, nothing to convert (no file written)"
+    assert not (tmp_path / "plain_out.py").exists()
 
 
 def test_array_rank_warnings_know_kernels_without_parameters_and_unwritable_outputs(tmp_path):
@@ -522,3 +525,18 @@ def test_folder_summary_names_no_output_for_a_failed_file(tmp_path):
     assert rows["src/bad.py"] == "src/bad.py  failed  6:5: 'for ... else' is not supported in tile code", out
     assert rows["src/good.py"] == "src/good.py  converted  out/good.py", out  # a folder's tree under DIR
     assert (tmp_path / "out" / "good.py").exists() and not (tmp_path / "out" / "bad.py").exists()
+
+
+def test_the_input_file_is_never_the_output_even_with_force(tmp_path):
+    # -o naming the source itself (or a link to it, or another spelling) would replace the cuTile kernel
+    # by its conversion: refused, --force or not, with exit 2 and the source untouched.
+    src = tmp_path / "k.py"
+    text = (Path(__file__).parent.parent / "examples" / "softmax.py").read_text()
+    src.write_text(text)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "link.py").symlink_to(src)
+    for out in ("k.py", "./sub/../k.py", "link.py"):
+        for force in ((), ("--force",)):
+            rc, out_text, err = run("convert", "k.py", "-o", out, *force, cwd=tmp_path)
+            assert rc == 2 and "the output is the input file" in err, (out, force, rc, err)
+            assert src.read_text() == text

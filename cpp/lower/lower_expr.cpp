@@ -18,6 +18,27 @@ using syntax::Node;
 
 namespace {
 
+// A cuda.tile name used as a value that cuda.tile does not have (ct.float33, ct.PaddingMode.ZEROS):
+// said where it is written, with what was probably meant, instead of later as "expected a dtype" or
+// "padding_mode must be a ct.PaddingMode member". Real names lowered elsewhere pass.
+bool reject_unknown_cutile_name(Lowerer& L, const std::string& q, const Node* at) {
+  auto dot = q.find('.');
+  if (dot == std::string::npos) {
+    if (is_cutile_public_name(q)) return false;
+    L.error(at, "ct." + q + " is not a cuTile name (cuda.tile has no such name)" +
+                    did_you_mean(q, cutile_public_names(), "ct."));
+    return true;
+  }
+  std::string head = q.substr(0, dot), member = q.substr(dot + 1);
+  auto members = sema::ModuleInfo::enum_members(head);
+  if (members.empty()) return false;
+  std::string all;
+  for (auto m : members) all += (all.empty() ? "" : ", ") + std::string(m);
+  L.error(at, "ct." + head + " has no member " + member + did_you_mean(member, members, "") + " (its members: " +
+                  all + ")");
+  return true;
+}
+
 const char* binop_entry(std::string_view op) {
   if (op == "Add") return "add";
   if (op == "Sub") return "sub";
@@ -188,6 +209,7 @@ LVal Lowerer::eval_name(const Node* e) {
   if (c != mi.constants.end()) return constant(c->second, e);
   if (auto q = mi.cutile_name(e)) {
     if (auto cv = sema::ModuleInfo::cutile_constant(*q)) return constant(*cv, e);
+    if (reject_unknown_cutile_name(*this, *q, e)) return {};
     LVal v;
     v.info.kind = VKind::CtFunc;
     v.info.ref = *q;
@@ -232,6 +254,7 @@ LVal Lowerer::eval_attribute(const Node* e) {
   // ct.<name>, RMd.APPROX, ... resolve statically.
   if (auto q = module().cutile_name(e)) {
     if (auto cv = sema::ModuleInfo::cutile_constant(*q)) return constant(*cv, e);
+    if (reject_unknown_cutile_name(*this, *q, e)) return {};
     LVal v;
     v.node = e;
     v.info.kind = VKind::CtFunc;
@@ -380,7 +403,14 @@ LVal Lowerer::attribute_of(LVal base, const std::string& a, const Node* at) {
 
 LVal Lowerer::eval_call(const Node* e) {
   auto* fn_node = e->child("func");
-  LVal fn = eval(fn_node);
+  LVal fn;
+  if (auto q = module().cutile_name(fn_node); q && !sema::ModuleInfo::cutile_constant(*q)) {
+    fn.node = fn_node;  // a cuTile function called: an unknown name is said below, as an operation
+    fn.info.kind = VKind::CtFunc;
+    fn.info.ref = *q;
+  } else {
+    fn = eval(fn_node);
+  }
   if (!fn.ok()) return {};
   const auto& reg = registry();
   if (fn.info.kind == VKind::CtFunc) {

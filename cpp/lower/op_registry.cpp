@@ -1,5 +1,6 @@
 #include "lower/op_registry.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "lower/lowerer.h"
@@ -122,8 +123,15 @@ bool bind_call(OpCall& c, const OpEntry& entry, const syntax::Node* call, const 
       std::vector<std::string_view> names;
       for (auto& p : entry.params)
         if (!p.varargs) names.push_back(p.name);
-      c.L.error(kw->child("value"), shown + "() got an unexpected keyword argument '" + k + "'" +
-                                        did_you_mean(k, names, "", "'"));
+      std::string hint = did_you_mean(k, names, "", "'");
+      // PyTorch's spellings of NumPy's (and cuTile's) keywords, too far apart for the edit distance.
+      static const std::pair<std::string_view, std::string_view> kTorchNames[] = {{"dim", "axis"},
+                                                                                   {"keepdim", "keepdims"}};
+      for (auto& [torch_name, name] : kTorchNames)
+        if (hint.empty() && k == torch_name && std::find(names.begin(), names.end(), name) != names.end())
+          hint = "; did you mean '" + std::string(name) + "'? (PyTorch's " + std::string(torch_name) +
+                 " is cuTile's " + std::string(name) + ", as in NumPy)";
+      c.L.error(kw->child("value"), shown + "() got an unexpected keyword argument '" + k + "'" + hint);
       ok = false;
       continue;
     }

@@ -42,20 +42,37 @@ std::optional<std::string> ModuleInfo::cutile_name(const Node* e) const {
   return std::nullopt;
 }
 
-std::optional<ConstValue> ModuleInfo::cutile_constant(const std::string& q) {
-  if (find_dtype(q) && q != "float" && q != "int" && q != "bool") return ConstValue::dtype(std::string(find_dtype(q)->name));
-  // Only real members (cuda/tile/_numeric_semantics.py, _memory_model.py):
-  // an unknown one such as PaddingMode.ONE must stay unresolved, so its use
-  // is diagnosed instead of lowered as some other mode.
-  static const std::set<std::string> members = {
+namespace {
+// cuTile's enum members (cuda/tile/_numeric_semantics.py, _memory_model.py), qualified by their enum.
+const std::set<std::string>& members() {
+  static const std::set<std::string> all = {
       "PaddingMode.UNDETERMINED", "PaddingMode.ZERO", "PaddingMode.NEG_ZERO", "PaddingMode.NAN",
       "PaddingMode.POS_INF", "PaddingMode.NEG_INF", "RoundingMode.RN", "RoundingMode.RZ", "RoundingMode.RM",
       "RoundingMode.RP", "RoundingMode.RA", "RoundingMode.FULL", "RoundingMode.APPROX", "RoundingMode.RZI",
       "MemoryOrder.WEAK", "MemoryOrder.RELAXED", "MemoryOrder.ACQUIRE", "MemoryOrder.RELEASE",
       "MemoryOrder.ACQ_REL", "MemoryScope.NONE", "MemoryScope.BLOCK", "MemoryScope.CLUSTER",
       "MemoryScope.DEVICE", "MemoryScope.SYS"};
-  if (members.count(q)) return ConstValue::enum_member(q);
+  return all;
+}
+}  // namespace
+
+std::optional<ConstValue> ModuleInfo::cutile_constant(const std::string& q) {
+  if (find_dtype(q) && q != "float" && q != "int" && q != "bool") return ConstValue::dtype(std::string(find_dtype(q)->name));
+  // Only real members (cuda/tile/_numeric_semantics.py, _memory_model.py):
+  // an unknown one such as PaddingMode.ONE must stay unresolved, so its use
+  // is diagnosed instead of lowered as some other mode.
+  if (members().count(q)) return ConstValue::enum_member(q);
   return std::nullopt;
+}
+
+std::vector<std::string_view> ModuleInfo::enum_members(std::string_view enum_name) {
+  std::vector<std::string_view> out;
+  for (auto& m : members()) {
+    std::string_view v = m;
+    if (v.size() > enum_name.size() && v.substr(0, enum_name.size()) == enum_name && v[enum_name.size()] == '.')
+      out.push_back(v.substr(enum_name.size() + 1));
+  }
+  return out;
 }
 
 std::optional<ConstValue> ModuleInfo::fold(const Node* e) const {

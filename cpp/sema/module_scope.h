@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sema/const_value.h"
@@ -65,6 +66,9 @@ struct ModuleInfo {
   /// What a bare cuTile name is as a compile-time value (dtype, enum member,
   /// Constant annotation...), or nullopt for functions/classes.
   static std::optional<ConstValue> cutile_constant(const std::string& qualified);
+  /// The members of cuTile's enum `enum_name` ("PaddingMode", "RoundingMode", "MemoryOrder",
+  /// "MemoryScope"), e.g. "ZERO"; empty for another name (cuda/tile/_numeric_semantics.py, _memory_model.py).
+  static std::vector<std::string_view> enum_members(std::string_view enum_name);
 };
 
 /// Analyses a parsed module. Errors (e.g. a kernel that is not a plain

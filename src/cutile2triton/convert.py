@@ -7,6 +7,7 @@ this module only moves files around it.
 from __future__ import annotations
 
 import difflib
+import os
 import pathlib
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Mapping, Optional
@@ -177,6 +178,14 @@ def _convert_one(src, root, out, out_dir, check, diff, force, write, options) ->
     return rep
 
 
+def _same_file(a: pathlib.Path, b: pathlib.Path) -> bool:
+    """Whether two paths name one file (through links, `..`, another spelling); False if `a` does not exist."""
+    try:
+        return a.exists() and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
 def _place(src, root, out, out_dir, check, diff, force, write, result: ConversionResult) -> FileReport:
     """Where `src`'s conversion goes (written, compared, refused) and its report."""
     # A module without cuda.tile is skipped, except inside a `cutile` package
@@ -196,6 +205,8 @@ def _place(src, root, out, out_dir, check, diff, force, write, result: Conversio
     except UsageError as e:  # reported with the other files (was raised after earlier files were written)
         text = str(e)
         return io_failure(None, f"{src}: error: {text[len(str(src)) + 2:] if text.startswith(f'{src}: ') else text}")
+    if dest is not None and write and _same_file(dest, src):  # --force too: it would destroy the cuTile source
+        return io_failure(dest, f"{dest}: error: the output is the input file; give another -o path or --out-dir")
     if not result.ok:
         return FileReport(str(src), str(dest) if dest else None, FAILED, diags, result.rendered)
     if dest is None:

@@ -299,7 +299,8 @@ def pytest_addoption(parser):
                 help="block (default): cuda.tile cannot be imported, TileGym's cutile cases skip; "
                 "allow: run them too (a test that imports a cuTile module directly then runs cuTile code)")
     g.addoption("--c2t-argnames", default="backend,framework",
-                help="comma-separated argnames that carry the backend (TileGym uses both)")
+                help="comma-separated names of the parametrized arguments that carry the backend (default "
+                "backend,framework: TileGym's ops tests name it backend, its suites framework)")
     g.addoption("--c2t-shard", default=os.environ.get("C2T_TILEGYM_SHARD"), metavar="K/N",
                 help="run only shard K of N (1 <= K <= N) of the selected cases, dealt round-robin in "
                 "collection order, so that N processes share one slow file; env C2T_TILEGYM_SHARD")

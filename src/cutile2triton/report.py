@@ -66,6 +66,8 @@ def print_summary(reports: List, verbose: bool) -> None:
     summary = ", ".join(f"{counts[k]} {k}" for k in ("converted", "unchanged", "would-change", "failed", "exists", "skipped") if counts[k])
     if not verbose and len(reports) == 1 and reports[0].status in ("converted", "unchanged") and reports[0].output:
         summary += f": {reports[0].output}"  # a single file's row is not printed: where it went
+    elif not verbose and len(reports) == 1 and reports[0].status == "skipped":
+        summary += f": {reports[0].source} has no cuda.tile import, nothing to convert (no file written)"
     print(summary or "no files: no .py file under the given paths")
 
 

@@ -73,7 +73,17 @@ TEST(Convert, RejectedNamesSuggestTheClosestOne) {
   };
   check("    u = ct.expp(t)\n", "error: ct.expp is not a cuTile operation (cuda.tile has no such name); did you mean ct.exp?\n");
   check("    u = ct.sum(t, axs=0)\n", "ct.sum() got an unexpected keyword argument 'axs'; did you mean 'axis'?\n");
+  check("    u = ct.sum(t, dim=0)\n", "ct.sum() got an unexpected keyword argument 'dim'; did you mean 'axis'? "
+                                    "(PyTorch's dim is cuTile's axis, as in NumPy)\n");
+  check("    u = ct.sum(t, 0, keepdim=True)\n", "ct.sum() got an unexpected keyword argument 'keepdim'; did you mean "
+                                               "'keepdims'?\n");
   check("    print(t)\n", "builtin print() is not supported in tile code (ct.printf prints from a kernel)\n");
+  // Names cuda.tile does not have, used as values: said where written, not later as a wrong kind.
+  check("    u = ct.astype(t, ct.float33)\n",
+        "bad.py:7:22: error: ct.float33 is not a cuTile name (cuda.tile has no such name); did you mean ct.float32?\n");
+  check("    u = ct.load(x, index=(0,), shape=(T,), padding_mode=ct.PaddingMode.ZEROS)\n",
+        "error: ct.PaddingMode has no member ZEROS; did you mean ZERO? (its members: NAN, NEG_INF, NEG_ZERO, POS_INF, "
+        "UNDETERMINED, ZERO)\n");
   // What a store got instead of a tile.
   check("    ct.store(x, index=(0,), tile=ct.printf(\"%f\", t))\n",
         "error: ct.store stores a tile or a scalar, not None (ct.printf and ct.store return None)\n");
