@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "pyvalue/repr.h"
 #include "sema/ast_util.h"
 #include "sema/dtype.h"
 
@@ -51,15 +52,8 @@ std::string ConstValue::python() const {
     case Kind::Bool: return b ? "True" : "False";
     case Kind::Int: return std::to_string(i);
     case Kind::Float: return python_float(f);
-    case Kind::Str: {
-      std::string out = "'";
-      for (char c : s) {
-        if (c == '\\' || c == '\'') out += '\\';
-        if (c == '\n') { out += "\\n"; continue; }
-        out += c;
-      }
-      return out + "'";
-    }
+    case Kind::Str:  // as CPython's repr: control characters escaped (a raw NUL would not compile)
+      return pyvalue::repr_str(s);
     case Kind::Tuple: {
       std::string out = "(";
       for (size_t k = 0; k < items.size(); ++k) out += (k ? ", " : "") + items[k].python();

@@ -148,3 +148,26 @@ TEST(FuzzRegressions, NonValueOperandsOfBitcastCdivWhereAreErrors) {
     EXPECT_EQ(c2t::fuzz::convert_invariants(src, {}), "") << expr;
   }
 }
+
+// A kernel docstring whose value holds control characters (`\x00` in the source): the printer
+// wrote them raw, so the output held a NUL byte and did not compile ("source code string cannot
+// contain null bytes"); a raw carriage return would read back as a newline. Now they are written
+// as \xNN (newline and tab stay), and string constants as CPython's repr writes them. Found
+// 2026-11-30 (crash-c204b3a2...).
+TEST(FuzzRegressions, DocstringControlCharactersAreEscaped) {
+  const std::string src =
+      "import cuda.tile as ct\n@ct.kernel\ndef k(A):\n"
+      "    \"\"\"a\\x00b\\rc\\x7f\\td\"\"\"\n"
+      "    t = ct.load(A, index=(0,), shape=(4,))\n"
+      "    ct.printf(\"v\\x00\\r %f\", t)\n"
+      "    ct.store(A, index=(0,), tile=t)\n";
+  c2t::ConvertResult r = c2t::convert_source(src, "k.py");
+  ASSERT_TRUE(r.ok) << r.rendered;
+  EXPECT_NE(r.code.find("\"\"\"a\\x00b\\x0dc\\x7f\td\"\"\""), std::string::npos) << r.code;
+  // String constants too (they were written between quotes, escaping only quotes, backslashes and
+  // newlines): as CPython's repr.
+  EXPECT_NE(r.code.find("tl.device_print('v\\x00\\r %f', t)"), std::string::npos) << r.code;
+  c2t::syntax::ParseResult out = c2t::syntax::parse(r.code, "out.py");
+  EXPECT_TRUE(out.ok()) << out.diags.render_all("out.py", r.code);
+  EXPECT_EQ(c2t::fuzz::convert_invariants(src, {}), "");
+}
