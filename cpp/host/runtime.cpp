@@ -319,13 +319,13 @@ def _c2t_run_compiled(kernel, grid, args, kwargs, run, asked=None, shape=None, c
                 if shapes is None or len(shapes) >= 256:  # bounded: shapes differ from call to call in some ops
                     shapes = kernel._c2t_fast_shapes = {}
                 try:
-                    at = _c2t_shape_key(shape)
-                    shapes[at] = (state[0], state[1], asked, tuple(map(type, asked.values())), state[3], key,
-                                  compiled, *plan)
+                    exact = _c2t_shape_key(shape)
+                    shapes[exact] = (state[0], state[1], asked, tuple(map(type, asked.values())), state[3], key,
+                                     compiled, *plan)
                     # A search in another thread may have changed the shape's choice since this launch
                     # read it, its removal of the native launches coming first: then not natively.
                     if _c2t_tuned_choice(kernel, args, asked) is not chosen:
-                        shapes.pop(at, None)
+                        shapes.pop(exact, None)
                 except TypeError:  # an argument that cannot be hashed: not natively
                     pass
             return compiled
