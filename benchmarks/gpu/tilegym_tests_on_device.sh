@@ -15,6 +15,7 @@
 #   C2T_SHARDS: "tests/ops/test_bmm.py=8 tests/x.py=4": split these files' converted
 #               (triton) cases into N processes each (--c2t-shard K/N); the summary
 #               adds the shards up into one row per file.
+#   Several GPUs visible: the JOBS processes are spread over them (slot mod count).
 #   RUN_BUDGET: seconds for all test runs (default 480); files not started by
 #               then are reported "not run".
 # Perf tests (names with "perf") are deselected: they time, not check.
@@ -99,6 +100,8 @@ run_one() {  # backend file [K/N]
   if [ "$t" -lt 20 ]; then  # the call's time is spent: say so instead of a truncated run
     echo "not run: out of time" > "$RUNDIR/$b/$name.log"; echo 125 > "$RUNDIR/$b/$name.rc"; return
   fi
+  # Several GPUs: job slot i runs on GPU i mod count (xargs --process-slot-var).
+  [ "${NGPU:-1}" -gt 1 ] && export CUDA_VISIBLE_DEVICES=$(( ${C2T_SLOT:-0} % NGPU ))
   if [ "$b" = triton ]; then
     timeout -k 10 "$t" python3 -m pytest -p cutile2triton.pytest_tilegym --c2t-converted /tmp/tg/conv \
       -p no:cacheprovider -v -rN $XOPT $TO_OPT ${shard:+--c2t-shard $shard} -k "c2t_triton and not perf" --junitxml "$RUNDIR/$b/$name.xml" "$f" \
@@ -111,7 +114,8 @@ run_one() {  # backend file [K/N]
   echo "$(date +%T) $b $f rc=$(cat "$RUNDIR/$b/$name.rc")"
 }
 export -f run_one
-export RUNDIR=/tmp/c2t-runs XOPT TO_OPT FILE_TIMEOUT DEADLINE=$(( $(date +%s) + ${RUN_BUDGET:-480} ))
+NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+export RUNDIR=/tmp/c2t-runs XOPT TO_OPT FILE_TIMEOUT NGPU=${NGPU:-1} DEADLINE=$(( $(date +%s) + ${RUN_BUDGET:-480} ))
 rm -rf "$RUNDIR"; mkdir -p "$RUNDIR"
 if [ -n "${C2T_JOBLIST:-}" ]; then  # "backend file;backend file;...": a re-run of chosen files
   echo "$C2T_JOBLIST" | tr ';' '\n' | sed '/^ *$/d'
@@ -120,7 +124,7 @@ else
 fi | while read -r b f; do  # a file named in C2T_SHARDS becomes N jobs of its converted cases
   n=$(for s in ${C2T_SHARDS:-}; do [ "${s%=*}" = "$f" ] && echo "${s#*=}"; done | head -1)
   if [ "$b" = triton ] && [ -n "$n" ]; then for k in $(seq 1 "$n"); do echo "$b $f $k/$n"; done; else echo "$b $f"; fi
-done | xargs -P "$JOBS" -L 1 bash -c 'run_one "$0" "$1" "${2:-}"'
+done | xargs -P "$JOBS" --process-slot-var=C2T_SLOT -L 1 bash -c 'run_one "$0" "$1" "${2:-}"'
 
 python3 "$REPO/benchmarks/gpu/tilegym_summary.py" "$RUNDIR" --md "$OUT/tables.md" --xml "$OUT/junit.xml"
 { cat "$OUT/env.md"; echo "mode $C2T_MODE, backends: $C2T_BACKENDS, $JOBS files at a time, per-file timeout ${FILE_TIMEOUT}s, per-test ${TO_OPT:-none}, wall $(( $(date +%s) - T0 ))s"; echo; cat "$OUT/tables.md"; } > "$OUT/summary.md"
