@@ -59,6 +59,45 @@ TExprPtr imprecise_acc_limit(Lowerer& L, LVal& x, const sema::Dim& K, size_t r) 
   return ifexp(compare(">=", k, lit_int(32)), lit_int(32), k);
 }
 
+// "16 x 32" (sema's dimension texts: literals or constexpr names).
+std::string shape_text(const sema::Shape& s) {
+  std::string t;
+  for (const auto& d : s) t += (t.empty() ? "" : " x ") + d.expr;
+  return t;
+}
+
+// cuTile's shape rules for x @ y (+ acc) (_stub.py mma/matmul: x [..., M, K],
+// y [..., K, N], batch dimensions broadcast, acc the product's shape), checked
+// where sema knows both sizes: a mismatch is said at the cuTile call, before
+// Triton would stop at the converted tl.dot. Sizes known only as constexpr
+// names are left to Triton. False after an error.
+bool product_shapes_agree(Lowerer& L, const LVal& x, const LVal& y, const LVal* acc, const syntax::Node* at,
+                          const char* op) {
+  const sema::Shape &xs = x.info.shape, &ys = y.info.shape;
+  if (xs.unknown_rank || ys.unknown_rank || xs.size() < 2 || ys.size() < 2) return true;
+  auto differ = [](const sema::Dim& a, const sema::Dim& b) { return a.value && b.value && *a.value != *b.value; };
+  std::string what = std::string(op) + ": x (" + shape_text(xs) + ") @ y (" + shape_text(ys) + ")";
+  const sema::Dim &K = xs.back(), &Ky = ys[ys.size() - 2];
+  if (differ(K, Ky)) {
+    L.error(at, what + ": x's last dimension (" + K.expr + ") must equal y's second-to-last (" + Ky.expr +
+                    "); an operand swapped or not transposed?");
+    return false;
+  }
+  if (xs.size() == 3 && ys.size() == 3 && differ(xs[0], ys[0]) && !xs[0].is_one() && !ys[0].is_one()) {
+    L.error(at, what + ": batch dimensions " + xs[0].expr + " and " + ys[0].expr + " do not broadcast");
+    return false;
+  }
+  if (!acc || acc->info.shape.unknown_rank || acc->info.shape.size() < 2) return true;
+  const sema::Shape& as = acc->info.shape;
+  if (differ(as[as.size() - 2], xs[xs.size() - 2]) || differ(as.back(), ys.back())) {
+    L.error(at, std::string(op) + ": acc (" + shape_text(as) + ") must have the product's shape (" +
+                    xs[xs.size() - 2].expr + " x " + ys.back().expr + " from x (" + shape_text(xs) + ") @ y (" +
+                    shape_text(ys) + "))");
+    return false;
+  }
+  return true;
+}
+
 // Makes 2-D x 3-D operands batch-compatible for tl.dot (equal ranks).
 bool match_ranks(Lowerer& L, LVal& x, LVal& y, const syntax::Node* at) {
   for (LVal* v : {&x, &y})
@@ -307,6 +346,7 @@ LVal matmul(Lowerer& L, LVal a, LVal b, const syntax::Node* at) {
     // fp32; for fp16 this is more precise than cuTile's fp16 accumulation).
     back = attr(L.as_name(a, "a"), "dtype");
   }
+  if (!product_shapes_agree(L, a, b, nullptr, at, "matmul")) return {};
   LVal r = dot(L, a, b, nullptr, acc, at);
   if (!r.ok()) return {};
   if (back) r.expr = method(r.expr, "to", {back});
@@ -334,6 +374,7 @@ void register_mma_ops(Registry& r) {
     }
     sema::DType acc_dt = acc.info.dtype;
     if (acc_dt.kind == sema::DType::Kind::Dynamic && acc.expr) acc_dt = sema::DType::symbolic(source(attr(c.L.as_name(acc, "acc"), "dtype")));
+    if (!product_shapes_agree(c.L, x, y, &acc, c.node, "ct.mma")) return LVal{};
     if (auto r = transposed_a_dot(c, x, y, acc, acc_dt, fast_acc)) return *r;
     return dot(c.L, x, y, &acc, acc_dt, c.node, fast_acc);
   }, "tl.dot(x, y, acc, input_precision='ieee'|'tf32', out_dtype=acc.dtype, max_num_imprecise_acc=32 for fp8); "

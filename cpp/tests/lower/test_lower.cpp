@@ -238,5 +238,40 @@ TEST(MmaScaled, Diagnostics) {
   EXPECT_NE(first_error("ct.mma_scaled(a, sa, b, sb)").find("missing required argument 'acc'"), std::string::npos);
 }
 
+// x @ y (+ acc) with sizes sema knows: cuTile's shape rules are checked at the
+// call (ct.mma, ct.matmul, @), before Triton would stop at the tl.dot; sizes
+// known only as constexpr names are left to Triton.
+TEST(Mma, ShapeMismatchesAreDiagnosedAtTheCall) {
+  auto first_error = [](const std::string& line) -> std::pair<std::string, int> {
+    auto l = lower_src(kernel(
+        "    a = ct.load(X, index=(0, 0), shape=(16, 64))\n"
+        "    b = ct.load(X, index=(0, 0), shape=(64, 16))\n"
+        "    t = ct.load(X, index=(0, 0), shape=(T, T))\n"
+        "    acc = ct.zeros((16, 16), dtype=ct.float32)\n"
+        "    r = " + line + "\n"
+        "    ct.store(Z, index=(0, 0), tile=r)\n"));
+    for (auto& d : l->diags.items)
+      if (d.severity == Severity::Error) return {d.message, d.col};
+    return {"", -1};
+  };
+  auto [k, col] = first_error("ct.mma(a, a, acc)");
+  EXPECT_NE(k.find("ct.mma: x (16 x 64) @ y (16 x 64): x's last dimension (64) must equal y's second-to-last (16)"),
+            std::string::npos) << k;
+  EXPECT_EQ(col, 8);  // the call, after "    r = "
+  EXPECT_NE(first_error("ct.mma(a, b, ct.zeros((16, 32), dtype=ct.float32))").first
+                .find("acc (16 x 32) must have the product's shape (16 x 16"),
+            std::string::npos);
+  EXPECT_NE(first_error("ct.mma(ct.reshape(a, (2, 8, 64)), ct.reshape(b, (4, 64, 4)), ct.zeros((2, 8, 4), "
+                        "dtype=ct.float32))").first.find("batch dimensions 2 and 4 do not broadcast"),
+            std::string::npos);
+  EXPECT_NE(first_error("a @ a").first.find("matmul: x (16 x 64) @ y (16 x 64)"), std::string::npos);
+  EXPECT_NE(first_error("ct.matmul(b, b)").first.find("x's last dimension (16) must equal y's second-to-last (64)"),
+            std::string::npos);
+  // Agreeing shapes, and sizes only Triton knows (T), convert.
+  EXPECT_EQ(first_error("ct.mma(a, b, acc)").first, "");
+  EXPECT_EQ(first_error("ct.mma(ct.transpose(b), ct.transpose(a), acc)").first, "");
+  EXPECT_EQ(first_error("ct.mma(t, t, ct.zeros((T, T), dtype=ct.float32))").first, "");
+}
+
 }  // namespace
 }  // namespace c2t::lower
