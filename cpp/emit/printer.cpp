@@ -1,5 +1,7 @@
 #include "emit/printer.h"
 
+#include "pyvalue/repr.h"
+
 #include <concepts>
 #include <sstream>
 #include <string_view>
@@ -141,22 +143,10 @@ void print_body(Out& os, const std::vector<TStmt>& body, int indent, const Print
 }
 
 std::string docstring(const std::string& text, int indent) {
-  // The docstring's value, written back as source: backslashes and quotes escaped, and control
-  // characters other than newline and tab as \xNN (a raw NUL makes the module uncompilable; a raw
-  // carriage return would read back as a newline).
-  std::string esc;
-  for (char c : text) {
-    auto u = static_cast<unsigned char>(c);
-    if (c == '\\') esc += "\\\\";
-    else if (c == '"') esc += "\\\"";
-    else if ((u < 0x20 && c != '\n' && c != '\t') || u == 0x7f) {
-      static const char* hex = "0123456789abcdef";
-      esc += "\\x";
-      esc += hex[u >> 4];
-      esc += hex[u & 15];
-    } else esc += c;
-  }
-  return std::string(indent, ' ') + "\"\"\"" + esc + "\"\"\"\n";
+  // The docstring's value written back as source (a raw NUL or lone surrogate makes the module
+  // uncompilable; a raw carriage return would read back as a newline): escaped as repr() escapes
+  // a str, newlines and tabs kept.
+  return std::string(indent, ' ') + "\"\"\"" + pyvalue::escape_str(text, '"', /*raw_newlines=*/true) + "\"\"\"\n";
 }
 
 }  // namespace

@@ -82,11 +82,9 @@ std::string format_repr(double v, bool add_dot_0) {
 
 }  // namespace
 
-std::string repr_str(std::string_view s) {
-  const char quote = pick_quote(s);
+std::string escape_str(std::string_view s, char quote, bool raw_newlines) {
   std::string out;
-  out.reserve(s.size() + 2);
-  out.push_back(quote);
+  out.reserve(s.size());
   for (size_t i = 0; i < s.size();) {
     // Bulk-copy the run of characters that need no escape.
     size_t j = i;
@@ -99,6 +97,8 @@ std::string repr_str(std::string_view s) {
       ++i;
       if (b == static_cast<unsigned char>(quote) || b == '\\') {
         out.push_back('\\');
+        out.push_back(static_cast<char>(b));
+      } else if (raw_newlines && (b == '\n' || b == '\t')) {
         out.push_back(static_cast<char>(b));
       } else if (b == '\t') {
         out += "\\t";
@@ -136,8 +136,12 @@ std::string repr_str(std::string_view s) {
     }
     i += static_cast<size_t>(len);
   }
-  out.push_back(quote);
   return out;
+}
+
+std::string repr_str(std::string_view s) {
+  const char quote = pick_quote(s);
+  return quote + escape_str(s, quote) + quote;
 }
 
 std::string repr_bytes(std::string_view s) {

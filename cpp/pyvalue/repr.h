@@ -16,6 +16,12 @@ namespace c2t::pyvalue {
 /// Invalid bytes (never produced by the decoder) are printed as '\udcXX'.
 std::string repr_str(std::string_view utf8);
 
+/// The body (no quotes) of a Python string literal whose value is `utf8`, escaped
+/// as repr_str escapes it for `quote`; with `raw_newlines`, newline and tab stay
+/// as they are (the body of a triple-quoted literal, e.g. a docstring; its
+/// closing quotes cannot occur because every `quote` is escaped).
+std::string escape_str(std::string_view utf8, char quote, bool raw_newlines = false);
+
 /// repr() of bytes (Objects/bytesobject.c PyBytes_Repr): b'...' with the same
 /// quote choice, \\ \t \n \r, \xhh for bytes < 0x20 or >= 0x7f.
 std::string repr_bytes(std::string_view bytes);

@@ -154,6 +154,22 @@ TEST(FuzzRegressions, NonValueOperandsOfBitcastCdivWhereAreErrors) {
 // contain null bytes"); a raw carriage return would read back as a newline. Now they are written
 // as \xNN (newline and tab stay), and string constants as CPython's repr writes them. Found
 // 2026-11-30 (crash-c204b3a2...).
+// A docstring holding a lone surrogate (`\ud800` in the source, kept as WTF-8 bytes) was written
+// raw: the output was not UTF-8 and the command stopped with Python's UnicodeDecodeError instead of
+// writing a module. Docstrings are now escaped as repr() escapes a str (newlines and tabs kept),
+// so non-printable characters (U+0085, U+2028) come out as escapes too. Found 2026-11-30 reading
+// the two escapers side by side (finding 10).
+TEST(FuzzRegressions, DocstringSurrogatesAndNonPrintablesAreEscaped) {
+  const std::string src =
+      "import cuda.tile as ct\n@ct.kernel\ndef k(A):\n"
+      "    \"\"\"s \\ud800 n \\x85 l \\u2028 e \xC3\xA9\"\"\"\n"
+      "    ct.store(A, index=(0,), tile=ct.load(A, index=(0,), shape=(4,)))\n";
+  c2t::ConvertResult r = c2t::convert_source(src, "k.py");
+  ASSERT_TRUE(r.ok) << r.rendered;
+  EXPECT_NE(r.code.find("\"\"\"s \\ud800 n \\x85 l \\u2028 e \xC3\xA9\"\"\""), std::string::npos) << r.code;
+  EXPECT_EQ(c2t::fuzz::convert_invariants(src, {}), "");
+}
+
 TEST(FuzzRegressions, DocstringControlCharactersAreEscaped) {
   const std::string src =
       "import cuda.tile as ct\n@ct.kernel\ndef k(A):\n"
@@ -163,7 +179,7 @@ TEST(FuzzRegressions, DocstringControlCharactersAreEscaped) {
       "    ct.store(A, index=(0,), tile=t)\n";
   c2t::ConvertResult r = c2t::convert_source(src, "k.py");
   ASSERT_TRUE(r.ok) << r.rendered;
-  EXPECT_NE(r.code.find("\"\"\"a\\x00b\\x0dc\\x7f\td\"\"\""), std::string::npos) << r.code;
+  EXPECT_NE(r.code.find("\"\"\"a\\x00b\\rc\\x7f\td\"\"\""), std::string::npos) << r.code;
   // String constants too (they were written between quotes, escaping only quotes, backslashes and
   // newlines): as CPython's repr.
   EXPECT_NE(r.code.find("tl.device_print('v\\x00\\r %f', t)"), std::string::npos) << r.code;

@@ -73,6 +73,13 @@ TEST(ReprStr, QuotesAndSurrogates) {
   EXPECT_EQ(repr_str("\xC3\xA9\xF0\x9F\x98\x80"), "'\xC3\xA9\xF0\x9F\x98\x80'");
 }
 
+// The body of a triple-quoted literal (docstrings): repr's escapes, newline and tab kept raw.
+TEST(EscapeStr, TripleQuotedBodyKeepsNewlinesAndTabs) {
+  EXPECT_EQ(escape_str("a\nb\tc\rd\"e'\\", '"', /*raw_newlines=*/true), "a\nb\tc\\rd\\\"e'\\\\");
+  EXPECT_EQ(escape_str("a\nb", '"'), "a\\nb");
+  EXPECT_EQ(escape_str("\xED\xA0\x80 \xC2\x85 \xE2\x80\xA8", '"', true), "\\ud800 \\x85 \\u2028");
+}
+
 TEST(ReprBytes, MatchesCPythonOnReferenceCases) {
   auto rows = load_cases("bytes_repr.txt");
   int bad = 0;
