@@ -11,6 +11,7 @@ Diagnostics are rendered in compiler form::
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Dict, List, Mapping, Optional, Union
 
@@ -34,6 +35,20 @@ class ConversionError(Exception):
 
 def _as_bytes(source: Source) -> bytes:
     return source.encode("utf-8") if isinstance(source, str) else bytes(source)
+
+
+def core_filename(filename: str) -> str:
+    """The file name as the core gets it (diagnostics, the generated header): `filename` itself
+    when it is valid UTF-8, else with the bytes that are not (a POSIX name Python decoded with
+    surrogateescape, e.g. ``bad\\xff.py``) written as ``\\xNN``. The core's strings are UTF-8."""
+    try:
+        filename.encode("utf-8")
+        return filename
+    except UnicodeEncodeError:
+        try:
+            return os.fsencode(filename).decode("utf-8", "backslashreplace")
+        except UnicodeEncodeError:  # a surrogate no file system decoding gave
+            return filename.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def parse_dump(
@@ -61,7 +76,7 @@ def parse_dump(
         ValueError: unknown python_version.
     """
     minor = _python_minor(python_version)
-    ok, text, diags = _core.parse_dump(_as_bytes(source), filename, minor, include_attributes)
+    ok, text, diags = _core.parse_dump(_as_bytes(source), core_filename(filename), minor, include_attributes)
     if not ok:
         raise ConversionError(diags)
     if text.startswith("error: "):  # a node or value Python 3.<minor> cannot represent
@@ -76,7 +91,7 @@ def check_syntax(source: Source, filename: str = "<unknown>") -> None:
         ConversionError: the source is not valid Python (CPython would raise
             SyntaxError); the message is the rendered diagnostic.
     """
-    ok, diags = _core.check(_as_bytes(source), filename)
+    ok, diags = _core.check(_as_bytes(source), core_filename(filename))
     if not ok:
         raise ConversionError(diags)
 
@@ -157,8 +172,8 @@ def convert_source(source: Source, filename: str = "<unknown>", *, int64_indexin
         with error diagnostics naming the construct and location. Never raises
         for bad input.
     """
-    ok, code, diags, rendered, is_cutile, params = _core.convert_source(_as_bytes(source), filename, int64_indexing,
-                                                                        _ranks(array_ranks))
+    ok, code, diags, rendered, is_cutile, params = _core.convert_source(
+        _as_bytes(source), core_filename(filename), int64_indexing, _ranks(array_ranks))
     return ConversionResult(ok, code, [Diagnostic(*d) for d in diags], rendered, is_cutile, dict(params))
 
 
@@ -172,7 +187,7 @@ def analyze_source(source: Source, filename: str = "<unknown>", *, int64_indexin
     errors appear under ``diagnostics``)."""
     import json
 
-    return json.loads(_core.analyze_source(_as_bytes(source), filename, int64_indexing, _ranks(array_ranks)))
+    return json.loads(_core.analyze_source(_as_bytes(source), core_filename(filename), int64_indexing, _ranks(array_ranks)))
 
 
 MAX_ARRAY_RANK = 64  # far above any array a kernel indexes; each dimension becomes two kernel parameters
