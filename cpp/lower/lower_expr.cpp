@@ -207,14 +207,7 @@ LVal Lowerer::eval_name(const Node* e) {
   auto& mi = module();
   auto c = mi.constants.find(id);
   if (c != mi.constants.end()) return constant(c->second, e);
-  if (auto q = mi.cutile_name(e)) {
-    if (auto cv = sema::ModuleInfo::cutile_constant(*q)) return constant(*cv, e);
-    if (reject_unknown_cutile_name(*this, *q, e)) return {};
-    LVal v;
-    v.info.kind = VKind::CtFunc;
-    v.info.ref = *q;
-    return v;
-  }
+  if (auto q = mi.cutile_name(e)) return cutile_value(*q, e, false);
   LVal v;
   v.node = e;
   if (mi.ct_modules.count(id)) { v.info.kind = VKind::Module; v.info.ref = "ct"; return v; }
@@ -250,17 +243,21 @@ LVal Lowerer::eval_name(const Node* e) {
   return {};
 }
 
+LVal Lowerer::cutile_value(const std::string& q, const Node* at, bool called) {
+  if (!called) {
+    if (auto cv = sema::ModuleInfo::cutile_constant(q)) return constant(*cv, at);
+    if (reject_unknown_cutile_name(*this, q, at)) return {};
+  }
+  LVal v;
+  v.node = at;
+  v.info.kind = VKind::CtFunc;
+  v.info.ref = q;
+  return v;
+}
+
 LVal Lowerer::eval_attribute(const Node* e) {
   // ct.<name>, RMd.APPROX, ... resolve statically.
-  if (auto q = module().cutile_name(e)) {
-    if (auto cv = sema::ModuleInfo::cutile_constant(*q)) return constant(*cv, e);
-    if (reject_unknown_cutile_name(*this, *q, e)) return {};
-    LVal v;
-    v.node = e;
-    v.info.kind = VKind::CtFunc;
-    v.info.ref = *q;
-    return v;
-  }
+  if (auto q = module().cutile_name(e)) return cutile_value(*q, e, false);
   auto* base_node = e->child("value");
   LVal base = eval(base_node);
   if (!base.ok()) return {};
@@ -404,13 +401,10 @@ LVal Lowerer::attribute_of(LVal base, const std::string& a, const Node* at) {
 LVal Lowerer::eval_call(const Node* e) {
   auto* fn_node = e->child("func");
   LVal fn;
-  if (auto q = module().cutile_name(fn_node); q && !sema::ModuleInfo::cutile_constant(*q)) {
-    fn.node = fn_node;  // a cuTile function called: an unknown name is said below, as an operation
-    fn.info.kind = VKind::CtFunc;
-    fn.info.ref = *q;
-  } else {
+  if (auto q = module().cutile_name(fn_node); q && !sema::ModuleInfo::cutile_constant(*q))
+    fn = cutile_value(*q, fn_node, true);  // an unknown name is said below, as an operation
+  else
     fn = eval(fn_node);
-  }
   if (!fn.ok()) return {};
   const auto& reg = registry();
   if (fn.info.kind == VKind::CtFunc) {

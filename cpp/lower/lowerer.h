@@ -228,6 +228,10 @@ class Lowerer {
   // expressions
   LVal eval_name(const syntax::Node* e);
   LVal eval_attribute(const syntax::Node* e);
+  // A cuda.tile name (`q` without the module: "float32", "PaddingMode.ZERO", "exp") written at
+  // `at`: its constant's value, else a reference to the operation. Used as a value, a name
+  // cuda.tile lacks is an error here; `called`, the call reports it as an unknown operation.
+  LVal cutile_value(const std::string& q, const syntax::Node* at, bool called);
   LVal eval_call(const syntax::Node* e);
   LVal eval_binop(const syntax::Node* e);
   LVal eval_unaryop(const syntax::Node* e);
