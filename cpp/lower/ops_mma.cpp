@@ -11,6 +11,8 @@
 #include "lower/op_registry.h"
 #include "lower/ops_common.h"
 
+#include <algorithm>
+
 namespace c2t::lower {
 
 namespace {
@@ -66,15 +68,20 @@ std::string shape_text(const sema::Shape& s) {
   return t;
 }
 
-// cuTile's shape rules for x @ y (+ acc) (_stub.py mma/matmul: x [..., M, K],
-// y [..., K, N], batch dimensions broadcast, acc the product's shape), checked
-// where sema knows both sizes: a mismatch is said at the cuTile call, before
-// Triton would stop at the converted tl.dot. Sizes known only as constexpr
-// names are left to Triton. False after an error.
+// cuTile's shape rules for x @ y (+ acc) (_ir/ops.py _matmul_broadcast_shape, mma_impl: x [..., M, K],
+// y [..., K, N], batch dimensions broadcast, acc exactly the product's shape), checked where sema
+// knows the sizes: a mismatch is said at the cuTile call, before Triton would stop at the converted
+// tl.dot. Sizes known only as constexpr names are left to Triton. Products of rank 4 or more, which
+// tl.dot cannot take, are unsupported. False after an error.
 bool product_shapes_agree(Lowerer& L, const LVal& x, const LVal& y, const LVal* acc, const syntax::Node* at,
                           const char* op) {
   const sema::Shape &xs = x.info.shape, &ys = y.info.shape;
   if (xs.unknown_rank || ys.unknown_rank || xs.size() < 2 || ys.size() < 2) return true;
+  if (xs.size() > 3 || ys.size() > 3) {
+    L.unsupported(at, "mma rank", std::string(op) + " of tiles with rank 4 or more is not supported (Triton's " +
+                                      "tl.dot takes 2-D or 3-D operands)");
+    return false;
+  }
   auto differ = [](const sema::Dim& a, const sema::Dim& b) { return a.value && b.value && *a.value != *b.value; };
   std::string what = std::string(op) + ": x (" + shape_text(xs) + ") @ y (" + shape_text(ys) + ")";
   const sema::Dim &K = xs.back(), &Ky = ys[ys.size() - 2];
@@ -83,19 +90,62 @@ bool product_shapes_agree(Lowerer& L, const LVal& x, const LVal& y, const LVal* 
                     "); an operand swapped or not transposed?");
     return false;
   }
-  if (xs.size() == 3 && ys.size() == 3 && differ(xs[0], ys[0]) && !xs[0].is_one() && !ys[0].is_one()) {
-    L.error(at, what + ": batch dimensions " + xs[0].expr + " and " + ys[0].expr + " do not broadcast");
-    return false;
+  // The product: [batch,] M, N; its batch is the one that is not 1 (broadcast).
+  sema::Shape product;
+  if (xs.size() == 3 && ys.size() == 3) {
+    if (differ(xs[0], ys[0]) && !xs[0].is_one() && !ys[0].is_one()) {
+      L.error(at, what + ": batch dimensions " + xs[0].expr + " and " + ys[0].expr + " do not broadcast");
+      return false;
+    }
+    product.push_back(xs[0].is_one() ? ys[0] : xs[0]);
+  } else if (xs.size() == 3 || ys.size() == 3) {
+    product.push_back(xs.size() == 3 ? xs[0] : ys[0]);
   }
-  if (!acc || acc->info.shape.unknown_rank || acc->info.shape.size() < 2) return true;
+  product.push_back(xs[xs.size() - 2]);
+  product.push_back(ys.back());
+  if (!acc || acc->info.shape.unknown_rank) return true;
   const sema::Shape& as = acc->info.shape;
-  if (differ(as[as.size() - 2], xs[xs.size() - 2]) || differ(as.back(), ys.back())) {
+  bool wrong = as.size() != product.size();
+  for (size_t k = 0; !wrong && k < as.size(); ++k) wrong = differ(as[k], product[k]);
+  if (wrong) {
     L.error(at, std::string(op) + ": acc (" + shape_text(as) + ") must have the product's shape (" +
-                    xs[xs.size() - 2].expr + " x " + ys.back().expr + " from x (" + shape_text(xs) + ") @ y (" +
-                    shape_text(ys) + "))");
+                    shape_text(product) + " from x (" + shape_text(xs) + ") @ y (" + shape_text(ys) + "))");
     return false;
   }
   return true;
+}
+
+// cuTile's operand and accumulator dtypes for ct.mma (_datatype.py _mma_supported_dtypes and
+// _resolve_mma_supported_dtype): x and y alike (int8/uint8 may mix), and per input dtype the
+// accumulators allowed. Checked where sema knows the dtypes; Triton would otherwise fail at the
+// tl.dot, or (fp32 inputs, fp16 out_dtype) compute something else. False after an error.
+bool mma_dtypes_agree(Lowerer& L, const sema::DType& x, const sema::DType& y, const sema::DType& acc,
+                      const syntax::Node* at) {
+  static const std::vector<std::pair<std::string_view, std::vector<std::string_view>>> kAcc = {
+      {"float8_e4m3fn", {"float16", "float32"}}, {"float8_e5m2", {"float16", "float32"}},
+      {"float16", {"float16", "float32"}},       {"bfloat16", {"float32"}},
+      {"float32", {"float32"}},                  {"tfloat32", {"float32"}},
+      {"float64", {"float64"}},                  {"int8", {"int32"}},
+      {"uint8", {"int32"}}};
+  if (!x.known() || !y.known()) return true;
+  auto int8ish = [](const sema::DType& d) { return d.is("int8") || d.is("uint8"); };
+  if (x.name != y.name && !(int8ish(x) && int8ish(y))) {
+    L.error(at, "ct.mma: x and y must have the same dtype unless they are int8/uint8 (cuTile does not promote "
+                "mma operands), got " + x.name + " and " + y.name + "; cast one with ct.astype");
+    return false;
+  }
+  auto row = std::find_if(kAcc.begin(), kAcc.end(), [&](const auto& r) { return r.first == x.name; });
+  if (row == kAcc.end()) {
+    L.error(at, "ct.mma: unsupported input dtype " + x.name + " (cuTile's mma takes float8_e4m3fn, float8_e5m2, "
+                "float16, bfloat16, float32, tfloat32, float64, int8, uint8)");
+    return false;
+  }
+  if (!acc.known() || std::find(row->second.begin(), row->second.end(), acc.name) != row->second.end()) return true;
+  std::string allowed;
+  for (auto d : row->second) allowed += (allowed.empty() ? "" : " or ") + std::string(d);
+  L.error(at, "ct.mma: an accumulator of " + acc.name + " is not supported for " + x.name + " operands (cuTile: " +
+                  allowed + ")");
+  return false;
 }
 
 // Makes 2-D x 3-D operands batch-compatible for tl.dot (equal ranks).
@@ -120,6 +170,19 @@ bool match_ranks(Lowerer& L, LVal& x, LVal& y, const syntax::Node* at) {
   return true;
 }
 
+// 3-D operands whose batch sizes differ with one of them 1 (cuTile broadcasts batch dimensions,
+// tl.dot needs equal ones): that operand is broadcast to the other's batch.
+void broadcast_batch(Lowerer& L, LVal& x, LVal& y) {
+  const sema::Dim &bx = x.info.shape[0], &by = y.info.shape[0];
+  if (bx.same(by) || (!bx.is_one() && !by.is_one())) return;
+  LVal& lo = bx.is_one() ? x : y;
+  LVal& hi = bx.is_one() ? y : x;
+  std::vector<TExprPtr> dims{L.dim_expr(hi, 0), Lowerer::dim_to_expr(lo.info.shape[1]),
+                             Lowerer::dim_to_expr(lo.info.shape[2])};
+  lo.expr = tl_call("broadcast_to", {lo.expr, list(dims)});
+  lo.info.shape[0] = hi.info.shape[0];
+}
+
 LVal dot(Lowerer& L, LVal x, LVal y, LVal* acc, const sema::DType& acc_dt, const syntax::Node* at,
          bool fast_acc = false) {
   for (LVal* v : {&x, &y})
@@ -131,6 +194,7 @@ LVal dot(Lowerer& L, LVal x, LVal y, LVal* acc, const sema::DType& acc_dt, const
   }
   if (!match_ranks(L, x, y, at)) return {};
   size_t r = x.info.shape.size();
+  if (r == 3) broadcast_batch(L, x, y);
   sema::Shape out = x.info.shape;
   out[r - 1] = y.info.shape[r - 1];
   const sema::Dim& K = x.info.shape[r - 1];
@@ -347,6 +411,13 @@ LVal matmul(Lowerer& L, LVal a, LVal b, const syntax::Node* at) {
     back = attr(L.as_name(a, "a"), "dtype");
   }
   if (!product_shapes_agree(L, a, b, nullptr, at, "matmul")) return {};
+  // cuTile promotes both operands to the common dtype (matmul_impl); tl.dot needs them alike.
+  if (in.known() && !in.is("tfloat32"))
+    for (LVal* v : {&a, &b})
+      if (v->info.dtype.known() && v->info.dtype.name != in.name && !v->info.dtype.is("tfloat32")) {
+        v->expr = method(v->expr, "to", {raw(in.triton())});
+        v->info.dtype = in;
+      }
   LVal r = dot(L, a, b, nullptr, acc, at);
   if (!r.ok()) return {};
   if (back) r.expr = method(r.expr, "to", {back});
@@ -375,6 +446,7 @@ void register_mma_ops(Registry& r) {
     sema::DType acc_dt = acc.info.dtype;
     if (acc_dt.kind == sema::DType::Kind::Dynamic && acc.expr) acc_dt = sema::DType::symbolic(source(attr(c.L.as_name(acc, "acc"), "dtype")));
     if (!product_shapes_agree(c.L, x, y, &acc, c.node, "ct.mma")) return LVal{};
+    if (!mma_dtypes_agree(c.L, x.info.dtype, y.info.dtype, acc.info.dtype, c.node)) return LVal{};
     if (auto r = transposed_a_dot(c, x, y, acc, acc_dt, fast_acc)) return *r;
     return dot(c.L, x, y, &acc, acc_dt, c.node, fast_acc);
   }, "tl.dot(x, y, acc, input_precision='ieee'|'tf32', out_dtype=acc.dtype, max_num_imprecise_acc=32 for fp8); "

@@ -1,0 +1,95 @@
+"""cuTile's rules for matrix products (`ct.mma`, `ct.matmul`, `@`; cuda.tile _ir/ops.py
+_matmul_broadcast_shape, mma_impl, matmul_impl and _datatype.py _mma_supported_dtypes) as the
+converter applies them (lower/ops_mma.cpp): batch dimensions of 1 broadcast, `matmul` promotes
+mixed operand dtypes, and what cuTile rejects (shapes, dtypes, accumulators) is said at the cuTile
+call instead of failing in Triton or computing something else (dtypes where the converter knows them:
+tiles cast with ct.astype or created with a dtype; an array's element dtype is known only to Triton).
+The converted kernels run in Triton's interpreter against torch.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from c2t_interp import ConversionFailed, assert_close, convert, dev, fresh_seed, load
+
+import torch  # noqa: E402
+
+KERNEL = '''
+import cuda.tile as ct
+import torch
+
+
+@ct.kernel
+def k(A, B, C):
+    a = ct.load(A, index=(0, 0, 0), shape=SHAPE_A)
+    b = ct.load(B, index=(0, 0, 0), shape=SHAPE_B)
+    c = PRODUCT
+    ct.store(C, index=(0, 0, 0), tile=c)
+
+
+def run(a, b, c):
+    ct.launch(torch.cuda.current_stream(), (1, 1, 1), k, (a, b, c))
+'''
+
+
+def _kernel(shape_a, shape_b, product):
+    return KERNEL.replace("SHAPE_A", str(shape_a)).replace("SHAPE_B", str(shape_b)).replace("PRODUCT", product)
+
+
+def _randn(shape, dtype=torch.float32):
+    g = torch.Generator().manual_seed(fresh_seed())
+    return torch.randn(shape, generator=g).to(dtype)
+
+
+@pytest.mark.parametrize("shape_a, shape_b, product", [
+    ((1, 32, 16), (4, 16, 32), "ct.matmul(a, b)"),
+    ((4, 32, 16), (1, 16, 32), "a @ b"),
+    ((1, 32, 16), (2, 16, 32), "ct.mma(a, b, ct.zeros((2, 32, 32), dtype=ct.float32))"),
+])
+def test_a_batch_of_one_broadcasts(tmp_path, shape_a, shape_b, product):
+    code = convert(_kernel(shape_a, shape_b, product), filename="bcast.py")
+    assert "tl.broadcast_to(" in code.split("def k(")[1].split("def launch_")[0]
+    mod = load(code, tmp_path, f"bcast_{shape_a[0]}_{shape_b[0]}_{product[:6].strip('(')}")
+    a, b = _randn(shape_a), _randn(shape_b)
+    out = torch.zeros((max(shape_a[0], shape_b[0]), 32, 32))
+    out = dev(out)
+    mod.run(dev(a), dev(b), out)
+    assert_close(out.cpu(), (a.double() @ b.double()).float(), dtype=torch.float32)
+
+
+def test_matmul_promotes_mixed_operand_dtypes(tmp_path):
+    # float16 @ float32: cuTile computes in the common dtype (float32) and returns it.
+    src = _kernel((1, 32, 16), (1, 16, 32), "ct.astype(a, ct.float16) @ ct.astype(b, ct.float32)")
+    mod = load(convert(src, filename="promote.py"), tmp_path, "promote")
+    a, b = _randn((1, 32, 16)), _randn((1, 16, 32))
+    out = dev(torch.zeros((1, 32, 32)))
+    mod.run(dev(a), dev(b), out)
+    assert_close(out.cpu(), (a.half().double() @ b.double()).float(), dtype=torch.float32)
+
+
+@pytest.mark.parametrize("shape_a, shape_b, product, message", [
+    ((1, 32, 16), (1, 16, 32), "ct.mma(ct.astype(a, ct.float32), ct.astype(b, ct.float32), "
+                               "ct.zeros((1, 32, 32), dtype=ct.float16))",
+     "ct.mma: an accumulator of float16 is not supported for float32 operands (cuTile: float32)"),
+    ((1, 32, 16), (1, 16, 32), "ct.mma(ct.astype(a, ct.bfloat16), ct.astype(b, ct.bfloat16), "
+                               "ct.zeros((1, 32, 32), dtype=ct.bfloat16))",
+     "an accumulator of bfloat16 is not supported for bfloat16 operands (cuTile: float32)"),
+    ((1, 32, 16), (1, 16, 32), "ct.mma(ct.astype(a, ct.float16), ct.astype(b, ct.float32), "
+                               "ct.zeros((1, 32, 32), dtype=ct.float32))",
+     "x and y must have the same dtype unless they are int8/uint8 (cuTile does not promote mma operands), "
+     "got float16 and float32"),
+    ((2, 32, 16), (2, 16, 32), "ct.mma(a, b, ct.zeros((1, 32, 32), dtype=ct.float32))",
+     "acc (1 x 32 x 32) must have the product's shape (2 x 32 x 32"),
+    ((2, 32, 16), (2, 16, 32), "ct.mma(a, b, ct.zeros((32, 32), dtype=ct.float32))",
+     "acc (32 x 32) must have the product's shape (2 x 32 x 32"),
+    ((2, 32, 16), (4, 16, 32), "a @ b", "batch dimensions 2 and 4 do not broadcast"),
+    ((2, 32, 16), (2, 16, 32), "ct.reshape(a, (1, 2, 32, 16)) @ ct.reshape(b, (1, 2, 16, 32))",
+     "rank 4 or more is not supported"),
+])
+def test_what_cutile_rejects_is_said_at_the_call(shape_a, shape_b, product, message):
+    with pytest.raises(ConversionFailed) as e:
+        convert(_kernel(shape_a, shape_b, product), filename="bad.py")
+    text = str(e.value)
+    assert message in text, text
+    assert "bad.py:10:" in text and "^" in text, text  # the line of `c = ...`, with a caret
