@@ -178,14 +178,15 @@ void Rewriter::rewrite_import_paths() {
 }
 
 // A file name as comment text: control characters as \xNN, since a newline or carriage return in
-// the name would end the comment and leave the rest of the name on a line of code
+// the name would end the comment and leave the rest of the name on a line of code, and the
+// backslash too (\x5c), so that no other name reads the same
 // (cutile2triton/convert.py is_generated reads the header back with the same rule).
 std::string comment_safe(std::string_view name) {
   static const char* hex = "0123456789abcdef";
   std::string out;
   for (char c : name) {
     auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) out += std::string("\\x") + hex[u >> 4] + hex[u & 15];
+    if (u < 0x20 || u == 0x7f || c == '\\') out += std::string("\\x") + hex[u >> 4] + hex[u & 15];
     else out += c;
   }
   return out;

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 import pathlib
 from typing import Iterable, Iterator, List, Optional
 
@@ -51,7 +52,8 @@ def atomic_write(path: pathlib.Path, text: str) -> None:
     """Write ``text`` so that readers see the old file or the whole new one,
     never a partial file (temporary file in the same folder + os.replace)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.c2t-tmp-{os.getpid()}")
+    # (a short name: the output's own may be near the file system's 255-byte limit)
+    tmp = path.with_name(f".c2t-tmp-{os.getpid()}-{threading.get_ident() % 100000}")
     try:
         with open(tmp, "w", encoding="utf-8", newline="") as f:
             f.write(text)
