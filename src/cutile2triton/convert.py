@@ -41,7 +41,7 @@ class FileReport:
     rendered: str = ""
     diff: str = ""
     code: str = ""  # the converted module, kept when it was not written (write=False)
-    io_error: bool = False  # failed on its output path (no destination, unreadable, unwritable): exit code 2
+    io_error: bool = False  # unreadable source, or its output path unusable (none, unreadable, unwritable): exit code 2
     kernel_params: Dict[str, List[str]] = field(default_factory=dict)  # kernel -> its parameters (ConversionResult's)
 
     def as_dict(self) -> dict:
@@ -181,7 +181,8 @@ def _convert_one(src, root, out, out_dir, check, diff, force, write, options) ->
         data = src.read_bytes()
     except OSError as e:
         msg = f"{src}: error: cannot read file: {e.strerror}"
-        return FileReport(str(src), None, FAILED, [{"severity": "error", "line": 0, "col": 0, "message": msg}], msg + "\n")
+        return FileReport(str(src), None, FAILED, [{"severity": "error", "line": 0, "col": 0, "message": msg}], msg + "\n",
+                          io_error=True)
     result: ConversionResult = convert_source(data, str(src), **options)
     rep = _place(src, root, out, out_dir, check, diff, force, write, result)
     rep.kernel_params = result.kernel_params
