@@ -604,3 +604,15 @@ def test_an_unreadable_source_in_a_folder_run_is_an_io_error(tmp_path):
     rc, out, err = run("convert", "src", "--out-dir", "out", cwd=tmp_path)
     assert rc == 2 and "cannot read file" in err, (rc, out, err)
     assert (tmp_path / "out" / "triton" / "good.py").exists()  # (the cutile folder mirrored as triton)
+
+
+def test_an_output_path_through_a_file_or_onto_a_folder_is_said_plainly(tmp_path):
+    (tmp_path / "k.py").write_text((Path(__file__).parent.parent / "examples" / "softmax.py").read_text())
+    (tmp_path / "afile").write_text("")
+    (tmp_path / "adir").mkdir()
+    for args, said in ((("-o", "adir"), "the output is a folder"),
+                       (("-o", "afile/x.py"), "afile is a file, not a folder"),
+                       (("--out-dir", "afile"), "afile is a file, not a folder")):
+        rc, out, err = run("convert", "k.py", *args, cwd=tmp_path)
+        assert rc == 2 and said in err, (args, rc, out, err)
+    assert (tmp_path / "afile").read_text() == "" and not any((tmp_path / "adir").iterdir())

@@ -218,6 +218,11 @@ def _place(src, root, out, out_dir, check, diff, force, write, result: Conversio
         return io_failure(None, f"{src}: error: {text[len(str(src)) + 2:] if text.startswith(f'{src}: ') else text}")
     if dest is not None and write and _same_file(dest, src):  # --force too: it would destroy the cuTile source
         return io_failure(dest, f"{dest}: error: the output is the input file; give another -o path or --out-dir")
+    if dest is not None and dest.is_dir():
+        return io_failure(dest, f"{dest}: error: the output is a folder; -o takes a file (--out-dir a folder)")
+    blocking = next((p for p in (dest.parents if dest is not None else ()) if p.exists() and not p.is_dir()), None)
+    if blocking is not None:
+        return io_failure(dest, f"{dest}: error: cannot write file: {blocking} is a file, not a folder")
     if not result.ok:
         return FileReport(str(src), str(dest) if dest else None, FAILED, diags, result.rendered)
     if dest is None:
