@@ -237,7 +237,7 @@ def test_unusable_output_paths_are_io_errors_reported_per_file(tmp_path):
     src = tmp_path / "k.py"
     src.write_text(KERNEL.format(shape=64))
     rc, _, err = run("convert", str(src), "-o", str(tmp_path))
-    assert rc == 2 and "cannot read the existing output" in err and "Traceback" not in err, err
+    assert rc == 2 and "the output is a folder" in err and "Traceback" not in err, err
     # Several paths, one of which has no output path (not under a `cutile` folder, no --out-dir):
     # the others are converted and reported, the bad one is named, exit 2 (was: exit 2 after the
     # others were written, with no report and the diagnostics of the others lost).
