@@ -616,3 +616,18 @@ def test_an_output_path_through_a_file_or_onto_a_folder_is_said_plainly(tmp_path
         rc, out, err = run("convert", "k.py", *args, cwd=tmp_path)
         assert rc == 2 and said in err, (args, rc, out, err)
     assert (tmp_path / "afile").read_text() == "" and not any((tmp_path / "adir").iterdir())
+
+
+def test_another_spelling_of_the_same_source_regenerates_its_output(tmp_path):
+    # The header names the source as it was given (k.py); converting it as ./k.py or by its absolute
+    # path is the same source, so its earlier output is replaced without --force; another source is not.
+    text = (Path(__file__).parent.parent / "examples" / "softmax.py").read_text()
+    (tmp_path / "k.py").write_text(text)
+    (tmp_path / "other.py").write_text(text + "# another\n")
+    assert run("convert", "k.py", "-o", "out.py", cwd=tmp_path)[0] == 0
+    for spelling in (str(tmp_path / "k.py"), "./k.py"):
+        (tmp_path / "k.py").write_text(text + f"# {len(spelling)}\n")
+        rc, out, err = run("convert", spelling, "-o", "out.py", cwd=tmp_path)
+        assert rc == 0 and "converted" in out, (spelling, rc, out, err)
+    rc, out, err = run("convert", "other.py", "-o", "out.py", cwd=tmp_path)
+    assert rc == 1 and "exists" in (out + err), (rc, out, err)
