@@ -163,7 +163,8 @@ ConvertResult convert_source(std::string_view bytes, std::string_view filename, 
     if (r.ok) r.code = std::move(code);
     return finish();
   }
-  if (mi.kernels.empty()) r.diags.warning(0, 0, "no @ct.kernel in this module; only the host code is rewritten");
+  if (mi.kernels.empty() && !has_errors(r.diags))  // (not beside an error saying why a kernel is none)
+    r.diags.warning(0, 0, "no @ct.kernel in this module; only the host code is rewritten");
   check_reserved_names(pr.tree.root, mi, r.diags);
   if (has_errors(r.diags)) return finish();
   auto lopts = lower_options(opts);

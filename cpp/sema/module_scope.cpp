@@ -299,6 +299,11 @@ ModuleInfo analyze_module(const Node* module, Diagnostics& diags) {
       }
     } else if (st->is("AsyncFunctionDef") || st->is("ClassDef")) {
       bind_count[std::string(st->str("name"))]++;
+      // cuTile compiles a kernel from a plain function (ct.kernel on a coroutine function is no kernel):
+      // said at the decorator, not later as "no @ct.kernel in this module".
+      if (st->is("AsyncFunctionDef"))
+        if (auto* dec = kernel_decorator(mi, st))
+          diags.error(dec->lineno, dec->col_offset, "a cuTile kernel is a plain function: 'async def' cannot be a @ct.kernel");
     } else if (st->is("Assign") || st->is("AnnAssign")) {
       const Node* value = st->child("value");
       std::vector<const Node*> targets = st->is("Assign") ? nodes_of(st, "targets") : std::vector<const Node*>{st->child("target")};

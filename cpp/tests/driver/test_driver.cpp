@@ -71,6 +71,17 @@ TEST(Convert, ErrorsHavePositionsCaretAndNoCode) {
       << r.rendered;
 }
 
+// @ct.kernel on an async def: said at the decorator (it was "no @ct.kernel in this module").
+TEST(Convert, AnAsyncKernelIsSaidAtItsDecorator) {
+  auto r = convert_source("import cuda.tile as ct\n\n@ct.kernel\nasync def k(x):\n    pass\n", "a.py");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.rendered.find("a.py:3:2: error: a cuTile kernel is a plain function: 'async def' cannot be a "
+                            "@ct.kernel\n@ct.kernel\n ^\n"),
+            std::string::npos)
+      << r.rendered;
+  EXPECT_EQ(r.rendered.find("no @ct.kernel in this module"), std::string::npos) << r.rendered;
+}
+
 // Misspelt names get CPython-style suggestions; print() points to ct.printf.
 TEST(Convert, RejectedNamesSuggestTheClosestOne) {
   auto check = [](const std::string& body, const std::string& message) {
