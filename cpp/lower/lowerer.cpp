@@ -210,7 +210,12 @@ std::optional<sema::Shape> Lowerer::shape_arg(LVal& v, const Node* at, const std
     for (auto& e : v.elems) {
       auto d = one(e);
       if (!d) {
-        error(at, what + " must be a tuple of compile-time integers (ct.Constant parameters or literals)");
+        std::string hint;  // a local bound twice is a runtime scalar (bind_name): say so
+        if (e.node && e.node->is("Name") && assign_count_[std::string(e.node->str("id"))] > 1)
+          hint = "; '" + std::string(e.node->str("id")) +
+                 "' is assigned more than once in this function, so it is a runtime value here (give each size "
+                 "a name of its own)";
+        error(at, what + " must be a tuple of compile-time integers (ct.Constant parameters or literals)" + hint);
         return std::nullopt;
       }
       if (!power_of_two(*d)) return std::nullopt;

@@ -82,6 +82,17 @@ TEST(Convert, AnAsyncKernelIsSaidAtItsDecorator) {
   EXPECT_EQ(r.rendered.find("no @ct.kernel in this module"), std::string::npos) << r.rendered;
 }
 
+// A size bound twice is a runtime value (as for any rebound local): the shape error says why.
+TEST(Convert, ASizeAssignedTwiceIsSaidToBeARuntimeValue) {
+  auto r = convert_source("import cuda.tile as ct\n\n@ct.kernel\ndef k(A):\n    s = 16\n"
+                          "    a = ct.load(A, index=(0,), shape=(s,))\n    s = 32\n    ct.store(A, index=(0,), tile=a)\n",
+                          "s.py");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.rendered.find("'s' is assigned more than once in this function, so it is a runtime value here"),
+            std::string::npos)
+      << r.rendered;
+}
+
 // Misspelt names get CPython-style suggestions; print() points to ct.printf.
 TEST(Convert, RejectedNamesSuggestTheClosestOne) {
   auto check = [](const std::string& body, const std::string& message) {
