@@ -1,7 +1,7 @@
 """fp8 GEMM accumulation on the H200: precision and speed of TileGym's matmul converted with its fp8
 products promoted to the fp32 accumulator every 32 products (cutile2triton before 2026-11-30), once per
 K tile of at most 128 (CUTLASS's default promotion interval for sm_90 fp8 GEMMs: 4 wgmma K-steps of
-32), or never (Triton's sm_90 default for fp8, max_num_imprecise_acc=2**30), next to cuTile's own
+32), once per K tile (each ct.mma call: its product added to the accumulator), or never (Triton's sm_90 default for fp8, max_num_imprecise_acc=2**30), next to cuTile's own
 (ct.mma without use_fast_acc). BENCHMARKS.md, "fp8 accumulation".
 
 Precision: fp8 e5m2 inputs as in TileGym's bench_matrix_multiplication.py (torch.randn rounded to
@@ -23,7 +23,12 @@ src = Path(conv.__file__).read_text()
 pattern = re.compile(r"max_num_imprecise_acc=(\d+) if (\w+) >= \d+ else \w+")
 assert pattern.search(src), "no fp8 promotion interval in the converted matmul"
 VARIANTS = {"every 32": "32 if {k} >= 32 else {k}", "per K tile (<=128)": "128 if {k} >= 128 else {k}",
-            "never (Triton default)": "1073741824"}
+            "per K tile": "{k}", "never (Triton default)": "1073741824"}
+# Optional: python3 fp8_accumulation.py TILEGYM CONVERTED [VARIANTS] [SPEED SIZES]: VARIANTS "all" or names
+# with "_" for spaces, comma-separated (every_32,per_K_tile); SPEED SIZES e.g. 1024,4096.
+if len(sys.argv) > 3 and sys.argv[3] != "all":
+    VARIANTS = {k: v for k, v in VARIANTS.items() if k.replace(" ", "_") in sys.argv[3].split(",")}
+SPEED_SIZES = tuple(int(x) for x in sys.argv[4].split(",")) if len(sys.argv) > 4 else (1024, 4096, 16384)
 tmp = Path(tempfile.mkdtemp())
 mods = {}
 for i, (name, expr) in enumerate(VARIANTS.items()):
@@ -61,7 +66,7 @@ for M, N, K in ((1024, 1024, 1024), (2048, 2048, 4096), (2048, 2048, 16384)):
 P("## speed: the op (e5m2 output), do_bench_cudagraph median, TFLOPS")
 for m in mods.values():
     getattr(m, "_matmul_tune_cache", {}).clear()  # tuned again for the e5m2 output
-for M in (1024, 4096, 16384):
+for M in SPEED_SIZES:
     a = torch.randn((M, M), device="cuda", dtype=torch.float16).to(torch.float8_e5m2)
     b = torch.randn((M, M), device="cuda", dtype=torch.float16).to(torch.float8_e5m2)
     for name, m in mods.items():
