@@ -248,23 +248,24 @@ def test_tf32_mma_operands_rounded(tmp_path, gen, a_dtype):
     torch.testing.assert_close(c.double(), ref, rtol=1e-5, atol=1e-5, msg=lambda m: f"seed={seed}\n{m}")
 
 
-# --- 4. fp8 ct.mma accumulates in full precision (gemm_alpha_beta fp8, K=4096: 7% low on H200) ----
-# Triton's sm_90 default keeps fp8 products in the tensor cores' reduced-precision accumulator
-# for the whole K loop; the converter asks for a flush after every fp8 wgmma instruction.
+# --- 4. fp8 ct.mma adds each call's product to the fp32 accumulator (as cuTile; gemm_alpha_beta fp8,
+# K=4096, was 7% low on the H200 without it). Triton's sm_90 default keeps fp8 products in the tensor
+# cores' reduced-precision accumulator for the whole K loop; the converter asks for one flush per dot
+# (max_num_imprecise_acc = the tile's K), which gave cuTile's own errors on the H200 (BENCHMARKS.md).
 
 
 @pytest.mark.parametrize("fp8", [torch.float8_e4m3fn, torch.float8_e5m2])
 def test_fp8_mma_flushes_to_fp32(tmp_path, gen, fp8):
     seed, g = gen
     interp, gpu, code = _modules(TF32, tmp_path, "fp8mm")
-    assert "max_num_imprecise_acc=32 if TK >= 32 else TK" in code
+    assert "max_num_imprecise_acc=TK," in code
     M, N, K = 70, 40, 100
     a = torch.rand(M, K, generator=g).to(fp8)
     b = torch.rand(K, N, generator=g).to(fp8)
     c = dev(poison(torch.empty(M, N)))
     stages = compile_launch(gpu.launch_mm, (2, 1, 1), a, b, c, 64, 64, 64)
     if "ttgir" in stages and isinstance(stages["ttgir"], str):
-        assert "maxNumImpreciseAcc = 32" in stages["ttgir"]  # on wgmma, flushed every instruction
+        assert "maxNumImpreciseAcc = 64" in stages["ttgir"]  # on wgmma: flushed once per dot (K tile 64)
     interp.run_mm(dev(a), dev(b), c, 64, 64, 64)
     ref = a.double() @ b.double()
     torch.testing.assert_close(c.cpu().double(), ref, rtol=1e-5, atol=1e-4, msg=lambda m: f"seed={seed}\n{m}")

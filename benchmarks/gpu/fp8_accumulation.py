@@ -1,7 +1,8 @@
 """fp8 GEMM accumulation on the H200: precision and speed of TileGym's matmul converted with its fp8
-products promoted to the fp32 accumulator every 32 products (cutile2triton before 2026-11-30), once per
+products promoted to the fp32 accumulator every 32 products (cutile2triton until its fifteenth session, s21), once per
 K tile of at most 128 (CUTLASS's default promotion interval for sm_90 fp8 GEMMs: 4 wgmma K-steps of
-32), once per K tile (each ct.mma call: its product added to the accumulator), or never (Triton's sm_90 default for fp8, max_num_imprecise_acc=2**30), next to cuTile's own
+32), once per K tile (each ct.mma call: its product added to the accumulator; cutile2triton since s21, as
+cuTile measured), or never (Triton's sm_90 default for fp8, max_num_imprecise_acc=2**30), next to cuTile's own
 (ct.mma without use_fast_acc). BENCHMARKS.md, "fp8 accumulation".
 
 Precision: fp8 e5m2 inputs as in TileGym's bench_matrix_multiplication.py (torch.randn rounded to
@@ -20,7 +21,8 @@ mounts = load_converted(Path(sys.argv[2]))
 conv = [sys.modules[m] for m in mounts.loaded if m.endswith(".matmul") and ".ops." in m][0]
 P = lambda *a: print(*a, flush=True)
 src = Path(conv.__file__).read_text()
-pattern = re.compile(r"max_num_imprecise_acc=(\d+) if (\w+) >= \d+ else \w+")
+# The converter's promotion interval: "32 if TILE_K >= 32 else TILE_K" (until s21) or "TILE_K" (since).
+pattern = re.compile(r"max_num_imprecise_acc=(?:\d+ if (\w+) >= \d+ else \w+|(\w+))")
 assert pattern.search(src), "no fp8 promotion interval in the converted matmul"
 VARIANTS = {"every 32": "32 if {k} >= 32 else {k}", "per K tile (<=128)": "128 if {k} >= 128 else {k}",
             "per K tile": "{k}", "never (Triton default)": "1073741824"}
@@ -32,7 +34,7 @@ SPEED_SIZES = tuple(int(x) for x in sys.argv[4].split(",")) if len(sys.argv) > 4
 tmp = Path(tempfile.mkdtemp())
 mods = {}
 for i, (name, expr) in enumerate(VARIANTS.items()):
-    text = pattern.sub(lambda m: "max_num_imprecise_acc=" + expr.format(k=m.group(2)), src)
+    text = pattern.sub(lambda m: "max_num_imprecise_acc=" + expr.format(k=m.group(1) or m.group(2)), src)
     path = tmp / f"c2t_fp8_variant_{i}.py"
     path.write_text(text.replace("from .", "from " + conv.__name__.rsplit(".", 1)[0] + "."))
     spec = importlib.util.spec_from_file_location(path.stem, path)

@@ -48,17 +48,20 @@ bool may_be_fp8(const sema::DType& dt) {
   }
 }
 
-// max_num_imprecise_acc for an fp8 dot over K: cuTile's ct.mma accumulates fp8
-// products in full precision unless use_fast_acc=True (cutile_api.md, ct.mma).
-// Triton on sm_90 defaults to 2^30 (CUDABackend.parse_options): the whole K
-// loop stays in the tensor cores' reduced-precision fp8 accumulator, and
-// TileGym's gemm_alpha_beta fp8 (K=4096) came out 7% low on an H200. 32 adds
-// each fp8 wgmma's (K=32) partial sum to the fp32 accumulator, the finest
-// flush Triton offers on wgmma (0 up-casts to fp16 MMA); Triton requires <= K.
+// max_num_imprecise_acc for an fp8 dot over K: K itself, i.e. the dot's product is added to the
+// fp32 accumulator once, as cuTile's ct.mma (without use_fast_acc) does once per call: on an H200,
+// TileGym's fp8 matmul converted this way gave errors identical to cuTile's own to the printed
+// digits where both used 64-deep K tiles (1024^3, randn and rand inputs: max, mean and bias), and
+// was 1.09x (1024^3) and 1.22x (4096^3) faster than flushing every 32 products, which is more
+// precise than cuTile whenever the tile's K exceeds 32 (cutile2triton's BENCHMARKS.md, "fp8
+// accumulation per ct.mma call"). Triton's sm_90 default (2^30) never flushes: the whole K loop
+// stays in the tensor cores' reduced-precision accumulator (TileGym's gemm_alpha_beta fp8, K=4096,
+// came out 7% low). Triton requires the value <= K; its sm_90 WGMMA lowering (DotOpToLLVM/WGMMA.cpp,
+// needsPartialAccumulator: fp8, fp32 accumulator, value <= K) then sums into a zeroed partial
+// accumulator and adds that to the fp32 one every `value` products.
 TExprPtr imprecise_acc_limit(Lowerer& L, LVal& x, const sema::Dim& K, size_t r) {
-  if (K.value) return lit_int(*K.value >= 32 ? 32 : *K.value);
-  TExprPtr k = L.dim_expr(x, r - 1);
-  return ifexp(compare(">=", k, lit_int(32)), lit_int(32), k);
+  if (K.value) return lit_int(*K.value);
+  return L.dim_expr(x, r - 1);
 }
 
 // "16 x 32" (sema's dimension texts: literals or constexpr names).
@@ -449,7 +452,7 @@ void register_mma_ops(Registry& r) {
     if (!mma_dtypes_agree(c.L, x.info.dtype, y.info.dtype, acc.info.dtype, c.node)) return LVal{};
     if (auto r = transposed_a_dot(c, x, y, acc, acc_dt, fast_acc)) return *r;
     return dot(c.L, x, y, &acc, acc_dt, c.node, fast_acc);
-  }, "tl.dot(x, y, acc, input_precision='ieee'|'tf32', out_dtype=acc.dtype, max_num_imprecise_acc=32 for fp8); "
+  }, "tl.dot(x, y, acc, input_precision='ieee'|'tf32', out_dtype=acc.dtype, max_num_imprecise_acc=K for fp8); "
      "x = ct.transpose(a): tl.trans(tl.dot(tl.trans(y), a, tl.trans(acc)))");
   r.add("mma_scaled", "mma", "x, x_scale, y, y_scale, /, acc", mma_scaled,
         "_c2t_mma_scaled: e8m0 scales (uint8 bits) expanded per 32-block, multiplied in fp32, tl.dot(ieee)");
