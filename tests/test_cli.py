@@ -631,3 +631,13 @@ def test_another_spelling_of_the_same_source_regenerates_its_output(tmp_path):
         assert rc == 0 and "converted" in out, (spelling, rc, out, err)
     rc, out, err = run("convert", "other.py", "-o", "out.py", cwd=tmp_path)
     assert rc == 1 and "exists" in (out + err), (rc, out, err)
+
+
+def test_diff_headers_quote_names_that_would_split_them(tmp_path):
+    # A newline in the output's name would end the `---`/`+++` line: quoted with C escapes, as git does.
+    (tmp_path / "k.py").write_text((Path(__file__).parent.parent / "examples" / "softmax.py").read_text())
+    rc, out, err = run("convert", "k.py", "-o", "we\nird.py", "--diff", cwd=tmp_path)
+    assert rc == 0, err
+    assert out.splitlines()[:2] == ["--- /dev/null", '+++ "b/we\\nird.py"'], out[:200]
+    rc, out, err = run("convert", "k.py", "-o", "plain.py", "--diff", cwd=tmp_path)
+    assert out.splitlines()[:2] == ["--- /dev/null", "+++ b/plain.py"], out[:200]

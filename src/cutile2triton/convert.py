@@ -196,6 +196,16 @@ def _convert_one(src, root, out, out_dir, check, diff, force, write, options) ->
     return rep
 
 
+def _diff_path(name: str) -> str:
+    """A path in a diff header as git writes one: between double quotes with C escapes when it
+    holds a control character, a double quote or a backslash (a newline would split the header
+    line), else as it is."""
+    if not re.search(r'[\x00-\x1f\x7f"\\]', name):
+        return name
+    named = {"\n": "\\n", "\t": "\\t", "\r": "\\r", '"': '\\"', "\\": "\\\\"}
+    return '"' + re.sub(r'[\x00-\x1f\x7f"\\]', lambda m: named.get(m.group(), f"\\{ord(m.group()):03o}"), name) + '"'
+
+
 def _same_file(a: pathlib.Path, b: pathlib.Path) -> bool:
     """Whether two paths name one file (through links, `..`, another spelling); False if `a` does not exist."""
     try:
@@ -247,6 +257,7 @@ def _place(src, root, out, out_dir, check, diff, force, write, result: Conversio
             # (GNU diff); a new output is compared with /dev/null, so `patch -p1` / `patch -p0` create it.
             name = dest.as_posix()
             before, after = (name, name) if dest.is_absolute() else (f"a/{name}", f"b/{name}")
+            before, after = _diff_path(before), _diff_path(after)
             text = "".join(difflib.unified_diff((old or "").splitlines(True), result.code.splitlines(True),
                                                 "/dev/null" if old is None else before, after))
         return FileReport(str(src), str(dest), WOULD_CHANGE, diags, result.rendered, text)
