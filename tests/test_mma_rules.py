@@ -93,3 +93,43 @@ def test_what_cutile_rejects_is_said_at_the_call(shape_a, shape_b, product, mess
     text = str(e.value)
     assert message in text, text
     assert "bad.py:10:" in text and "^" in text, text  # the line of `c = ...`, with a caret
+
+
+SWAPPED = '''
+import cuda.tile as ct
+import torch
+
+ConstInt = ct.Constant[int]
+
+
+@ct.kernel
+def mm(A, B, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    a = ct.load(A, index=(0, 0), shape=(TM, TK))
+    b = ct.load(B, index=(0, 0), shape=(TK, TN))
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    acc = ct.mma(b, a, acc)
+    ct.store(C, index=(0, 0), tile=acc)
+
+
+def run(a, b, c, tm, tn, tk):
+    ct.launch(torch.cuda.current_stream(), (1, 1, 1), mm, (a, b, c, tm, tn, tk))
+'''
+
+
+def test_sizes_known_by_name_only_are_checked_with_the_cutile_rule_when_triton_compiles(tmp_path):
+    # (TK, TN) @ (TM, TK): sema cannot tell TN from TM (they may be equal), Triton can; the converted
+    # kernel states the rule and the cuTile line, instead of tl.dot's "accumulator shape is incompatible".
+    code = convert(SWAPPED, filename="swapped.py")
+    kernel = code.split("def mm(")[1].split("def launch_")[0]
+    assert "TN == TM," in kernel and "line 13: ct.mma: x (TK x TN) @ y (TM x TK): x's last dimension (TN)" in kernel, kernel
+    mod = load(code, tmp_path, "swapped")
+    a, b = _randn((32, 16)), _randn((16, 64))
+    with pytest.raises(Exception, match=r"line 13: ct\.mma: x \(TK x TN\) @ y \(TM x TK\)"):
+        mod.run(dev(a), dev(b), dev(torch.zeros((32, 64))), 32, 64, 16)
+    # The same kernel with the operands in order has no such assertion and computes a @ b.
+    good = convert(SWAPPED.replace("ct.mma(b, a, acc)", "ct.mma(a, b, acc)"), filename="ordered.py")
+    assert "static_assert(T" not in good
+    mod = load(good, tmp_path, "ordered")
+    out = dev(torch.zeros((32, 64)))
+    mod.run(dev(a), dev(b), out, 32, 64, 16)
+    assert_close(out.cpu(), (a.double() @ b.double()).float(), dtype=torch.float32)

@@ -2,6 +2,7 @@
 #include "lower/mma_rules.h"
 
 #include <algorithm>
+#include <cctype>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -16,6 +17,25 @@ std::string shape_text(const sema::Shape& s) {
   std::string t;
   for (const auto& d : s) t += (t.empty() ? "" : " x ") + d.expr;
   return t;
+}
+
+// Whether a dimension can be written in Triton as it is: a literal or a plain name (a constexpr
+// parameter); other symbolic texts are left alone.
+bool plain_dim(const sema::Dim& d) {
+  if (d.value) return true;
+  if (d.expr.empty() || std::isdigit(static_cast<unsigned char>(d.expr[0]))) return false;
+  return std::all_of(d.expr.begin(), d.expr.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+// Two sizes the rule needs equal that sema cannot prove equal or different (constexpr names):
+// Triton checks them when it compiles the kernel, with a message of its own ("accumulator shape is
+// incompatible", no shapes, at the generated line); a tl.static_assert says the cuTile rule and the
+// cuTile line instead, at the same compile time.
+void assert_equal(Lowerer& L, const sema::Dim& a, const sema::Dim& b, const syntax::Node* at, const std::string& rule) {
+  if (a.same(b) || (a.value && b.value) || !plain_dim(a) || !plain_dim(b)) return;
+  L.emit(TStmt::expr(tl_call("static_assert", {compare("==", Lowerer::dim_to_expr(a), Lowerer::dim_to_expr(b)),
+                                               lit_str("line " + std::to_string(at->lineno) + ": " + rule)})));
 }
 
 }  // namespace
@@ -37,6 +57,8 @@ bool product_shapes_agree(Lowerer& L, const LVal& x, const LVal& y, const LVal* 
                     "); an operand swapped or not transposed?");
     return false;
   }
+  assert_equal(L, K, Ky, at, what + ": x's last dimension (" + K.expr + ") must equal y's second-to-last (" +
+                                 Ky.expr + "); an operand swapped or not transposed?");
   // The product: [batch,] M, N; its batch is the one that is not 1 (broadcast).
   sema::Shape product;
   if (xs.size() == 3 && ys.size() == 3) {
@@ -54,11 +76,13 @@ bool product_shapes_agree(Lowerer& L, const LVal& x, const LVal& y, const LVal* 
   const sema::Shape& as = acc->info.shape;
   bool wrong = as.size() != product.size();
   for (size_t k = 0; !wrong && k < as.size(); ++k) wrong = differ(as[k], product[k]);
+  std::string acc_rule = std::string(op) + ": acc (" + shape_text(as) + ") must have the product's shape (" +
+                         shape_text(product) + " from x (" + shape_text(xs) + ") @ y (" + shape_text(ys) + "))";
   if (wrong) {
-    L.error(at, std::string(op) + ": acc (" + shape_text(as) + ") must have the product's shape (" +
-                    shape_text(product) + " from x (" + shape_text(xs) + ") @ y (" + shape_text(ys) + "))");
+    L.error(at, acc_rule);
     return false;
   }
+  for (size_t k = 0; k < as.size(); ++k) assert_equal(L, as[k], product[k], at, acc_rule);
   return true;
 }
 

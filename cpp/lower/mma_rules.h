@@ -11,10 +11,11 @@
 namespace c2t::lower {
 
 /// x [..., M, K] @ y [..., K, N] (+ acc): inner dimensions equal, 3-D batch dimensions equal or one
-/// of them 1 (broadcast), acc exactly the product's shape ([batch,] M, N). Sizes known only as
-/// constexpr names are left to Triton; operands of rank 4 or more are unsupported (tl.dot takes
-/// 2-D or 3-D). `op` names the call in messages ("ct.mma", "matmul"). False after an error
-/// reported at `at`.
+/// of them 1 (broadcast), acc exactly the product's shape ([batch,] M, N). Sizes sema knows are
+/// checked here; sizes known only as constexpr names that differ by name get a tl.static_assert
+/// (emitted at the current point) that states the rule and the cuTile line when Triton compiles
+/// the kernel. Operands of rank 4 or more are unsupported (tl.dot takes 2-D or 3-D). `op` names
+/// the call in messages ("ct.mma", "matmul"). False after an error reported at `at`.
 bool product_shapes_agree(Lowerer& L, const LVal& x, const LVal& y, const LVal* acc, const syntax::Node* at,
                           const char* op);
 
