@@ -801,7 +801,7 @@ void Rewriter::insert_runtime() {
     if (st->is("Import") || st->is("ImportFrom")) last_import = st;
     else if (!(st->is("Expr") && sema::is_str_constant(st->child("value")))) break;
   }
-  size_t at = last_import ? next_line(last_import->end_lineno) : 0;
+  size_t at = last_import ? next_line(last_import->end_lineno) : header_offset();  // (after a shebang)
   edits_.add(at, at, "\n\n" + rt + "\n\n");
 }
 
@@ -852,13 +852,16 @@ std::string Rewriter::run() {
       return true;
     });
   }
+  // The header first: insertions at one offset keep the order they were added in, and the header
+  // must lead what other edits insert there (imports, the runtime of a module not starting with
+  // imports), as convert.py's is_generated looks for it among the first lines.
+  edits_.add(header_offset(), header_offset(), header());
   rewrite_coding_cookie();
   rewrite_imports();
   rewrite_import_paths();
   rewrite_functions();
   rewrite_constants();
   rewrite_host_code();
-  edits_.add(header_offset(), header_offset(), header());
   return edits_.apply(text_);
 }
 

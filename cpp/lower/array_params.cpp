@@ -29,9 +29,10 @@ LVal Lowerer::array_use_view(LVal v, const Node* use) {
   // The use is valid only in specializations where the array has rank r:
   // cuTile rejects the others when compiling them, Triton does so here (a
   // static_assert in a branch a constexpr removes is never evaluated).
-  emit(TStmt::expr(tl_call("static_assert",
-                           {compare("==", name(a.ndim_param), lit_int(r)),
-                            lit_str(a.display + " is used here as a " + std::to_string(r) + "-d array")})));
+  if (!in_conditional_expression())  // (an arm's statements run whichever arm is taken)
+    emit(TStmt::expr(tl_call("static_assert",
+                             {compare("==", name(a.ndim_param), lit_int(r)),
+                              lit_str(a.display + " is used here as a " + std::to_string(r) + "-d array")})));
   auto view = std::make_shared<ArrayVal>(a);
   view->rank = r;
   view->shape.resize(r);

@@ -692,7 +692,9 @@ LVal Lowerer::eval_boolop(const Node* e) {
       if (t && (op == "and" ? !*t : *t)) return acc;
       if (t) { acc = eval(values[k]); if (!acc.ok()) return {}; continue; }
     }
+    ++conditional_expr_depth_;
     LVal next = eval(values[k]);
+    --conditional_expr_depth_;
     if (!next.ok()) return {};
     acc = ops::logical_andor(*this, op, acc, next, e);
     if (!acc.ok()) return {};
@@ -706,8 +708,10 @@ LVal Lowerer::eval_ifexp(const Node* e) {
   if (c.info.cval) {
     if (auto t = c.info.cval->truthy()) return eval(*t ? e->child("body") : e->child("orelse"));
   }
+  ++conditional_expr_depth_;  // both arms are lowered; only one runs
   LVal a = eval(e->child("body"));
   LVal b = eval(e->child("orelse"));
+  --conditional_expr_depth_;
   if (!a.ok() || !b.ok()) return {};
   if (c.info.kind == VKind::Tile) {
     error(e->child("test"), "the condition of a conditional expression must be a scalar");

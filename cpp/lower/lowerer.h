@@ -78,6 +78,10 @@ class Lowerer {
   LVal eval(const syntax::Node* e);
   /// Appends a statement at the current insertion point.
   void emit(TStmt s);
+  /// Whether an arm of a conditional expression (or a later operand of and/or) is being lowered:
+  /// statements emitted now run whichever arm is taken, so checks that hold for one arm only
+  /// (tl.static_assert) must not be emitted.
+  bool in_conditional_expression() const { return conditional_expr_depth_ > 0; }
   /// Emits `<fresh name> = value` and returns the name.
   TExprPtr bind(const std::string& hint, TExprPtr value);
   /// Makes `v.expr` a plain name (binding it to a fresh temporary if needed).
@@ -285,6 +289,7 @@ class Lowerer {
   std::vector<TileFootprint> footprints_;
   std::vector<std::string> tile_dims_;  // LoweredFunction::tile_dims
   int constexpr_if_depth_ = 0;          // branches of ifs on a Constant being lowered
+  int conditional_expr_depth_ = 0;      // arms of `x if c else y` / later operands of and/or being lowered
   MemoryEffects effects_;                     // for pipelining grid-stride loops (lower_for)
   std::set<std::string> pointer_params_;      // emitted pointer parameters (array bases)
   std::string prefetch_param_;                // constexpr stages of prefetching loops ("" = none)

@@ -31,9 +31,10 @@ bool plain_dim(const sema::Dim& d) {
 // Two sizes the rule needs equal that sema cannot prove equal or different (constexpr names):
 // Triton checks them when it compiles the kernel, with a message of its own ("accumulator shape is
 // incompatible", no shapes, at the generated line); a tl.static_assert says the cuTile rule and the
-// cuTile line instead, at the same compile time.
+// cuTile line instead, at the same compile time. Not inside an arm of a conditional expression (its
+// statements run whichever arm is taken).
 void assert_equal(Lowerer& L, const sema::Dim& a, const sema::Dim& b, const syntax::Node* at, const std::string& rule) {
-  if (a.same(b) || (a.value && b.value) || !plain_dim(a) || !plain_dim(b)) return;
+  if (a.same(b) || (a.value && b.value) || !plain_dim(a) || !plain_dim(b) || L.in_conditional_expression()) return;
   L.emit(TStmt::expr(tl_call("static_assert", {compare("==", Lowerer::dim_to_expr(a), Lowerer::dim_to_expr(b)),
                                                lit_str("line " + std::to_string(at->lineno) + ": " + rule)})));
 }
@@ -96,7 +97,12 @@ bool mma_dtypes_agree(Lowerer& L, const sema::DType& x, const sema::DType& y, co
       {"uint8", {"int32"}}};
   if (!x.known() || !y.known()) return true;
   auto int8ish = [](const sema::DType& d) { return d.is("int8") || d.is("uint8"); };
-  if (x.name != y.name && !(int8ish(x) && int8ish(y))) {
+  if (x.name != y.name && int8ish(x) && int8ish(y)) {  // cuTile allows the mix; Triton's tl.dot does not
+    L.unsupported(at, "mma int8 x uint8", "ct.mma of int8 and uint8 operands is not supported (Triton's tl.dot "
+                                          "needs operands of one dtype)");
+    return false;
+  }
+  if (x.name != y.name) {
     L.error(at, "ct.mma: x and y must have the same dtype unless they are int8/uint8 (cuTile does not promote "
                 "mma operands), got " + x.name + " and " + y.name + "; cast one with ct.astype");
     return false;

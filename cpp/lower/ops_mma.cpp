@@ -362,8 +362,15 @@ void register_mma_ops(Registry& r) {
     if (acc_dt.kind == sema::DType::Kind::Dynamic && acc.expr) acc_dt = sema::DType::symbolic(source(attr(c.L.as_name(acc, "acc"), "dtype")));
     if (!product_shapes_agree(c.L, x, y, &acc, c.node, "ct.mma")) return LVal{};
     if (!mma_dtypes_agree(c.L, x.info.dtype, y.info.dtype, acc.info.dtype, c.node)) return LVal{};
-    if (auto r = transposed_a_dot(c, x, y, acc, acc_dt, fast_acc)) return *r;
-    return dot(c.L, x, y, &acc, acc_dt, c.node, fast_acc);
+    LVal r;
+    if (auto t = transposed_a_dot(c, x, y, acc, acc_dt, fast_acc)) r = *t;
+    else r = dot(c.L, x, y, &acc, acc_dt, c.node, fast_acc);
+    // cuTile's result has the accumulator's type (mma_impl): its shape's names, which the operands'
+    // may spell differently (e.g. `ct.mma(ct.transpose(a), b, acc) if TRANS else ct.mma(a, b, acc)`:
+    // both arms are acc's shape, whatever a's dimensions are called).
+    if (r.ok() && !acc.info.shape.unknown_rank && acc.info.shape.size() == r.info.shape.size())
+      r.info.shape = acc.info.shape;
+    return r;
   }, "tl.dot(x, y, acc, input_precision='ieee'|'tf32', out_dtype=acc.dtype, max_num_imprecise_acc=K for fp8); "
      "x = ct.transpose(a): tl.trans(tl.dot(tl.trans(y), a, tl.trans(acc)))");
   r.add("mma_scaled", "mma", "x, x_scale, y, y_scale, /, acc", mma_scaled,

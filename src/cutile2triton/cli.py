@@ -69,6 +69,8 @@ def _compile_options(args: argparse.Namespace) -> dict:
 def _cmd_convert(args: argparse.Namespace) -> int:
     import json
 
+    if args.output == "" or args.out_dir == "":  # an unset shell variable: not "use the default"
+        raise UsageError(f"an empty {'-o' if args.output == '' else '--out-dir'} argument (an unset shell variable?)")
     if args.output == "-":  # the usual spelling of standard output, not a file named "-"
         if args.stdout:
             raise UsageError("use only one of -o, --out-dir, --stdout")
