@@ -998,3 +998,35 @@ def test_cdiv_of_constants_is_an_exact_constexpr(tmp_path):
         n_tiles = -(-n // 16)
         expected = (1 if n_tiles * 16 != n else 0) + n_tiles * 100 + (-(-n // d)) * 10000
         assert out.tolist() == [expected] * 16, f"seed {seed}: N={n} D={d}\n{code}"
+
+
+COND_SHAPE = '''
+import cuda.tile as ct
+import torch
+
+ConstInt = ct.Constant[int]
+
+
+@ct.kernel
+def k(A, C, T0: ConstInt, T1: ConstInt, TRANS: ct.Constant[bool]):
+    t = ct.load(A, index=(0, 0), shape=(T0, T1))
+    u = ct.transpose(t) if TRANS else t
+    ct.store(C, index=(0, 0), tile=u * 2.0)
+
+
+def run(a, c, t0, t1, trans):
+    ct.launch(torch.cuda.current_stream(), (1, 1, 1), k, (a, c, t0, t1, trans))
+'''
+
+
+@pytest.mark.parametrize("trans", [False, True])
+def test_a_conditional_of_tiles_shaped_differently_keeps_each_arms_shape(tmp_path, trans):
+    # `ct.transpose(t) if TRANS else t`: sema named the result after the else arm (T0 x T1), so the
+    # taken transposed arm (T1 x T0) was stored with the wrong extents; now Triton resolves them.
+    mod = convert_and_load(COND_SHAPE, tmp_path, f"cond_shape_{trans}")
+    g = torch.Generator().manual_seed(fresh_seed())
+    a = torch.randn((16, 32), generator=g)
+    c = torch.zeros((32, 16) if trans else (16, 32))
+    c = c.to(DEVICE)
+    mod.run(a.to(DEVICE), c, 16, 32, trans)
+    assert_close(c.cpu(), (a.T if trans else a) * 2.0)

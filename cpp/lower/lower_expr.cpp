@@ -744,6 +744,18 @@ LVal Lowerer::eval_ifexp(const Node* e) {
   } else {
     r.info.kind = a.info.kind == VKind::Tile || b.info.kind == VKind::Tile ? VKind::Tile : VKind::Scalar;
     if (b.info.kind == VKind::Tile) r.info.shape = b.info.shape;
+    if (a.info.kind == VKind::Tile && b.info.kind == VKind::Tile) {
+      // Arms whose shapes sema names differently (`ct.transpose(a) if T else a`): only Triton knows
+      // which one a specialization takes, so those dimensions are left to it (`x.shape[k]`), not
+      // named after the else arm.
+      const sema::Shape &sa = a.info.shape, &sb = b.info.shape;
+      if (sa.unknown_rank || sb.unknown_rank || sa.size() != sb.size()) {
+        r.info.shape = sema::Shape::unknown();
+      } else {
+        for (size_t k = 0; k < sa.size(); ++k)
+          if (!sa[k].same(sb[k])) r.info.shape[k] = sema::Dim{};
+      }
+    }
     r.info.cval.reset();
     r.info.sign = sema::sign_join(a.info.sign, b.info.sign);
     if (!a.info.dtype.same(b.info.dtype) && !(a.info.dtype.known() && b.info.dtype.known() && a.info.dtype.name == b.info.dtype.name))
