@@ -257,7 +257,7 @@ def test_diff_headers(tmp_path):
     # --diff prints what convert would write: git-style a/ b/ names for relative paths, the path
     # itself for absolute ones, /dev/null for an output that does not exist yet; nothing is written.
     src = tmp_path / "k.py"
-    src.write_text((Path(__file__).parent.parent / "examples" / "softmax.py").read_text())
+    src.write_text((EXAMPLES / "softmax.py").read_text())
     rc, out, _ = run("convert", "k.py", "-o", "out.py", "--diff", cwd=tmp_path)
     assert rc == 0 and out.startswith("--- /dev/null\n+++ b/out.py\n"), out[:200]
     assert not (tmp_path / "out.py").exists()
@@ -270,7 +270,7 @@ def test_diff_headers(tmp_path):
 def test_exists_is_in_the_json_report(tmp_path):
     import json
 
-    (tmp_path / "k.py").write_text((Path(__file__).parent.parent / "examples" / "softmax.py").read_text())
+    (tmp_path / "k.py").write_text((EXAMPLES / "softmax.py").read_text())
     (tmp_path / "out.py").write_text("hand-edited\n")
     rc, out, err = run("convert", "k.py", "-o", "out.py", "--json", cwd=tmp_path)
     assert rc == 1 and "output exists, differs and is not cutile2triton's earlier output of this source" in err
@@ -338,7 +338,7 @@ def test_what_counts_as_an_earlier_output(tmp_path):
 
 
 def test_array_rank_naming_no_parameter_of_the_kernel_warns(tmp_path):
-    (tmp_path / "k.py").write_text((Path(__file__).parent.parent / "examples" / "softmax.py").read_text())
+    (tmp_path / "k.py").write_text((EXAMPLES / "softmax.py").read_text())
     rc, out, err = run("convert", "k.py", "--stdout", "--array-rank", "softmax_kernel.nope=2", cwd=tmp_path)
     assert rc == 0 and "def softmax_kernel(" in out
     assert "warning: array rank option 'softmax_kernel.nope=2': kernel 'softmax_kernel' has no parameter 'nope'" in err
@@ -381,7 +381,7 @@ def test_array_rank_bare_name_matching_no_parameter_anywhere_warns_once(tmp_path
     # silently ignored). A name some file's kernel has is used, even if other files lack it.
     for name in ("a.py", "b.py"):
         (tmp_path / "src" / name).parent.mkdir(exist_ok=True)
-        (tmp_path / "src" / name).write_text((Path(__file__).parent.parent / "examples" / "softmax.py").read_text())
+        (tmp_path / "src" / name).write_text((EXAMPLES / "softmax.py").read_text())
     b = (tmp_path / "src" / "b.py").read_text()
     (tmp_path / "src" / "b.py").write_text(b.replace("def softmax_kernel(x, out,", "def softmax_kernel(x, res,")
                                            .replace("ct.store(out,", "ct.store(res,").replace("out.dtype", "res.dtype"))
@@ -431,7 +431,7 @@ def test_array_rank_warnings_know_kernels_without_parameters_and_unwritable_outp
     rc, _, err = run("convert", "k0.py", "--stdout", "--array-rank", "k0.x=1", cwd=tmp_path)
     assert rc == 0 and "kernel 'k0' has no parameter 'x'" in err and "no kernel 'k0'" not in err, err
     # The output path is unusable, but the file converted: its kernels are known, the typo is said.
-    (tmp_path / "k.py").write_text((Path(__file__).parent.parent / "examples" / "softmax.py").read_text())
+    (tmp_path / "k.py").write_text((EXAMPLES / "softmax.py").read_text())
     (tmp_path / "out.py").mkdir()
     rc, _, err = run("convert", "k.py", "-o", "out.py", "--force", "--array-rank", "typo=2", cwd=tmp_path)
     assert rc == 2 and "--array-rank typo=2: no kernel parameter 'typo' in the file" in err, err
@@ -451,7 +451,7 @@ def test_summary_row_of_an_unwritable_file_has_no_position(tmp_path):
 
 def test_analyze_warns_about_array_rank_entries_that_name_nothing(tmp_path):
     # analyze takes the same --array-rank options as convert, and says the same about typos.
-    (tmp_path / "k.py").write_text((Path(__file__).parent.parent / "examples" / "softmax.py").read_text())
+    (tmp_path / "k.py").write_text((EXAMPLES / "softmax.py").read_text())
     rc, out, err = run("analyze", "k.py", "--array-rank", "outptu=2", "--array-rank", "out=2", cwd=tmp_path)
     assert rc == 0 and "softmax_kernel" in out, (out, err)
     assert err.count("warning") == 1, err
@@ -461,7 +461,7 @@ def test_analyze_warns_about_array_rank_entries_that_name_nothing(tmp_path):
 @pytest.mark.parametrize("cmd", ["convert", "analyze"])
 def test_array_rank_too_large_is_a_usage_error(tmp_path, cmd):
     # A rank beyond any array (it used to reach the C++ extension's int and fail with a traceback).
-    (tmp_path / "k.py").write_text((Path(__file__).parent.parent / "examples" / "softmax.py").read_text())
+    (tmp_path / "k.py").write_text((EXAMPLES / "softmax.py").read_text())
     rc, _, err = run(cmd, "k.py", *(["--stdout"] if cmd == "convert" else []), "--array-rank", "x=99999999999",
                      cwd=tmp_path)
     assert rc == 2 and "--array-rank x=99999999999: expected [KERNEL.]PARAM=N with N from 0 to 64" in err, err
@@ -531,7 +531,7 @@ def test_the_input_file_is_never_the_output_even_with_force(tmp_path):
     # -o naming the source itself (or a link to it, or another spelling) would replace the cuTile kernel
     # by its conversion: refused, --force or not, with exit 2 and the source untouched.
     src = tmp_path / "k.py"
-    text = (Path(__file__).parent.parent / "examples" / "softmax.py").read_text()
+    text = (EXAMPLES / "softmax.py").read_text()
     src.write_text(text)
     (tmp_path / "sub").mkdir()
     (tmp_path / "link.py").symlink_to(src)
@@ -548,7 +548,7 @@ def test_file_names_with_a_newline_or_bytes_that_are_not_utf8(tmp_path):
     # rest of the name on a line of code (the output did not parse); a name that is not UTF-8
     # stopped the command with a TypeError from the extension. Both now convert, are recognised
     # as this tool's output on the next run (replaced without --force), and parse.
-    text = (Path(__file__).parent.parent / "examples" / "softmax.py").read_text()
+    text = (EXAMPLES / "softmax.py").read_text()
     for raw, shown in ((b"we\nird.py", "we\\x0aird.py"), (b"bad\xff.py", "bad\\x5cxff.py")):
         src = tmp_path / raw.decode("utf-8", "surrogateescape")
         src.write_text(text)
@@ -568,7 +568,7 @@ def test_two_names_that_escape_alike_do_not_replace_each_others_output(tmp_path)
     # A name with a newline is written as ...\x0a... in the header; a name holding a literal
     # backslash-x0a must not read the same (its backslash is escaped too), so converting it to the
     # first one's output needs --force.
-    text = (Path(__file__).parent.parent / "examples" / "softmax.py").read_text()
+    text = (EXAMPLES / "softmax.py").read_text()
     (tmp_path / "a\nb.py").write_text(text)
     (tmp_path / "a\\x0ab.py").write_text(text + "# another source\n")
     rc, _, err = run("convert", "a\nb.py", "-o", "out.py", cwd=tmp_path)
@@ -579,7 +579,7 @@ def test_two_names_that_escape_alike_do_not_replace_each_others_output(tmp_path)
 
 def test_an_empty_path_is_a_usage_error(tmp_path):
     # pathlib reads "" as "." (an unset shell variable would convert the whole working tree).
-    (tmp_path / "k.py").write_text((Path(__file__).parent.parent / "examples" / "softmax.py").read_text())
+    (tmp_path / "k.py").write_text((EXAMPLES / "softmax.py").read_text())
     for cmd in ("convert", "analyze"):
         rc, out, err = run(cmd, "", cwd=tmp_path)
         assert rc == 2 and "empty PATH" in err, (cmd, rc, out, err)
@@ -588,7 +588,7 @@ def test_an_empty_path_is_a_usage_error(tmp_path):
 
 def test_an_output_name_near_the_file_system_limit_is_written(tmp_path):
     # The temporary file beside it has a short name of its own (it was ".NAME.c2t-tmp-PID": over 255 bytes).
-    (tmp_path / "k.py").write_text((Path(__file__).parent.parent / "examples" / "softmax.py").read_text())
+    (tmp_path / "k.py").write_text((EXAMPLES / "softmax.py").read_text())
     name = "M" * 250 + ".py"
     rc, out, err = run("convert", "k.py", "-o", name, cwd=tmp_path)
     assert rc == 0, err
@@ -599,7 +599,7 @@ def test_an_unreadable_source_in_a_folder_run_is_an_io_error(tmp_path):
     # As for a single file: exit 2 (I/O), the readable files still converted.
     src = tmp_path / "src" / "cutile"
     src.mkdir(parents=True)
-    (src / "good.py").write_text((Path(__file__).parent.parent / "examples" / "softmax.py").read_text())
+    (src / "good.py").write_text((EXAMPLES / "softmax.py").read_text())
     (src / "gone.py").symlink_to(tmp_path / "nowhere.py")
     rc, out, err = run("convert", "src", "--out-dir", "out", cwd=tmp_path)
     assert rc == 2 and "cannot read file" in err, (rc, out, err)
@@ -607,7 +607,7 @@ def test_an_unreadable_source_in_a_folder_run_is_an_io_error(tmp_path):
 
 
 def test_an_output_path_through_a_file_or_onto_a_folder_is_said_plainly(tmp_path):
-    (tmp_path / "k.py").write_text((Path(__file__).parent.parent / "examples" / "softmax.py").read_text())
+    (tmp_path / "k.py").write_text((EXAMPLES / "softmax.py").read_text())
     (tmp_path / "afile").write_text("")
     (tmp_path / "adir").mkdir()
     for args, said in ((("-o", "adir"), "the output is a folder"),
@@ -621,7 +621,7 @@ def test_an_output_path_through_a_file_or_onto_a_folder_is_said_plainly(tmp_path
 def test_another_spelling_of_the_same_source_regenerates_its_output(tmp_path):
     # The header names the source as it was given (k.py); converting it as ./k.py or by its absolute
     # path is the same source, so its earlier output is replaced without --force; another source is not.
-    text = (Path(__file__).parent.parent / "examples" / "softmax.py").read_text()
+    text = (EXAMPLES / "softmax.py").read_text()
     (tmp_path / "k.py").write_text(text)
     (tmp_path / "other.py").write_text(text + "# another\n")
     assert run("convert", "k.py", "-o", "out.py", cwd=tmp_path)[0] == 0
@@ -635,7 +635,7 @@ def test_another_spelling_of_the_same_source_regenerates_its_output(tmp_path):
 
 def test_diff_headers_quote_names_that_would_split_them(tmp_path):
     # A newline in the output's name would end the `---`/`+++` line: quoted with C escapes, as git does.
-    (tmp_path / "k.py").write_text((Path(__file__).parent.parent / "examples" / "softmax.py").read_text())
+    (tmp_path / "k.py").write_text((EXAMPLES / "softmax.py").read_text())
     rc, out, err = run("convert", "k.py", "-o", "we\nird.py", "--diff", cwd=tmp_path)
     assert rc == 0, err
     assert out.splitlines()[:2] == ["--- /dev/null", '+++ "b/we\\nird.py"'], out[:200]
@@ -646,7 +646,7 @@ def test_diff_headers_quote_names_that_would_split_them(tmp_path):
 def test_the_header_leads_a_module_that_does_not_start_with_imports(tmp_path):
     # The runtime block goes after the leading imports; with none, it was inserted before the header
     # (and before a shebang), so the next conversion did not recognise its own output.
-    body = (Path(__file__).parent.parent / "examples" / "vector_add.py").read_text()
+    body = (EXAMPLES / "vector_add.py").read_text()
     (tmp_path / "k.py").write_text('#!/usr/bin/env python3\n__all__ = ["vector_add"]\n' + body)
     rc, out, err = run("convert", "k.py", "-o", "out.py", cwd=tmp_path)
     assert rc == 0, err
@@ -658,7 +658,7 @@ def test_the_header_leads_a_module_that_does_not_start_with_imports(tmp_path):
 
 
 def test_an_empty_output_argument_is_a_usage_error(tmp_path):
-    (tmp_path / "k.py").write_text((Path(__file__).parent.parent / "examples" / "softmax.py").read_text())
+    (tmp_path / "k.py").write_text((EXAMPLES / "softmax.py").read_text())
     for args in (("-o", ""), ("--out-dir", "")):
         rc, out, err = run("convert", "k.py", *args, cwd=tmp_path)
         assert rc == 2 and "empty" in err, (args, rc, out, err)

@@ -63,6 +63,16 @@ TExprPtr imprecise_acc_limit(Lowerer& L, LVal& x, const sema::Dim& K, size_t r) 
   return L.dim_expr(x, r - 1);
 }
 
+// `lo` as a 3-D tile of `hi`'s batch: tl.broadcast_to(lo3, [hi's batch, lo's matrix dimensions]),
+// `lo3` being lo's expression with a batch axis (itself, or a new axis of a matrix).
+void broadcast_to_batch(Lowerer& L, LVal& lo, LVal& hi, TExprPtr lo3) {
+  size_t r = lo.info.shape.size();
+  sema::Shape s{hi.info.shape[0], lo.info.shape[r - 2], lo.info.shape[r - 1]};
+  lo.expr = tl_call("broadcast_to",
+                    {std::move(lo3), list({L.dim_expr(hi, 0), Lowerer::dim_to_expr(s[1]), Lowerer::dim_to_expr(s[2])})});
+  lo.info.shape = s;
+}
+
 // Makes 2-D x 3-D operands batch-compatible for tl.dot (equal ranks).
 bool match_ranks(Lowerer& L, LVal& x, LVal& y, const syntax::Node* at) {
   for (LVal* v : {&x, &y})
@@ -76,12 +86,7 @@ bool match_ranks(Lowerer& L, LVal& x, LVal& y, const syntax::Node* at) {
                                       std::to_string(ry) + " are not supported");
     return false;
   }
-  sema::Shape s = lo.info.shape;
-  s.insert(s.begin(), hi.info.shape[0]);
-  std::vector<TExprPtr> dims;
-  for (size_t k = 0; k < s.size(); ++k) dims.push_back(k == 0 ? L.dim_expr(hi, 0) : Lowerer::dim_to_expr(s[k]));
-  lo.expr = tl_call("broadcast_to", {subscript(lo.expr, {lit("None"), full_slice(), full_slice()}), list(dims)});
-  lo.info.shape = s;
+  broadcast_to_batch(L, lo, hi, subscript(lo.expr, {lit("None"), full_slice(), full_slice()}));
   return true;
 }
 
@@ -91,11 +96,7 @@ void broadcast_batch(Lowerer& L, LVal& x, LVal& y) {
   const sema::Dim &bx = x.info.shape[0], &by = y.info.shape[0];
   if (bx.same(by) || (!bx.is_one() && !by.is_one())) return;
   LVal& lo = bx.is_one() ? x : y;
-  LVal& hi = bx.is_one() ? y : x;
-  std::vector<TExprPtr> dims{L.dim_expr(hi, 0), Lowerer::dim_to_expr(lo.info.shape[1]),
-                             Lowerer::dim_to_expr(lo.info.shape[2])};
-  lo.expr = tl_call("broadcast_to", {lo.expr, list(dims)});
-  lo.info.shape[0] = hi.info.shape[0];
+  broadcast_to_batch(L, lo, bx.is_one() ? y : x, lo.expr);
 }
 
 LVal dot(Lowerer& L, LVal x, LVal y, LVal* acc, const sema::DType& acc_dt, const syntax::Node* at,

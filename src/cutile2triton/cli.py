@@ -237,10 +237,6 @@ def main(argv: Optional[List[str]] = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE
-    if "" in (getattr(args, "paths", None) or ()):  # "" is "." to pathlib: a whole tree, from an unset variable
-        print("cutile2triton: error: an empty PATH argument (an unset shell variable?); use . for the current folder",
-              file=sys.stderr)
-        return EXIT_USAGE
     try:
         return args.func(args)
     except (ValueError, UsageError) as e:

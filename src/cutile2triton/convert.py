@@ -130,12 +130,10 @@ def convert_path(
     ``int64_indexing`` and ``array_ranks`` are passed to :func:`convert_source`.
 
     Returns one FileReport per input file. Raises UsageError for bad
-    options (``out`` with several inputs) or missing paths.
+    options (``out`` with several inputs) or missing paths, ValueError for an empty path.
     """
     paths = [paths] if isinstance(paths, (str, pathlib.PurePath)) else list(paths)
     for p in paths:
-        if str(p) == "":  # pathlib reads "" as "."
-            raise UsageError("an empty path (use . for the current folder)")
         if not pathlib.Path(p).exists():
             raise UsageError(f"{p}: no such file or directory")
     sources = []

@@ -24,7 +24,11 @@ def iter_sources(paths: Iterable[str]) -> Iterator[pathlib.Path]:
     """Files named on the command line, and the ``*.py`` files under named
     folders that mention ``cuda.tile`` or sit in a ``cutile`` package folder
     (others are not cuTile code). Folders
-    named ``triton`` are skipped: they hold our output."""
+    named ``triton`` are skipped: they hold our output. Raises ValueError for an empty path, which
+    pathlib would read as "." (a whole tree, from an unset shell variable): before yielding any file."""
+    paths = list(paths)
+    if any(str(p) == "" for p in paths):
+        raise ValueError("an empty PATH argument (an unset shell variable?); use . for the current folder")
     for p in paths:
         path = pathlib.Path(p)
         if path.is_dir():
