@@ -180,7 +180,7 @@ void Rewriter::rewrite_import_paths() {
 // A file name as comment text: control characters as \xNN, since a newline or carriage return in
 // the name would end the comment and leave the rest of the name on a line of code, and the
 // backslash too (\x5c), so that no other name reads the same
-// (cutile2triton/convert.py is_generated reads the header back with the same rule).
+// (cutile2triton/convert.py is_generated compares headers as written, and undoes \xNN to find the file).
 std::string comment_safe(std::string_view name) {
   static const char* hex = "0123456789abcdef";
   std::string out;
