@@ -8,6 +8,7 @@ subprocess with the plug-in; each fake test records which implementation it
 got, and we check outcomes, ids and those records.
 """
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -19,6 +20,7 @@ from pathlib import Path
 import cutile2triton
 
 PKG_PARENT = str(Path(cutile2triton.__file__).resolve().parent.parent)
+ROOT = Path(__file__).resolve().parent.parent
 
 FILES = {
     # A stand-in cuda.tile, importable: the plug-in must block it.
@@ -312,3 +314,210 @@ def test_plugin_requires_converted_dir(tmp_path):
     r = subprocess.run([sys.executable, "-m", "pytest", "-p", "cutile2triton.pytest_tilegym", "-q", "tests"],
                        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 4 and "--c2t-converted" in r.stderr, r.stdout + r.stderr
+
+
+# Ops for --c2t-differential: cuTile's and the converted implementations, in plain torch. Each converted op
+# records that it ran, so the tests can tell the converted result reached the test.
+DIFF_FILES = {
+    **FILES,
+    "src/tilegym/ops/__init__.py": """
+        from tilegym.backend import is_backend_available
+        from .ops import double, neg, scale, scale_bad, fill_out, outer, noisy, rand_add, refused
+        if is_backend_available("cutile"):
+            from . import cutile
+        from . import triton
+    """,
+    "src/tilegym/ops/ops.py": FILES["src/tilegym/ops/ops.py"] + "".join(f"""
+        @dispatch("{op}")
+        def {op}(*a, **k):
+            raise NotImplementedError
+    """ for op in ("scale", "scale_bad", "fill_out", "outer", "noisy", "rand_add", "refused")),
+    "src/tilegym/ops/cutile/__init__.py": "from . import double, neg, diffops\n",
+    "src/tilegym/trace.py": "NESTED = []  # which scale ran (outside ops/cutile: one module for both sides)\n",
+    "src/tilegym/ops/cutile/diffops.py": """
+        import random
+        import torch
+        import cuda.tile as ct
+        import tilegym
+        from tilegym.backend import register_impl
+        from tilegym.trace import NESTED
+        @register_impl("scale", backend="cutile")
+        def scale(x):
+            NESTED.append("cutile")
+            return x * 2
+        @register_impl("scale_bad", backend="cutile")
+        def scale_bad(x):
+            return x * 2
+        @register_impl("fill_out", backend="cutile")
+        def fill_out(x, out):
+            out.copy_(x + 1)
+        @register_impl("outer", backend="cutile")
+        def outer(x):
+            return tilegym.ops.scale(x) + 1, {"n": x.shape[0]}
+        @register_impl("noisy", backend="cutile")
+        def noisy(x):
+            return x + random.random()
+        @register_impl("rand_add", backend="cutile")
+        def rand_add(x):
+            return x + torch.rand(x.shape)
+        @register_impl("refused", backend="cutile")
+        def refused(x):
+            raise ValueError("cuTile does not take this shape")
+    """,
+    "conv/ops/triton/diffops.py": """
+        import os
+        import torch
+        import tilegym
+        from tilegym.backend import register_impl
+        from tilegym.trace import NESTED
+        RAN = []
+        @register_impl("scale", backend="triton")
+        def scale(x):
+            NESTED.append("c2t")
+            return x * 2
+        @register_impl("scale_bad", backend="triton")
+        def scale_bad(x):
+            y = x * 2
+            y[1, 2] += 0.5  # one element wrong
+            return y
+        @register_impl("fill_out", backend="triton")
+        def fill_out(x, out):
+            out.copy_(x + 1)
+            out[0, 0] = float(os.environ.get("FAKE_FILL", out[0, 0]))
+        @register_impl("outer", backend="triton")
+        def outer(x):
+            return tilegym.ops.scale(x) + 1, {"n": x.shape[0]}
+        @register_impl("noisy", backend="triton")
+        def noisy(x):
+            return x + 0.25
+        @register_impl("rand_add", backend="triton")
+        def rand_add(x):
+            return x + torch.rand(x.shape)
+        @register_impl("refused", backend="triton")
+        def refused(x):
+            RAN.append("refused")
+            return x
+    """,
+    "tests/test_diff.py": """
+        import pytest
+        import torch
+        import tilegym
+        from tilegym.trace import NESTED
+
+        @pytest.fixture(autouse=True)
+        def _backend(backend):
+            tilegym.set_backend(backend)
+
+        @pytest.mark.parametrize("backend", ["cutile"])
+        def test_scale(backend):
+            x = torch.randn(4, 6)
+            assert torch.equal(tilegym.ops.scale(x), x * 2)
+
+        @pytest.mark.parametrize("backend", ["cutile"])
+        def test_scale_bad(backend):
+            tilegym.ops.scale_bad(torch.randn(4, 6))
+
+        @pytest.mark.parametrize("backend", ["cutile"])
+        def test_fill_out(backend):
+            x = torch.randn(5, 3).t()  # a strided view: the copy keeps the strides
+            out = torch.empty(3, 5)
+            tilegym.ops.fill_out(x, out)
+            assert torch.equal(out[1:], (x + 1)[1:])
+
+        @pytest.mark.parametrize("backend", ["cutile"])
+        def test_outer(backend):
+            del NESTED[:]
+            y, info = tilegym.ops.outer(torch.ones(3, 3))
+            assert info == {"n": 3} and torch.equal(y, torch.full((3, 3), 3.0))
+            assert NESTED == ["cutile", "c2t"], NESTED  # the reference's inner call is cuTile's, ours is ours
+
+        @pytest.mark.parametrize("backend", ["cutile"])
+        def test_noisy(backend):
+            tilegym.ops.noisy(torch.zeros(2, 2))
+
+        @pytest.mark.parametrize("backend", ["cutile"])
+        def test_rand_add(backend):
+            torch.manual_seed(0)
+            y = tilegym.ops.rand_add(torch.zeros(3))
+            torch.manual_seed(0)
+            assert torch.equal(y, torch.rand(3))  # the check leaves torch's random state as the test expects
+
+        @pytest.mark.parametrize("backend", ["cutile"])
+        def test_refused(backend):
+            x = torch.ones(2)
+            assert tilegym.ops.refused(x) is x
+    """,
+}
+
+
+def _run_diff(root: Path, *extra, env_extra=None):
+    for rel, text in DIFF_FILES.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text).lstrip("\n"))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root / "src"), PKG_PARENT]), **(env_extra or {}))
+    env.pop("CUTILE_TUTORIALS_BACKEND", None)
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "cutile2triton.pytest_tilegym", "-p", "no:cacheprovider",
+                           "--c2t-converted", str(root / "conv"), "--junitxml", str(root / "out.xml"), "-q", "-rA",
+                           "tests/test_diff.py", "-k", "c2t_triton", *extra],
+                          cwd=root, env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_plugin_differential_compares_each_call_with_cutile(tmp_path):
+    r = _run_diff(tmp_path, "--c2t-cutile", "allow", "--c2t-differential", str(tmp_path / "diff.jsonl"))
+    log = r.stdout + r.stderr
+    outcomes = _outcomes(tmp_path / "out.xml")
+    calls = [json.loads(line) for line in (tmp_path / "diff.jsonl").read_text().splitlines()]
+    status = {c["test"].split("::")[-1]: c for c in calls}
+    assert len(calls) == len(status) == 7, calls  # one per test's call; nested calls are not checked again
+
+    assert outcomes["test_scale[c2t_triton]"][0] == "passed", log
+    assert status["test_scale[c2t_triton]"]["status"] == "match" and status["test_scale[c2t_triton]"]["compared"] == 2
+    assert status["test_scale[c2t_triton]"]["used"] == 0  # bit-identical
+    # One wrong element of 24: the case fails, saying where and by how much.
+    kind, msg = outcomes["test_scale_bad[c2t_triton]"]
+    assert kind == "failure" and "differs from cuTile's" in msg and "1 of 24 elements" in msg, (msg, log)
+    worst = status["test_scale_bad[c2t_triton]"]["worst"]
+    assert worst["where"] == "(result, (args, kwargs))[0]" and abs(worst["max_abs"] - 0.5) < 1e-6, worst
+    # An output written in place is compared as an argument, on a strided input.
+    assert outcomes["test_fill_out[c2t_triton]"][0] == "passed" and status["test_fill_out[c2t_triton]"]["status"] == "match"
+    # Nested dispatch: the reference's inner call is cuTile's, the converted one's is ours; dict results compared.
+    assert outcomes["test_outer[c2t_triton]"][0] == "passed", log
+    assert status["test_outer[c2t_triton]"]["status"] == "match"
+    # cuTile not repeatable on the same inputs: recorded, not failed.
+    assert outcomes["test_noisy[c2t_triton]"][0] == "passed", log
+    assert status["test_noisy[c2t_triton]"]["status"] == "cutile_varies"
+    # Random numbers drawn from torch: both sides draw the same, and the test's own draw is unchanged.
+    assert outcomes["test_rand_add[c2t_triton]"][0] == "passed", log
+    assert status["test_rand_add[c2t_triton]"]["status"] == "match"
+    # cuTile raising leaves no reference; the converted op still runs and its result reaches the test.
+    assert outcomes["test_refused[c2t_triton]"][0] == "passed", log
+    refused = status["test_refused[c2t_triton]"]
+    assert refused["status"] == "cutile_raised" and "does not take this shape" in refused["error"], refused
+    assert "op calls checked against cuTile" in log and "1 mismatch" in log, log
+
+    # The GPU run's summary (benchmarks/gpu/tilegym_summary.py) makes a per-op table of these records.
+    spec = importlib.util.spec_from_file_location("tilegym_summary", ROOT / "benchmarks" / "gpu" / "tilegym_summary.py")
+    summary = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(summary)
+    run = tmp_path / "run" / "triton"
+    run.mkdir(parents=True)
+    (run / "test_diff.diff.jsonl").write_text((tmp_path / "diff.jsonl").read_text())
+    table = "\n".join(summary.differential(tmp_path / "run"))
+    assert "7 op calls, 4 match, 1 mismatch, 1 cutile_varies, 1 cutile_raised" in table, table
+    assert "| scale | 1 | 1 | 0 | 0 | 0 | 0 | 0.000 |" in table, table
+    assert "| scale_bad | 1 | 0 | 1 | 0 | 0 | 0 | 0.000 | mismatch in `test_scale_bad[c2t_triton]`: " \
+           "(result, (args, kwargs))[0]: 1 of 24 beyond, max abs 0.5 |" in table, table
+
+
+def test_plugin_differential_catches_a_wrong_in_place_output(tmp_path):
+    r = _run_diff(tmp_path, "--c2t-cutile", "allow", "--c2t-differential", str(tmp_path / "diff.jsonl"),
+                  "-k", "fill_out", env_extra={"FAKE_FILL": "1e6"})
+    kind, msg = _outcomes(tmp_path / "out.xml")["test_fill_out[c2t_triton]"]
+    assert kind == "failure" and "(result, (args, kwargs))[1][0][1]" in msg and "1 of 15 elements" in msg, \
+        (msg, r.stdout + r.stderr)
+
+
+def test_plugin_differential_needs_cutile(tmp_path):
+    r = _run_diff(tmp_path, "--c2t-differential", str(tmp_path / "diff.jsonl"))
+    assert r.returncode == 4 and "--c2t-cutile allow" in r.stderr, r.stdout + r.stderr

@@ -5,11 +5,14 @@ Input: RUNDIR/<backend>/<name>.xml (JUnit from pytest --junitxml), <name>.log
 (pytest -v output) and <name>.rc (exit status; 124/137 = the per-file timeout
 killed it, then the counts come from the -v log and are partial).
 Output: a Markdown table per backend (passed/failed/skipped/errors per test
-file, failures grouped by a category of their first error line) on stdout or
---md, and every JUnit file merged into one <testsuites> document (--xml).
+file, failures grouped by a category of their first error line) and, where the
+run checked ops against cuTile (<name>.diff.jsonl), a per-op table of that
+check, on stdout or --md; every JUnit file merged into one <testsuites>
+document (--xml).
 """
 
 import argparse
+import json
 import re
 import sys
 import xml.etree.ElementTree as ET
@@ -26,6 +29,7 @@ CATEGORIES = [
     (r"OutOfResources|out of resource", "out of resources (shared memory/registers)"),
     (r"illegal memory access|CUDA error|cudaError|AcceleratorError", "CUDA error"),
     (r"OutOfMemoryError|out of memory", "out of memory"),
+    (r"cutile2triton differential:", "differs from cuTile (differential check)"),
     (r"Tensor-likes are not close|Mismatched elements|not close|allclose|Max abs", "numerical mismatch"),
     (r"^AssertionError", "assertion"),
     (r"^(\w+(?:\.\w+)*(?:Error|Exception))", None),  # None: the exception type itself
@@ -198,6 +202,45 @@ def markdown(rows):
     return "\n".join(out)
 
 
+def differential(rundir):
+    """Markdown table of the differential check (RUNDIR/*/NAME.diff.jsonl, one JSON line per op call,
+    cutile2triton.tilegym_differential): per op, calls by status, the largest share of the tolerance a
+    match used, and the first mismatch. [] when the run made none."""
+    calls = []
+    for f in sorted(Path(rundir).glob("*/*.diff.jsonl")):
+        calls += [json.loads(line) for line in f.read_text().splitlines() if line.strip()]
+    if not calls:
+        return []
+    statuses = ("match", "mismatch", "cutile_varies", "cutile_raised", "no_cutile")
+    ops = {}
+    for c in calls:
+        o = ops.setdefault(c["op"], {"n": Counter(), "used": 0.0, "first": {}})
+        o["n"][c["status"]] += 1
+        o["used"] = max(o["used"], c.get("used", 0.0))
+        o["first"].setdefault(c["status"], c)
+    tot = Counter(c["status"] for c in calls)
+    out = [f"### Differential check against cuTile: {len(calls)} op calls, "
+           + ", ".join(f"{tot[s]} {s}" for s in statuses if tot[s]), "",
+           "Each op call of a c2t_triton case ran cuTile's op on copies of its arguments, then the converted op; "
+           "results and arguments afterwards compared at the workflow's tolerances doubled (fp32 2e-3, fp16/bf16 "
+           "2e-2, fp8 one unit in the last place, integers exact). `used`: the largest |converted - cuTile| / "
+           "(atol + rtol |cuTile|) over the matching calls (0: bit-identical).", "",
+           "| op | calls | " + " | ".join(statuses) + " | used | first mismatch or note |",
+           "|---|---:|" + "---:|" * len(statuses) + "---:|---|"]
+    for op in sorted(ops):
+        o = ops[op]
+        first = o["first"].get("mismatch") or o["first"].get("cutile_raised") or o["first"].get("cutile_varies")
+        note = ""
+        if first:
+            w = first.get("worst") or {}
+            detail = w.get("reason") or (f"{w.get('where')}: {w.get('beyond')} of {w.get('of')} beyond, max abs "
+                                         f"{w.get('max_abs', 0):.3g}" if w else first.get("error", ""))
+            note = f"{first['status']} in `{first['test'].split('::')[-1]}`: {detail}".replace("|", "/")
+        out.append(f"| {op} | {sum(o['n'].values())} | " + " | ".join(str(o["n"][s]) for s in statuses)
+                   + f" | {o['used']:.3f} | {note[:300]} |")
+    return out + [""]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("rundir")
@@ -206,7 +249,7 @@ def main():
     ap.add_argument("--xml-lines", type=int, default=25, help="traceback lines kept per failure in --xml")
     a = ap.parse_args()
     rows, suites = summarize(a.rundir)
-    md = markdown(rows)
+    md = markdown(rows) + "\n".join(differential(a.rundir))
     if a.md:
         Path(a.md).write_text(md)
     else:

@@ -18,6 +18,10 @@
 #   Several GPUs visible: the JOBS processes are spread over them (slot mod count).
 #   RUN_BUDGET: seconds for all test runs (default 480); files not started by
 #               then are reported "not run".
+#   C2T_DIFFERENTIAL=1: cuTile is installed and allowed, and every op call of a
+#               c2t_triton case is also run on cuTile and compared
+#               (--c2t-differential, cutile2triton.tilegym_differential); one
+#               <file>.diff.jsonl per file, a per-op table in the summary.
 # Perf tests (names with "perf") are deselected: they time, not check.
 set -uo pipefail
 OUT=${OUT:-/tmp/c2t-tilegym}
@@ -38,14 +42,15 @@ done
 
 # cuTile from the carried wheel + tileiras kit, for the cutile backend.
 . "$(dirname "$0")/cutile_env.sh"
-[[ " $C2T_BACKENDS " == *" cutile "* ]] && c2t_install_cutile
+[[ " $C2T_BACKENDS " == *" cutile "* || "${C2T_DIFFERENTIAL:-0}" = 1 ]] && c2t_install_cutile
 # TileGym + converted tree; the plug-in as a plug-in-only package (cutile2triton's
 # __init__ imports the compiler extension _core, which is not built here and
 # which the plug-in does not need).
 rm -rf /tmp/tg && mkdir -p /tmp/tg && tar -xJf .tilegym/tilegym.tar.xz -C /tmp/tg || exit 1
 mkdir -p /tmp/c2tplug/cutile2triton
 echo '"""cutile2triton, plug-in only (no compiler extension on this machine)."""' > /tmp/c2tplug/cutile2triton/__init__.py
-cp src/cutile2triton/pytest_tilegym.py src/cutile2triton/fast_launch.py src/cutile2triton/_fast_launch.c /tmp/c2tplug/cutile2triton/
+cp src/cutile2triton/pytest_tilegym.py src/cutile2triton/tilegym_differential.py src/cutile2triton/fast_launch.py \
+   src/cutile2triton/_fast_launch.c /tmp/c2tplug/cutile2triton/
 export PYTHONPATH=/tmp/tg/TileGym/src:/tmp/c2tplug${PYTHONPATH:+:$PYTHONPATH}
 [ -d /tmp/site ] && export PYTHONPATH=$PYTHONPATH:/tmp/site
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 TRITON_PRINT_AUTOTUNING=0
@@ -103,7 +108,9 @@ run_one() {  # backend file [K/N]
   # Several GPUs: job slot i runs on GPU i mod count (xargs --process-slot-var).
   [ "${NGPU:-1}" -gt 1 ] && export CUDA_VISIBLE_DEVICES=$(( ${C2T_SLOT:-0} % NGPU ))
   if [ "$b" = triton ]; then
-    timeout -k 10 "$t" python3 -m pytest -p cutile2triton.pytest_tilegym --c2t-converted /tmp/tg/conv \
+    local diff=()
+    [ "${C2T_DIFFERENTIAL:-0}" = 1 ] && diff=(--c2t-cutile allow --c2t-differential "$RUNDIR/$b/$name.diff.jsonl")
+    timeout -k 10 "$t" python3 -m pytest -p cutile2triton.pytest_tilegym --c2t-converted /tmp/tg/conv "${diff[@]}" \
       -p no:cacheprovider -v -rN $XOPT $TO_OPT ${shard:+--c2t-shard $shard} -k "c2t_triton and not perf" --junitxml "$RUNDIR/$b/$name.xml" "$f" \
       > "$RUNDIR/$b/$name.log" 2>&1
   else
@@ -115,7 +122,7 @@ run_one() {  # backend file [K/N]
 }
 export -f run_one
 NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
-export RUNDIR=/tmp/c2t-runs XOPT TO_OPT FILE_TIMEOUT NGPU=${NGPU:-1} DEADLINE=$(( $(date +%s) + ${RUN_BUDGET:-480} ))
+export RUNDIR=/tmp/c2t-runs XOPT TO_OPT FILE_TIMEOUT C2T_DIFFERENTIAL=${C2T_DIFFERENTIAL:-0} NGPU=${NGPU:-1} DEADLINE=$(( $(date +%s) + ${RUN_BUDGET:-480} ))
 rm -rf "$RUNDIR"; mkdir -p "$RUNDIR"
 if [ -n "${C2T_JOBLIST:-}" ]; then  # "backend file;backend file;...": a re-run of chosen files
   echo "$C2T_JOBLIST" | tr ';' '\n' | sed '/^ *$/d'

@@ -49,6 +49,10 @@ How it works (decisions, and why):
   ``c2t_triton`` case; direct imports and module-level gates then see cuTile.
   Blocking sets ``CUTILE_TUTORIALS_BACKEND=triton`` if unset: TileGym refuses
   to import when its default backend is unavailable.
+* ``--c2t-differential FILE`` (with ``allow``): each op call of a ``c2t_triton``
+  case runs cuTile's op on copies of the arguments first and compares the two
+  results at the workflow's tolerances (``tilegym_differential``); a mismatch
+  fails the case, and every call is a JSON line in FILE.
 * ``--c2t-shard K/N``: keeps the K-th of every N selected cases, so that N
   processes share a file whose cases each run a tuning search (TileGym's
   test_bmm: 128 cases of ~20 s on an H200) and the file finishes in 1/N the time.
@@ -288,6 +292,7 @@ def _stub(op: str, reason: str):
 
 _MOUNTS = pytest.StashKey[_Mounts]()
 _SAVED = pytest.StashKey[tuple]()
+_DIFFERENTIAL = pytest.StashKey[object]()  # a tilegym_differential.Differential with --c2t-differential
 
 
 def pytest_addoption(parser):
@@ -301,6 +306,11 @@ def pytest_addoption(parser):
     g.addoption("--c2t-argnames", default="backend,framework",
                 help="comma-separated names of the parametrized arguments that carry the backend (default "
                 "backend,framework: TileGym's ops tests name it backend, its suites framework)")
+    g.addoption("--c2t-differential", default=os.environ.get("C2T_TILEGYM_DIFFERENTIAL"), metavar="FILE",
+                help="with --c2t-cutile allow: each op call of a c2t_triton case also runs cuTile's op on copies "
+                "of its arguments and compares the results at the workflow's tolerances (a mismatch fails the "
+                "case); one JSON line per call in FILE (cutile2triton.tilegym_differential); "
+                "env C2T_TILEGYM_DIFFERENTIAL")
     g.addoption("--c2t-shard", default=os.environ.get("C2T_TILEGYM_SHARD"), metavar="K/N",
                 help="run only shard K of N (1 <= K <= N) of the selected cases, dealt round-robin in "
                 "collection order, so that N processes share one slow file; env C2T_TILEGYM_SHARD")
@@ -324,6 +334,13 @@ def pytest_configure(config):
         sys.meta_path.insert(0, _BlockCuTile())
         os.environ.setdefault("CUTILE_TUTORIALS_BACKEND", "triton")
     block = config.getoption("--c2t-cutile") == "block"
+    if config.getoption("--c2t-differential"):
+        if block:
+            raise pytest.UsageError("cutile2triton.pytest_tilegym: --c2t-differential compares with cuTile, which "
+                                    "must run: add --c2t-cutile allow")
+        from .tilegym_differential import Differential
+
+        config.stash[_DIFFERENTIAL] = Differential(config.getoption("--c2t-differential"))
     mounts = config.stash[_MOUNTS] = load_converted(Path(conv), alias_cutile=block)
     if block:  # for the whole session, "cutile" means the converted ops (see the module docstring)
         _swap_in(mounts)
@@ -375,6 +392,9 @@ def pytest_report_header(config):
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     lines = _summary(config)
+    differential = config.stash.get(_DIFFERENTIAL, None)
+    if differential is not None:
+        lines.append(differential.summary())
     if lines:
         terminalreporter.section("cutile2triton")
         for line in lines:
@@ -441,13 +461,16 @@ def pytest_generate_tests(metafunc):
                 own[i] = new
 
 
-def _swap_in(mounts: _Mounts):
+def _swap_in(mounts: _Mounts, differential=None):
+    """Registers our ops as "cutile" (each checked against cuTile's own with a Differential)."""
     import tilegym.backend.selector as sel
     from tilegym.backend.dispatcher import _REGISTRY
 
     saved_reg = {op: be.get("cutile") for op, be in _REGISTRY.items()}
     for op in set(mounts.cutile_ops) | set(mounts.impls):
         impl = mounts.impls.get(op) or _stub(op, _missing_reason(mounts, op))
+        if differential is not None and op in mounts.impls:
+            impl = differential.wrap(op, saved_reg.get(op), impl)
         _REGISTRY.setdefault(op, {})["cutile"] = impl
     had = "cutile" in sel._AVAILABLE_BACKENDS
     sel._AVAILABLE_BACKENDS.add("cutile")
@@ -476,7 +499,10 @@ def pytest_runtest_setup(item):
             pytest.skip(f"cuda.tile blocked by cutile2triton (--c2t-cutile block): the {C2T} case of these "
                         "parameters runs the converted op")
     elif mounts is not None and item.get_closest_marker(C2T) is not None:
-        item.stash[_SAVED] = _swap_in(mounts)
+        differential = item.config.stash.get(_DIFFERENTIAL, None)
+        if differential is not None:
+            differential.test = item.nodeid
+        item.stash[_SAVED] = _swap_in(mounts, differential)
     return (yield)
 
 
