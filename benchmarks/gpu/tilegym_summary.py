@@ -235,7 +235,7 @@ def differential(rundir):
             w = first.get("worst") or {}
             detail = w.get("reason") or (f"{w.get('where')}: {w.get('beyond')} of {w.get('of')} beyond, max abs "
                                          f"{w.get('max_abs', 0):.3g}" if w else first.get("error", ""))
-            note = f"{first['status']} in `{first['test'].split('::')[-1]}`: {detail}".replace("|", "/")
+            note = " ".join(f"{first['status']} in `{first['test'].split('::')[-1]}`: {detail}".replace("|", "/").split())
         out.append(f"| {op} | {sum(o['n'].values())} | " + " | ".join(str(o["n"][s]) for s in statuses)
                    + f" | {o['used']:.3f} | {note[:300]} |")
     return out + [""]
@@ -249,7 +249,7 @@ def main():
     ap.add_argument("--xml-lines", type=int, default=25, help="traceback lines kept per failure in --xml")
     a = ap.parse_args()
     rows, suites = summarize(a.rundir)
-    md = markdown(rows) + "\n".join(differential(a.rundir))
+    md = "\n".join([markdown(rows), *differential(a.rundir)])
     if a.md:
         Path(a.md).write_text(md)
     else:
