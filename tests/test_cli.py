@@ -663,3 +663,16 @@ def test_an_empty_output_argument_is_a_usage_error(tmp_path):
         rc, out, err = run("convert", "k.py", *args, cwd=tmp_path)
         assert rc == 2 and "empty" in err, (args, rc, out, err)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["k.py"]
+
+
+def test_check_names_the_output_that_would_change(tmp_path):
+    # --check writes nothing and exits 1 when an output would change; a single file's summary says which.
+    (tmp_path / "k.py").write_text((EXAMPLES / "softmax.py").read_text())
+    assert run("convert", "k.py", "-o", "out.py", cwd=tmp_path)[0] == 0
+    rc, out, _ = run("convert", "k.py", "-o", "out.py", "--check", cwd=tmp_path)
+    assert rc == 0 and out.strip() == "1 unchanged: out.py", out
+    (tmp_path / "k.py").write_text((EXAMPLES / "softmax.py").read_text() + "# edited\n")
+    before = (tmp_path / "out.py").read_text()
+    rc, out, _ = run("convert", "k.py", "-o", "out.py", "--check", cwd=tmp_path)
+    assert rc == 1 and out.strip() == "1 would-change: out.py", out
+    assert (tmp_path / "out.py").read_text() == before

@@ -64,8 +64,9 @@ def print_summary(reports: List, verbose: bool) -> None:
         for row in rows:
             print("  ".join(x for x in row if x))
     summary = ", ".join(f"{counts[k]} {k}" for k in ("converted", "unchanged", "would-change", "failed", "exists", "skipped") if counts[k])
-    if not verbose and len(reports) == 1 and reports[0].status in ("converted", "unchanged") and reports[0].output:
-        summary += f": {reports[0].output}"  # a single file's row is not printed: where it went
+    if not verbose and len(reports) == 1 and reports[0].status in ("converted", "unchanged", "would-change") \
+            and reports[0].output:
+        summary += f": {reports[0].output}"  # a single file's row is not printed: where it went (or would)
     elif not verbose and len(reports) == 1 and reports[0].status == "skipped":
         summary += f": {reports[0].source} has no cuda.tile import, nothing to convert (no file written)"
     print(summary or "no files: no .py file under the given paths")
