@@ -676,3 +676,15 @@ def test_check_names_the_output_that_would_change(tmp_path):
     rc, out, _ = run("convert", "k.py", "-o", "out.py", "--check", cwd=tmp_path)
     assert rc == 1 and out.strip() == "1 would-change: out.py", out
     assert (tmp_path / "out.py").read_text() == before
+
+
+def test_analyze_text_lists_each_access_in_words():
+    # The pre-flight report's text: every tile access with its line and the path taken, the ops, helpers, host.
+    rc, out, err = run("analyze", str(EXAMPLES / "matmul.py"), str(EXAMPLES / "histogram.py"))
+    assert rc == 0, err
+    assert "kernel matmul_kernel(A: 2-D array, B: 2-D array, C: 2-D array, TILE_M: constexpr," in out, out
+    assert "    line 28: load of A (2-D tile, padding ZERO): pointer + mask; TMA: descriptor A_desc behind USE_TMA" in out
+    assert "    line 31: store to C (2-D tile): pointer + mask; TMA: descriptor C_desc" in out, out
+    assert "    helpers called: swizzle\n" in out and "mma" in out.split("cuTile operations:")[1].split("\n")[0], out
+    assert "    line 14: atomic_add on hist (1-D tile): pointer + mask\n" in out, out
+    assert out.count("  host code: 1 ct.launch call(s)\n") == 2, out

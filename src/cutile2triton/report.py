@@ -72,8 +72,34 @@ def print_summary(reports: List, verbose: bool) -> None:
     print(summary or "no files: no .py file under the given paths")
 
 
+def _param_text(p: dict) -> str:
+    kind = p.get("kind")
+    if kind == "array" and p.get("rank"):
+        return f"{p.get('name', '?')}: {p['rank']}-D array"
+    return p.get("name", "?") + (f": {kind}" if kind else "")
+
+
+def _access_text(a: dict) -> str:
+    """One memory access of the pre-flight report in words: `line 28: load of A (2-D tile, padding ZERO):
+    pointer path; TMA: descriptor A_desc behind USE_TMA ...`."""
+    op = a.get("op", "?")
+    what = {"load": "load of", "store": "store to", "gather": "gather from", "scatter": "scatter to"}.get(op, f"{op} on")
+    shape = [f"{a['tile_rank']}-D tile" if a.get("tile_rank") else "", f"padding {a['padding']}" if a.get("padding") else "",
+             f"order {a['order']}" if a.get("order") not in (None, "", "C") else ""]
+    detail = ", ".join(x for x in shape if x)
+    path = {"pointer_mask": "pointer + mask"}.get(a.get("strategy"), a.get("strategy") or "?")
+    note = a.get("tma_note") or ""
+    if a.get("tma_candidate"):
+        tma = f"; TMA: {note}" if note else ""
+    else:  # why there is no descriptor path, for tiles of 2-D+ arrays (TileGym's usual case)
+        tma = f" (no TMA: {note})" if note and (a.get("array_rank") or 0) >= 2 else ""
+    return f"line {a.get('line')}: {what} {a.get('array')}{f' ({detail})' if detail else ''}: {path}{tma}"
+
+
 def print_analysis(results: List[dict]) -> None:
-    """The pre-flight report as text: one block per file, one row per kernel."""
+    """The pre-flight report as text (the workflow's first phase): per file whether it converts, per
+    kernel its parameters, every tile memory access with the path the converter takes, the cuTile
+    operations, helpers and layout flags, then the host code's launches and diagnostics."""
     for res in results:
         print(f"{res.get('file')}:")
         if not res.get("is_cutile", True):
@@ -84,11 +110,27 @@ def print_analysis(results: List[dict]) -> None:
             errors = sum(d.get("severity") == "error" for d in res.get("diagnostics", []))
             print(f"  converts: no ({errors} error(s), below)")
         for k in res.get("kernels", []):
-            params = ", ".join(p.get("name", "?") + (f": {p['kind']}" if p.get("kind") else "") for p in k.get("params", []))
+            params = ", ".join(_param_text(p) for p in k.get("params", []))
             print(f"  kernel {k.get('name')}({params})  line {k.get('line')}")
-            for key in ("loads_1d", "loads_nd", "stores_1d", "stores_nd", "gathers", "scatters", "tma_candidates", "helpers"):
-                if k.get(key):
-                    print(f"    {key}: {k[key]}")
+            for a in k.get("accesses", []):
+                print(f"    {_access_text(a)}")
+            if k.get("ops"):
+                print(f"    cuTile operations: {', '.join(k['ops'])}")
+            if k.get("helpers"):
+                print(f"    helpers called: {', '.join(k['helpers'])}")
+            if k.get("layout_flags"):
+                print(f"    layout flags (constexpr; one kernel per value is the workflow's option where one mode is "
+                      f"slow): {', '.join(k['layout_flags'])}")
+            for n in k.get("notes", []):
+                print(f"    note: {n}")
+        host = res.get("host") or {}
+        if res.get("is_cutile", True) and host:
+            parts = [f"{host.get('launch_sites', 0)} ct.launch call(s)"]
+            if host.get("autotune"):
+                parts.append(f"autotuning: {len(host['autotune'])} search(es)")
+            if host.get("register_impl"):
+                parts.append(f"register_impl: {len(host['register_impl'])}")
+            print(f"  host code: {'; '.join(parts)}")
         rendered = res.get("rendered")
         if rendered:  # compiler form, as convert prints it: file:line:col, the source line, a caret
             print("\n".join("  " + ln for ln in rendered.rstrip("\n").split("\n")))
