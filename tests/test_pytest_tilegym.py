@@ -316,13 +316,14 @@ def test_plugin_requires_converted_dir(tmp_path):
     assert r.returncode == 4 and "--c2t-converted" in r.stderr, r.stdout + r.stderr
 
 
-# Ops for --c2t-differential: cuTile's and the converted implementations, in plain torch. Each converted op
-# records that it ran, so the tests can tell the converted result reached the test.
+# Ops for --c2t-differential: cuTile's and the converted implementations, in plain torch.
+DIFF_OPS = ("scale", "scale_bad", "fill_out", "outer", "outer_threaded", "noisy", "two_out", "two_out_bad",
+            "rand_add", "refused", "boom", "kv_append", "add_into", "get_scaler", "get_scaler_bad")
 DIFF_FILES = {
     **FILES,
-    "src/tilegym/ops/__init__.py": """
+    "src/tilegym/ops/__init__.py": f"""
         from tilegym.backend import is_backend_available
-        from .ops import double, neg, scale, scale_bad, fill_out, outer, noisy, rand_add, refused
+        from .ops import double, neg, {", ".join(DIFF_OPS)}
         if is_backend_available("cutile"):
             from . import cutile
         from . import triton
@@ -331,16 +332,19 @@ DIFF_FILES = {
         @dispatch("{op}")
         def {op}(*a, **k):
             raise NotImplementedError
-    """ for op in ("scale", "scale_bad", "fill_out", "outer", "noisy", "rand_add", "refused")),
+    """ for op in DIFF_OPS),
     "src/tilegym/ops/cutile/__init__.py": "from . import double, neg, diffops\n",
     "src/tilegym/trace.py": "NESTED = []  # which scale ran (outside ops/cutile: one module for both sides)\n",
     "src/tilegym/ops/cutile/diffops.py": """
-        import random
+        import os
+        from concurrent.futures import ThreadPoolExecutor
         import torch
         import cuda.tile as ct
         import tilegym
         from tilegym.backend import register_impl
         from tilegym.trace import NESTED
+        def urandom():  # not repeatable, unlike random numbers from a seeded state
+            return int.from_bytes(os.urandom(2), "little") / 65536 + 1
         @register_impl("scale", backend="cutile")
         def scale(x):
             NESTED.append("cutile")
@@ -354,15 +358,41 @@ DIFF_FILES = {
         @register_impl("outer", backend="cutile")
         def outer(x):
             return tilegym.ops.scale(x) + 1, {"n": x.shape[0]}
+        @register_impl("outer_threaded", backend="cutile")
+        def outer_threaded(x):
+            with ThreadPoolExecutor(1) as pool:
+                return pool.submit(tilegym.ops.scale, x).result() + 1
         @register_impl("noisy", backend="cutile")
         def noisy(x):
-            return x + random.random()
+            return x + urandom()
+        @register_impl("two_out", backend="cutile")
+        def two_out(x):
+            return x * 2, x + urandom()
+        @register_impl("two_out_bad", backend="cutile")
+        def two_out_bad(x):
+            return x * 2, x + urandom()
         @register_impl("rand_add", backend="cutile")
-        def rand_add(x):
-            return x + torch.rand(x.shape)
+        def rand_add(x, g):
+            return x + torch.rand(x.shape) + torch.rand(x.shape, generator=g)
         @register_impl("refused", backend="cutile")
         def refused(x):
             raise ValueError("cuTile does not take this shape")
+        @register_impl("boom", backend="cutile")
+        def boom(x):
+            return x
+        @register_impl("kv_append", backend="cutile")
+        def kv_append(cache, v):
+            cache.k[cache.n] = v
+            cache.n += 1
+        @register_impl("add_into", backend="cutile")
+        def add_into(x, out):
+            out += x
+        @register_impl("get_scaler", backend="cutile")
+        def get_scaler(k):
+            return lambda x: x * k
+        @register_impl("get_scaler_bad", backend="cutile")
+        def get_scaler_bad(k):
+            return lambda x: x * k
     """,
     "conv/ops/triton/diffops.py": """
         import os
@@ -387,16 +417,41 @@ DIFF_FILES = {
         @register_impl("outer", backend="triton")
         def outer(x):
             return tilegym.ops.scale(x) + 1, {"n": x.shape[0]}
+        @register_impl("outer_threaded", backend="triton")
+        def outer_threaded(x):
+            return tilegym.ops.scale(x) + 1
         @register_impl("noisy", backend="triton")
         def noisy(x):
             return x + 0.25
+        @register_impl("two_out", backend="triton")
+        def two_out(x):
+            return x * 2, x
+        @register_impl("two_out_bad", backend="triton")
+        def two_out_bad(x):
+            return x * 3, x  # the varying second output must not hide the first's error
         @register_impl("rand_add", backend="triton")
-        def rand_add(x):
-            return x + torch.rand(x.shape)
+        def rand_add(x, g):
+            return x + torch.rand(x.shape) + torch.rand(x.shape, generator=g)
         @register_impl("refused", backend="triton")
         def refused(x):
             RAN.append("refused")
             return x
+        @register_impl("boom", backend="triton")
+        def boom(x):
+            raise ValueError("converted op failed")
+        @register_impl("kv_append", backend="triton")
+        def kv_append(cache, v):
+            cache.k[cache.n] = v
+            cache.n += 1
+        @register_impl("add_into", backend="triton")
+        def add_into(x, out):
+            out += x
+        @register_impl("get_scaler", backend="triton")
+        def get_scaler(k):
+            return lambda x: x * k
+        @register_impl("get_scaler_bad", backend="triton")
+        def get_scaler_bad(k):
+            return lambda x: x * k + 1
     """,
     "tests/test_diff.py": """
         import pytest
@@ -432,20 +487,65 @@ DIFF_FILES = {
             assert NESTED == ["cutile", "c2t"], NESTED  # the reference's inner call is cuTile's, ours is ours
 
         @pytest.mark.parametrize("backend", ["cutile"])
+        def test_outer_threaded(backend):
+            del NESTED[:]
+            tilegym.ops.outer_threaded(torch.ones(2))
+            assert NESTED == ["cutile", "c2t"], NESTED  # also from a thread the op starts
+
+        @pytest.mark.parametrize("backend", ["cutile"])
         def test_noisy(backend):
             tilegym.ops.noisy(torch.zeros(2, 2))
 
         @pytest.mark.parametrize("backend", ["cutile"])
+        def test_two_out(backend):
+            tilegym.ops.two_out(torch.ones(2))
+
+        @pytest.mark.parametrize("backend", ["cutile"])
+        def test_two_out_bad(backend):
+            tilegym.ops.two_out_bad(torch.ones(2))
+
+        @pytest.mark.parametrize("backend", ["cutile"])
         def test_rand_add(backend):
             torch.manual_seed(0)
-            y = tilegym.ops.rand_add(torch.zeros(3))
+            g = torch.Generator().manual_seed(1)
+            y = tilegym.ops.rand_add(torch.zeros(3), g)
             torch.manual_seed(0)
-            assert torch.equal(y, torch.rand(3))  # the check leaves torch's random state as the test expects
+            ref = torch.rand(3) + torch.rand(3, generator=torch.Generator().manual_seed(1))
+            assert torch.equal(y, ref)  # the check leaves the random states as the test expects
 
         @pytest.mark.parametrize("backend", ["cutile"])
         def test_refused(backend):
             x = torch.ones(2)
             assert tilegym.ops.refused(x) is x
+
+        @pytest.mark.parametrize("backend", ["cutile"])
+        def test_boom(backend):
+            with pytest.raises(ValueError, match="converted op failed"):
+                tilegym.ops.boom(torch.ones(2))
+
+        @pytest.mark.parametrize("backend", ["cutile"])
+        def test_kv_append(backend):
+            class Cache:
+                def __init__(self):
+                    self.k, self.n = torch.zeros(4), 0
+            cache = Cache()
+            tilegym.ops.kv_append(cache, 7.0)
+            assert cache.n == 1 and cache.k.tolist() == [7, 0, 0, 0]  # updated once: cuTile got a copy
+
+        @pytest.mark.parametrize("backend", ["cutile"])
+        def test_add_into(backend):
+            x = torch.ones(4)
+            tilegym.ops.add_into(x, x)  # aliased arguments: the copies alias too
+            assert x.tolist() == [2, 2, 2, 2]
+
+        @pytest.mark.parametrize("backend", ["cutile"])
+        def test_get_scaler(backend):
+            f = tilegym.ops.get_scaler(3)
+            assert torch.equal(f(torch.ones(2)), torch.full((2,), 3.0))
+
+        @pytest.mark.parametrize("backend", ["cutile"])
+        def test_get_scaler_bad(backend):
+            tilegym.ops.get_scaler_bad(3)(torch.ones(2))
     """,
 }
 
@@ -468,33 +568,47 @@ def test_plugin_differential_compares_each_call_with_cutile(tmp_path):
     log = r.stdout + r.stderr
     outcomes = _outcomes(tmp_path / "out.xml")
     calls = [json.loads(line) for line in (tmp_path / "diff.jsonl").read_text().splitlines()]
-    status = {c["test"].split("::")[-1]: c for c in calls}
-    assert len(calls) == len(status) == 7, calls  # one per test's call; nested calls are not checked again
+    by = {}
+    for c in calls:
+        by.setdefault(c["test"].split("::")[-1].replace("[c2t_triton]", ""), []).append(c)
+    one = {t: cs[0] for t, cs in by.items()}
+    passed = lambda t: outcomes[f"{t}[c2t_triton]"][0] == "passed"  # noqa: E731
 
-    assert outcomes["test_scale[c2t_triton]"][0] == "passed", log
-    assert status["test_scale[c2t_triton]"]["status"] == "match" and status["test_scale[c2t_triton]"]["compared"] == 2
-    assert status["test_scale[c2t_triton]"]["used"] == 0  # bit-identical
+    assert passed("test_scale") and one["test_scale"]["status"] == "match", log
+    assert one["test_scale"]["compared"] == 2 and one["test_scale"]["used"] == 0  # result and x; bit-identical
     # One wrong element of 24: the case fails, saying where and by how much.
     kind, msg = outcomes["test_scale_bad[c2t_triton]"]
     assert kind == "failure" and "differs from cuTile's" in msg and "1 of 24 elements" in msg, (msg, log)
-    worst = status["test_scale_bad[c2t_triton]"]["worst"]
+    worst = one["test_scale_bad"]["worst"]
     assert worst["where"] == "(result, (args, kwargs))[0]" and abs(worst["max_abs"] - 0.5) < 1e-6, worst
     # An output written in place is compared as an argument, on a strided input.
-    assert outcomes["test_fill_out[c2t_triton]"][0] == "passed" and status["test_fill_out[c2t_triton]"]["status"] == "match"
-    # Nested dispatch: the reference's inner call is cuTile's, the converted one's is ours; dict results compared.
-    assert outcomes["test_outer[c2t_triton]"][0] == "passed", log
-    assert status["test_outer[c2t_triton]"]["status"] == "match"
-    # cuTile not repeatable on the same inputs: recorded, not failed.
-    assert outcomes["test_noisy[c2t_triton]"][0] == "passed", log
-    assert status["test_noisy[c2t_triton]"]["status"] == "cutile_varies"
-    # Random numbers drawn from torch: both sides draw the same, and the test's own draw is unchanged.
-    assert outcomes["test_rand_add[c2t_triton]"][0] == "passed", log
-    assert status["test_rand_add[c2t_triton]"]["status"] == "match"
+    assert passed("test_fill_out") and one["test_fill_out"]["status"] == "match"
+    # Nested dispatch stays on its side, also from a thread; dict results compared.
+    assert passed("test_outer") and passed("test_outer_threaded"), log
+    assert one["test_outer"]["status"] == one["test_outer_threaded"]["status"] == "match"
+    # cuTile not repeatable: those outputs are left out, the others still count.
+    assert passed("test_noisy") and one["test_noisy"]["status"] == "match_except_varying", log
+    assert passed("test_two_out") and one["test_two_out"]["varying"] == ["(result, (args, kwargs))[0][1]"]
+    kind, msg = outcomes["test_two_out_bad[c2t_triton]"]
+    assert kind == "failure" and "[0][0]" in msg and one["test_two_out_bad"]["status"] == "mismatch", (msg, log)
+    # Random numbers drawn from torch's state and from a generator argument: both sides draw the same, and
+    # the test's own draws are unchanged.
+    assert passed("test_rand_add") and one["test_rand_add"]["status"] == "match", log
     # cuTile raising leaves no reference; the converted op still runs and its result reaches the test.
-    assert outcomes["test_refused[c2t_triton]"][0] == "passed", log
-    refused = status["test_refused[c2t_triton]"]
-    assert refused["status"] == "cutile_raised" and "does not take this shape" in refused["error"], refused
-    assert "op calls checked against cuTile" in log and "1 mismatch" in log, log
+    assert passed("test_refused") and one["test_refused"]["status"] == "cutile_raised"
+    assert "does not take this shape" in one["test_refused"]["error"]
+    # The converted op raising: recorded, and the exception reaches the test.
+    assert passed("test_boom") and one["test_boom"]["status"] == "converted_raised", log
+    # Objects holding tensors are copied for cuTile (the test's object is updated once); aliased arguments
+    # alias in the copy too (no false mismatch).
+    assert passed("test_kv_append") and one["test_kv_append"]["status"] == "not_compared", log
+    assert passed("test_add_into") and one["test_add_into"]["status"] == "match", log
+    # A factory's functions are checked when called.
+    assert passed("test_get_scaler") and [c["status"] for c in by["test_get_scaler"]] == ["factory", "match"]
+    assert by["test_get_scaler"][1]["op"] == "get_scaler()"
+    kind, msg = outcomes["test_get_scaler_bad[c2t_triton]"]
+    assert kind == "failure" and "op 'get_scaler_bad()'" in msg, (msg, log)
+    assert "op calls checked against cuTile" in log and "3 mismatch" in log, log
 
     # The GPU run's summary (benchmarks/gpu/tilegym_summary.py) makes a per-op table of these records.
     spec = importlib.util.spec_from_file_location("tilegym_summary", ROOT / "benchmarks" / "gpu" / "tilegym_summary.py")
@@ -502,12 +616,12 @@ def test_plugin_differential_compares_each_call_with_cutile(tmp_path):
     spec.loader.exec_module(summary)
     run = tmp_path / "run" / "triton"
     run.mkdir(parents=True)
-    (run / "test_diff.diff.jsonl").write_text((tmp_path / "diff.jsonl").read_text())
+    (run / "test_diff.diff.jsonl").write_text((tmp_path / "diff.jsonl").read_text() + '{"op": "cut off')
     table = "\n".join(summary.differential(tmp_path / "run"))
-    assert "7 op calls, 4 match, 1 mismatch, 1 cutile_varies, 1 cutile_raised" in table, table
-    assert "| scale | 1 | 1 | 0 | 0 | 0 | 0 | 0.000 |" in table, table
-    assert "| scale_bad | 1 | 0 | 1 | 0 | 0 | 0 | 0.000 | mismatch in `test_scale_bad[c2t_triton]`: " \
-           "(result, (args, kwargs))[0]: 1 of 24 beyond, max abs 0.5 |" in table, table
+    assert f"{len(calls)} op calls" in table and "3 mismatch" in table and "1 line not read" in table, table
+    assert "| scale | 1 | 2 | 1 | 0 |" in table, table
+    assert "| scale_bad | 1 | 2 | 0 | 1 |" in table and "mismatch in `test_scale_bad[c2t_triton]`: " \
+           "(result, (args, kwargs))[0]: 1 of 24 beyond, max abs 0.5" in table, table
 
 
 def test_plugin_differential_catches_a_wrong_in_place_output(tmp_path):

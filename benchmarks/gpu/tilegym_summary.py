@@ -202,42 +202,69 @@ def markdown(rows):
     return "\n".join(out)
 
 
+def _cell(text) -> str:
+    """text for one Markdown table cell: one line, no column bar, no code-span break."""
+    return " ".join(str(text).replace("|", "/").replace("`", "'").split())
+
+
 def differential(rundir):
     """Markdown table of the differential check (RUNDIR/*/NAME.diff.jsonl, one JSON line per op call,
-    cutile2triton.tilegym_differential): per op, calls by status, the largest share of the tolerance a
-    match used, and the first mismatch. [] when the run made none."""
-    calls = []
+    cutile2triton.tilegym_differential): per op, calls, tensors compared, matches, mismatches, the other
+    statuses, the largest share of the tolerance a match used, and the first mismatch or note. Lines that
+    are not JSON records (a file cut off when its process was killed) are counted, not read. [] when the
+    run made none."""
+    calls, unread = [], 0
     for f in sorted(Path(rundir).glob("*/*.diff.jsonl")):
-        calls += [json.loads(line) for line in f.read_text().splitlines() if line.strip()]
-    if not calls:
+        for line in f.read_text(errors="replace").splitlines():
+            try:
+                rec = json.loads(line) if line.strip() else None
+            except ValueError:
+                rec = None
+            if isinstance(rec, dict) and "op" in rec and "status" in rec:
+                calls.append(rec)
+            elif line.strip():
+                unread += 1
+    if not calls and not unread:
         return []
-    statuses = ("match", "mismatch", "cutile_varies", "cutile_raised", "no_cutile")
     ops = {}
     for c in calls:
-        o = ops.setdefault(c["op"], {"n": Counter(), "used": 0.0, "first": {}})
-        o["n"][c["status"]] += 1
-        o["used"] = max(o["used"], c.get("used", 0.0))
-        o["first"].setdefault(c["status"], c)
-    tot = Counter(c["status"] for c in calls)
-    out = [f"### Differential check against cuTile: {len(calls)} op calls, "
-           + ", ".join(f"{tot[s]} {s}" for s in statuses if tot[s]), "",
+        o = ops.setdefault(str(c["op"]), {"n": Counter(), "tensors": 0, "used": 0.0, "first": {}})
+        o["n"][str(c["status"])] += 1
+        o["tensors"] += int(c.get("compared") or 0)
+        used = c.get("used")
+        o["used"] = max(o["used"], used if isinstance(used, (int, float)) else 0.0)
+        o["first"].setdefault(str(c["status"]), c)
+    tot = Counter(str(c["status"]) for c in calls)
+    counts = ", ".join(f"{n} {st}" for st, n in sorted(tot.items(), key=lambda kv: (kv[0] != "match", kv[0])))
+    out = [f"### Differential check against cuTile: {len(calls)} op calls" + (f", {counts}" if counts else "")
+           + (f"; {unread} line{'s' if unread != 1 else ''} not read" if unread else ""), "",
            "Each op call of a c2t_triton case ran cuTile's op on copies of its arguments, then the converted op; "
            "results and arguments afterwards compared at the workflow's tolerances doubled (fp32 2e-3, fp16/bf16 "
-           "2e-2, fp8 one unit in the last place, integers exact). `used`: the largest |converted - cuTile| / "
-           "(atol + rtol |cuTile|) over the matching calls (0: bit-identical).", "",
-           "| op | calls | " + " | ".join(statuses) + " | used | first mismatch or note |",
-           "|---|---:|" + "---:|" * len(statuses) + "---:|---|"]
+           "2e-2, fp8 one unit in the last place, integers exact); outputs on which cuTile differs from itself are "
+           "left out (match_except_varying). `used`: the largest |converted - cuTile| / (atol + rtol |cuTile|) "
+           "over the matching calls (0: bit-identical). Other statuses: cutile2triton/tilegym_differential.py.", "",
+           "| op | calls | tensors compared | match | mismatch | other | used | first mismatch or note |",
+           "|---|---:|---:|---:|---:|---|---:|---|"]
     for op in sorted(ops):
         o = ops[op]
-        first = o["first"].get("mismatch") or o["first"].get("cutile_raised") or o["first"].get("cutile_varies")
+        other = ", ".join(f"{n} {st}" for st, n in sorted(o["n"].items()) if st not in ("match", "mismatch"))
+        first = next((o["first"][st] for st in ("mismatch", "converted_raised", "cutile_raised",
+                                                "match_except_varying", "not_compared") if st in o["first"]), None)
         note = ""
         if first:
-            w = first.get("worst") or {}
-            detail = w.get("reason") or (f"{w.get('where')}: {w.get('beyond')} of {w.get('of')} beyond, max abs "
-                                         f"{w.get('max_abs', 0):.3g}" if w else first.get("error", ""))
-            note = " ".join(f"{first['status']} in `{first['test'].split('::')[-1]}`: {detail}".replace("|", "/").split())
-        out.append(f"| {op} | {sum(o['n'].values())} | " + " | ".join(str(o["n"][s]) for s in statuses)
-                   + f" | {o['used']:.3f} | {note[:300]} |")
+            w = first.get("worst") if isinstance(first.get("worst"), dict) else {}
+            if w.get("reason"):
+                detail = f"{w.get('where')}: {w['reason']}"
+            elif w:
+                detail = f"{w.get('where')}: {w.get('beyond')} of {w.get('of')} beyond" + (
+                    f", max abs {w['max_abs']:.3g}" if isinstance(w.get("max_abs"), (int, float)) else "")
+            else:
+                detail = first.get("error") or (f"varying: {', '.join(map(str, first.get('varying', [])))}"
+                                                if first.get("varying") else "")
+            test = str(first.get("test") or "?").split("::")[-1]
+            note = f"{_cell(first['status'])} in `{_cell(test)}`" + (f": {_cell(detail)[:240]}" if detail else "")
+        out.append(f"| {_cell(op)} | {sum(o['n'].values())} | {o['tensors']} | {o['n']['match']} | "
+                   f"{o['n']['mismatch']} | {_cell(other)} | {o['used']:.3f} | {note} |")
     return out + [""]
 
 

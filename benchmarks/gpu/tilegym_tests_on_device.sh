@@ -49,7 +49,8 @@ done
 rm -rf /tmp/tg && mkdir -p /tmp/tg && tar -xJf .tilegym/tilegym.tar.xz -C /tmp/tg || exit 1
 mkdir -p /tmp/c2tplug/cutile2triton
 echo '"""cutile2triton, plug-in only (no compiler extension on this machine)."""' > /tmp/c2tplug/cutile2triton/__init__.py
-cp src/cutile2triton/pytest_tilegym.py src/cutile2triton/tilegym_differential.py src/cutile2triton/fast_launch.py \
+cp src/cutile2triton/pytest_tilegym.py src/cutile2triton/tilegym_differential.py src/cutile2triton/differential_compare.py \
+   src/cutile2triton/fast_launch.py \
    src/cutile2triton/_fast_launch.c /tmp/c2tplug/cutile2triton/
 export PYTHONPATH=/tmp/tg/TileGym/src:/tmp/c2tplug${PYTHONPATH:+:$PYTHONPATH}
 [ -d /tmp/site ] && export PYTHONPATH=$PYTHONPATH:/tmp/site

@@ -1,0 +1,109 @@
+"""Unit tests of cutile2triton.differential_compare: the argument copies and the comparison behind the
+TileGym plug-in's differential check against cuTile (--c2t-differential)."""
+
+import collections
+import dataclasses
+import math
+
+import torch
+
+from cutile2triton.differential_compare import Copier, compare, copy_args, describe, tolerance
+
+
+def test_tolerances_are_the_workflows_doubled():
+    assert tolerance(torch.float32) == tolerance(torch.float64) == tolerance(torch.complex64) == (2e-3, 2e-3)
+    assert tolerance(torch.float16) == tolerance(torch.bfloat16) == (2e-2, 2e-2)
+    assert tolerance(torch.float8_e4m3fn)[0] == 2.0 ** -3 and tolerance(torch.float8_e5m2)[0] == 2.0 ** -2
+    assert tolerance(torch.int32) == tolerance(torch.bool) == (0.0, 0.0)
+
+
+def test_within_tolerance_matches_and_reports_the_share_used():
+    e = torch.tensor([1.0, -2.0, 4.0, float("nan")])
+    a = e * (1 + 1e-3)  # 1e-3 relative: within 2e-3 + 2e-3 |e|; NaN meets NaN
+    got = compare((e,), (a,))
+    assert got.compared == 1 and got.worst is None and got.differing == []
+    assert 0.3 < got.used < 0.5, got.used  # at 4.0: 4e-3 / 1e-2, the NaN left out
+    assert compare((e,), (e.clone(),)).used == 0
+
+
+def test_beyond_tolerance_names_the_tensor_and_the_difference():
+    e = torch.zeros(2, 3, dtype=torch.bfloat16)
+    a = e.clone()
+    a[1, 1] = 0.5
+    got = compare({"out": e, "n": 3}, {"n": 3, "out": a}, "r")  # dict order does not matter
+    assert got.worst["where"] == "r['out']" and got.worst["beyond"] == 1 and got.worst["of"] == 6
+    assert got.differing == ["r['out']"] and math.isclose(got.worst["max_abs"], 0.5)
+    assert "r['out'] (torch.bfloat16, shape (2, 3)): 1 of 6 elements beyond" in describe(got.worst)
+
+
+def test_nan_infinity_complex_float64_and_integers():
+    nan, inf = float("nan"), float("inf")
+    got = compare(torch.tensor([nan, 1.0]), torch.tensor([0.0, 1.0]))
+    assert got.worst["beyond"] == 1 and "1 of them NaN or infinity on one side only" in describe(got.worst)
+    assert "largest absolute" not in describe(got.worst)
+    assert compare(torch.tensor([inf]), torch.tensor([-inf])).worst is not None
+    assert compare(torch.tensor([1j]), torch.tensor([-1j])).worst is not None  # the imaginary part counts
+    assert compare(torch.tensor([1e300], dtype=torch.float64), torch.tensor([5e300], dtype=torch.float64)).worst
+    assert compare(torch.tensor([0, 7]), torch.tensor([0, 8])).worst["beyond"] == 1
+    assert "differ" in describe(compare(torch.tensor([0, 7]), torch.tensor([0, 8])).worst)
+    assert compare(torch.tensor([True]), torch.tensor([True])).worst is None
+
+
+def test_structure_dtype_shape_and_plain_values_must_agree():
+    t = torch.ones(2)
+    assert "structure" in compare((t, t), (t,)).worst["reason"]
+    assert "torch.float16" in compare(t, t.half()).worst["reason"]
+    assert "(3,)" in compare(t, torch.ones(3)).worst["reason"]
+    assert compare((t, 3, None, "s"), (t, 3, None, "s")).worst is None
+    assert "cuTile gave 3, converted 4" in compare((t, 3), (t, 4)).worst["reason"]
+    assert compare("a", "b").worst is not None
+    assert compare(0.5, 0.5 + 1e-5).worst is None and compare(0.5, 0.6).worst is not None
+
+    @dataclasses.dataclass
+    class Out:
+        y: torch.Tensor
+        n: int
+
+    assert compare(Out(t, 1), Out(t + 1, 1)).worst["where"] == "result.y"
+    assert compare((t,), (t + 1,), skip={"result[0]"}).worst is None  # leaves left out (cuTile varies there)
+
+
+def test_argument_copies_keep_values_strides_aliasing_and_grad():
+    base = torch.randn(6, 8)
+    view = base[1:5, ::2]  # offset, gapped
+    x = torch.randn(3, 4, requires_grad=True)
+    expanded = torch.randn(3, 1).expand(3, 4)  # overlapping strides
+    Pair = collections.namedtuple("Pair", "a b")
+    args, kwargs = copy_args(((view, base, [x, 2], Pair(view, 1)), {"e": expanded, "s": "keep"}))
+    c_view, c_base, (c_x, two), pair = args
+    assert torch.equal(c_view, view) and c_view.stride() == view.stride()
+    assert c_view.storage_offset() == view.storage_offset() and c_view.data_ptr() != view.data_ptr()
+    c_base.zero_()  # aliasing kept: the view of the copied base sees it, the original does not
+    assert c_view.abs().sum() == 0 and pair.a.abs().sum() == 0 and view.abs().sum() > 0
+    assert type(pair) is Pair and pair.b == 1
+    assert torch.equal(c_x, x) and c_x.requires_grad and c_x.is_leaf and two == 2
+    assert torch.equal(kwargs["e"], expanded) and kwargs["e"].stride() == (1, 0) and kwargs["s"] == "keep"
+
+
+def test_generators_and_objects_are_copied_not_shared():
+    g = torch.Generator().manual_seed(5)
+
+    class Cache:
+        def __init__(self):
+            self.k, self.n = torch.zeros(4), 0
+
+    cache = Cache()
+    c_g, c_cache = copy_args((g, cache))
+    torch.rand(3, generator=c_g)
+    c_cache.k += 1
+    c_cache.n += 1
+    assert torch.equal(torch.rand(2, generator=g), torch.rand(2, generator=torch.Generator().manual_seed(5)))
+    assert cache.n == 0 and cache.k.sum() == 0
+
+
+def test_a_host_snapshot_goes_back_to_each_tensors_device():
+    x, empty = torch.randn(3), torch.empty(0, 2)
+    host = Copier(lambda t: "cpu")
+    snap = host.copy((x, empty))
+    back = Copier(lambda t: host.origin.get(id(t), t.device)).copy(snap)
+    assert torch.equal(back[0], x) and back[1].shape == (0, 2) and back[0].device == x.device
