@@ -635,3 +635,21 @@ def test_plugin_differential_catches_a_wrong_in_place_output(tmp_path):
 def test_plugin_differential_needs_cutile(tmp_path):
     r = _run_diff(tmp_path, "--c2t-differential", str(tmp_path / "diff.jsonl"))
     assert r.returncode == 4 and "--c2t-cutile allow" in r.stderr, r.stdout + r.stderr
+
+
+def test_the_gpu_scripts_plugin_only_package_has_what_the_plugin_imports(tmp_path):
+    # benchmarks/gpu/tilegym_tests_on_device.sh copies the plug-in's modules into a package without the
+    # compiler extension; a module the plug-in imports but the script leaves out fails only on the GPU machine.
+    import re
+
+    script = (ROOT / "benchmarks" / "gpu" / "tilegym_tests_on_device.sh").read_text()
+    cp = re.search(r"\ncp (src/cutile2triton/.*?) /tmp/c2tplug/cutile2triton/", script, re.S).group(1)
+    pkg = tmp_path / "cutile2triton"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    for rel in cp.replace("\\\n", " ").split():
+        (pkg / Path(rel).name).write_text((ROOT / rel).read_text())
+    r = subprocess.run([sys.executable, "-c", "import cutile2triton.pytest_tilegym, cutile2triton.tilegym_differential, "
+                        "cutile2triton.fast_launch"], env=dict(os.environ, PYTHONPATH=str(tmp_path)),
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
