@@ -238,6 +238,19 @@ TEST(MmaScaled, Diagnostics) {
   EXPECT_NE(first_error("ct.mma_scaled(a, sa, b, sb)").find("missing required argument 'acc'"), std::string::npos);
 }
 
+// A tile whose rank differs from its index's: the message names both (the array's rank is read from its
+// uses, so "the array has rank 1" alone blamed the array the user passed).
+TEST(Memory, TileRankAgainstIndexNamesBoth) {
+  auto l = lower_src(kernel("    t = ct.load(X, index=(0,), shape=(1, 16))\n"
+                            "    ct.store(Z, index=(0, 0), tile=ct.reshape(t, (16,)))\n"));
+  std::string first;
+  for (auto& d : l->diags.items)
+    if (d.severity == Severity::Error && first.empty()) first = d.message;
+  EXPECT_NE(first.find("the tile shape has rank 2 but the index has 1 entry and the array X rank 1 (cuTile takes one "
+                       "index entry and one tile extent per array axis)"),
+            std::string::npos) << first;
+}
+
 // x @ y (+ acc) with sizes sema knows: cuTile's shape rules are checked at the
 // call (ct.mma, ct.matmul, @), before Triton would stop at the tl.dot; sizes
 // known only as constexpr names are left to Triton.
