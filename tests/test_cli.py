@@ -688,3 +688,21 @@ def test_analyze_text_lists_each_access_in_words():
     assert "    helpers called: swizzle\n" in out and "mma" in out.split("cuTile operations:")[1].split("\n")[0], out
     assert "    line 14: atomic_add on hist (1-D tile): pointer + mask\n" in out, out
     assert out.count("  host code: 1 ct.launch call(s)\n") == 2, out
+
+
+def test_ops_lists_the_registry_and_docs_operations_md_is_its_output():
+    import json
+
+    rc, out, err = run("ops")
+    assert rc == 0, err
+    assert "  ct.load(array, index, shape, *, order=, padding_mode=" in out and "      -> tl.load(" in out, out[:500]
+    assert "  tile.astype(dtype, *, rounding_mode=)\n" in out and "  array.tiled_view(tile_shape, *," in out
+    rc, out, _ = run("ops", "--json")
+    ops = {o["name"]: o for o in json.loads(out)["operations"]}
+    assert ops["mma"]["family"] == "mma" and ops["mma"]["call"] == "ct.mma(x, y, acc, *, use_fast_acc=)"
+    assert len(ops) == int(run("ops")[1].strip().splitlines()[-1].split()[0])
+    # The documented list is the registry's: regenerate with `cutile2triton ops --markdown > docs/OPERATIONS.md`.
+    rc, out, _ = run("ops", "--markdown")
+    doc = (EXAMPLES.parent / "docs" / "OPERATIONS.md").read_text()
+    assert rc == 0 and out == doc, "docs/OPERATIONS.md is stale: cutile2triton ops --markdown > docs/OPERATIONS.md"
+    assert run("ops", "--json", "--markdown")[0] == 2

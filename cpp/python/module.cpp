@@ -14,6 +14,7 @@
 #include <tuple>
 
 #include "driver/convert.h"
+#include "driver/operations.h"
 #include "syntax/parser.h"
 #include "syntax/roundtrip.h"
 
@@ -127,5 +128,13 @@ NB_MODULE(_core, m) {
         nb::arg("array_ranks") = std::map<std::string, int>{},
         "Pre-flight analysis report of a cuTile module as JSON text.");
   m.def("version", []() { return std::string(kVersion); }, "Version of the C++ core.");
+  m.def(
+      "operations",
+      []() {
+        std::vector<std::tuple<std::string, std::string, std::string, std::string>> out;
+        for (auto& o : supported_operations()) out.emplace_back(o.name, o.family, o.signature, o.triton);
+        return out;
+      },
+      "The supported cuTile operations from the converter's registry: [(name, family, signature, triton)].");
   m.def("parse_many", &parse_many, nb::arg("sources"), "Parse a list of bytes; return how many were rejected.");
 }

@@ -6,7 +6,7 @@ the functions below.
 """
 
 from ._version import __version__
-from .api import ConversionError, ConversionResult, Diagnostic, analyze_source, convert_source, parse_dump
+from .api import ConversionError, ConversionResult, Diagnostic, analyze_source, convert_source, operations, parse_dump
 from .convert import FileReport, UsageError, convert_path
 
 __all__ = [
@@ -19,5 +19,6 @@ __all__ = [
     "analyze_source",
     "convert_path",
     "convert_source",
+    "operations",
     "parse_dump",
 ]

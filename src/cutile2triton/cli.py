@@ -144,6 +144,21 @@ def _warn_unused_ranks(ranks: dict, kernel_params: Optional[List[dict]]) -> None
         print(f"warning: --array-rank {key}={ranks[key]}: {what} in {where}; the option did nothing", file=sys.stderr)
 
 
+def _cmd_ops(args: argparse.Namespace) -> int:
+    import json
+
+    from .report import operations_markdown, print_operations
+
+    ops = api.operations()
+    if args.json:
+        print(json.dumps({"operations": [dict(op, call=api.operation_call(op)) for op in ops]}, indent=1))
+    elif args.markdown:
+        sys.stdout.write(operations_markdown(ops))
+    else:
+        print_operations(ops)
+    return EXIT_OK
+
+
 def _cmd_analyze(args: argparse.Namespace) -> int:
     import json
     import pathlib
@@ -225,6 +240,14 @@ def build_parser() -> argparse.ArgumentParser:
     pa.add_argument("--json", action="store_true", help="machine-readable output")
     _add_compile_options(pa)
     pa.set_defaults(func=_cmd_analyze)
+
+    po = sub.add_parser("ops", help="list the cuTile operations the converter supports",
+                        description="List the cuTile operations the converter supports, from its registry: each "
+                        "one as written in cuTile code and what the converted Triton code does, by family.")
+    fmt = po.add_mutually_exclusive_group()
+    fmt.add_argument("--markdown", action="store_true", help="Markdown tables (docs/OPERATIONS.md is this output)")
+    fmt.add_argument("--json", action="store_true", help="machine-readable output")
+    po.set_defaults(func=_cmd_ops)
     return p
 
 
