@@ -638,18 +638,17 @@ def test_plugin_differential_needs_cutile(tmp_path):
 
 
 def test_the_gpu_scripts_plugin_only_package_has_what_the_plugin_imports(tmp_path):
-    # benchmarks/gpu/tilegym_tests_on_device.sh copies the plug-in's modules into a package without the
-    # compiler extension; a module the plug-in imports but the script leaves out fails only on the GPU machine.
-    import re
-
-    script = (ROOT / "benchmarks" / "gpu" / "tilegym_tests_on_device.sh").read_text()
-    cp = re.search(r"\ncp (src/cutile2triton/.*?) /tmp/c2tplug/cutile2triton/", script, re.S).group(1)
-    pkg = tmp_path / "cutile2triton"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    for rel in cp.replace("\\\n", " ").split():
-        (pkg / Path(rel).name).write_text((ROOT / rel).read_text())
+    # The GPU scripts (benchmarks/gpu/cutile_env.sh c2t_plugin_package) copy the plug-in's modules into a
+    # package without the compiler extension; a module the plug-in imports but the copy leaves out would
+    # fail only on the GPU machine.
+    r = subprocess.run(["bash", "-c", f". benchmarks/gpu/cutile_env.sh && c2t_plugin_package {tmp_path}"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "cutile2triton" / "_fast_launch.c").exists()
     r = subprocess.run([sys.executable, "-c", "import cutile2triton.pytest_tilegym, cutile2triton.tilegym_differential, "
                         "cutile2triton.fast_launch"], env=dict(os.environ, PYTHONPATH=str(tmp_path)),
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
+    for script in ("tilegym_tests_on_device.sh", "launch_sweep_on_device.sh"):  # one package, made in one place
+        text = (ROOT / "benchmarks" / "gpu" / script).read_text()
+        assert "c2t_plugin_package" in text and "src/cutile2triton/pytest_tilegym.py" not in text, script

@@ -15,6 +15,19 @@ c2t_install_cutile() {
   unset CUDA_HOME CUDA_PATH
 }
 
+# c2t_plugin_package DIR [--no-fast-launch]: cutile2triton as a plug-in-only package in DIR/cutile2triton
+# (the GPU machine has no compiler extension): the TileGym pytest plug-in and its differential check, and
+# the native launch of reused kernels (fast_launch), which the converted modules import when cutile2triton
+# is installed (C2T_FAST_LAUNCH=0 turns it off at run time; --no-fast-launch leaves it out).
+c2t_plugin_package() {
+  local dir=$1/cutile2triton
+  mkdir -p "$dir"
+  echo '"""cutile2triton, plug-in only (no compiler extension on this machine)."""' > "$dir/__init__.py"
+  cp src/cutile2triton/pytest_tilegym.py src/cutile2triton/tilegym_differential.py \
+    src/cutile2triton/differential_compare.py "$dir/"
+  [ "${2:-}" = --no-fast-launch ] || cp src/cutile2triton/fast_launch.py src/cutile2triton/_fast_launch.c "$dir/"
+}
+
 # c2t_mount_tilegym WORK: TileGym and the converted tree from .tilegym/tilegym.tar.xz
 # (tilegym_prepare.sh) into WORK/tg, the plug-in as a plug-in-only package in WORK/plug (no
 # compiler extension on the GPU machine; with the native launch of reused kernels, which the
@@ -23,9 +36,6 @@ c2t_install_cutile() {
 c2t_mount_tilegym() {
   local work=$1
   mkdir -p "$work/tg" && tar -xJf .tilegym/tilegym.tar.xz -C "$work/tg" || return 1
-  mkdir -p "$work/plug/cutile2triton"
-  echo '"""cutile2triton, plug-in only (no compiler extension on this machine)."""' > "$work/plug/cutile2triton/__init__.py"
-  cp src/cutile2triton/pytest_tilegym.py src/cutile2triton/fast_launch.py src/cutile2triton/_fast_launch.c \
-    "$work/plug/cutile2triton/"
+  c2t_plugin_package "$work/plug"
   export PYTHONPATH=$work/tg/TileGym/src:$work/plug:/tmp/site
 }

@@ -8,12 +8,11 @@ set -uo pipefail
 OUT=${OUT:-/tmp/c2t-sweep}
 REPO=$(pwd)
 WORK=/tmp/c2t-sweep-work
-mkdir -p "$OUT" && rm -rf "$WORK" && mkdir -p "$WORK/tg" "$WORK/plug/cutile2triton"
+mkdir -p "$OUT" && rm -rf "$WORK" && mkdir -p "$WORK/tg"
 . "$(dirname "$0")/cutile_env.sh"
 c2t_install_cutile  # cuTile is needed only for --cutile
 tar -xJf .tilegym/tilegym.tar.xz -C "$WORK/tg" || exit 1
-echo '"""cutile2triton, plug-in only (no compiler extension on this machine)."""' > "$WORK/plug/cutile2triton/__init__.py"
-cp src/cutile2triton/pytest_tilegym.py "$WORK/plug/cutile2triton/"
+c2t_plugin_package "$WORK/plug" --no-fast-launch  # as the earlier sweeps ran: Triton's own launch
 export PYTHONPATH=$WORK/tg/TileGym/src:$WORK/plug:/tmp/site
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 export TRITON_CACHE_DIR=${TRITON_CACHE_DIR:-$REPO/.triton-cache}  # kept while the machine stays warm

@@ -43,15 +43,14 @@ done
 # cuTile from the carried wheel + tileiras kit, for the cutile backend.
 . "$(dirname "$0")/cutile_env.sh"
 [[ " $C2T_BACKENDS " == *" cutile "* || "${C2T_DIFFERENTIAL:-0}" = 1 ]] && c2t_install_cutile
+if [ "${C2T_DIFFERENTIAL:-0}" = 1 ] && ! PYTHONPATH=/tmp/site python3 -c "import cuda.tile" 2>/dev/null; then
+  echo "C2T_DIFFERENTIAL=1 compares with cuTile, which is not installed here: carry .whl/ (cutile_env.sh)" >&2; exit 2
+fi
 # TileGym + converted tree; the plug-in as a plug-in-only package (cutile2triton's
 # __init__ imports the compiler extension _core, which is not built here and
 # which the plug-in does not need).
 rm -rf /tmp/tg && mkdir -p /tmp/tg && tar -xJf .tilegym/tilegym.tar.xz -C /tmp/tg || exit 1
-mkdir -p /tmp/c2tplug/cutile2triton
-echo '"""cutile2triton, plug-in only (no compiler extension on this machine)."""' > /tmp/c2tplug/cutile2triton/__init__.py
-cp src/cutile2triton/pytest_tilegym.py src/cutile2triton/tilegym_differential.py src/cutile2triton/differential_compare.py \
-   src/cutile2triton/fast_launch.py \
-   src/cutile2triton/_fast_launch.c /tmp/c2tplug/cutile2triton/
+c2t_plugin_package /tmp/c2tplug
 export PYTHONPATH=/tmp/tg/TileGym/src:/tmp/c2tplug${PYTHONPATH:+:$PYTHONPATH}
 [ -d /tmp/site ] && export PYTHONPATH=$PYTHONPATH:/tmp/site
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 TRITON_PRINT_AUTOTUNING=0
