@@ -105,5 +105,41 @@ def test_a_host_snapshot_goes_back_to_each_tensors_device():
     x, empty = torch.randn(3), torch.empty(0, 2)
     host = Copier(lambda t: "cpu")
     snap = host.copy((x, empty))
-    back = Copier(lambda t: host.origin.get(id(t), t.device)).copy(snap)
-    assert torch.equal(back[0], x) and back[1].shape == (0, 2) and back[0].device == x.device
+    assert host.origin[id(snap[0])] == x.device and host.origin[id(snap[1])] == empty.device
+    asked = []
+    back = Copier(lambda t: asked.append(id(t)) or host.origin[id(t)]).copy(snap)  # no fallback: origin is used
+    assert asked == [id(snap[0]), id(snap[1])]
+    assert torch.equal(back[0], x) and back[1].shape == (0, 2)
+
+
+def test_copies_take_the_span_of_views_and_keep_alignment():
+    big = torch.randn(1 << 20)  # 4 MiB
+    view = big[1001:1003]
+    (c,) = copy_args((view,))
+    assert torch.equal(c, view) and c.untyped_storage().nbytes() <= 16 + 2 * 4
+    assert c.data_ptr() % 16 == view.data_ptr() % 16  # alignment seen by a TMA check is the same
+    a, b = copy_args((big[:4], big[2:6]))  # overlapping views of one buffer stay overlapping
+    a[2] = 123.0
+    assert b[0] == 123.0 and big[2] != 123.0
+
+
+def test_objects_and_modules_are_deep_copied_keeping_aliasing_with_the_arguments():
+    class Cache:
+        def __init__(self):
+            self.k = torch.zeros(8)
+
+    cache = Cache()
+    module = torch.nn.Linear(2, 2)
+    c_cache, c_view, c_module = copy_args((cache, cache.k[1:3], module))
+    c_cache.k[1] = 5.0  # the copied object and the copied view share memory, as the originals do
+    assert c_view[0] == 5.0 and cache.k[1] == 0
+    assert c_module is not module and torch.equal(c_module.weight, module.weight)
+    assert copy_args((len,))[0] is len  # functions are shared
+
+
+def test_numpy_arrays_and_sets_are_compared():
+    import numpy as np
+
+    assert compare(np.ones(3), np.ones(3)).worst is None
+    assert compare(np.ones(3), np.array([1.0, 1.0, 2.0])).worst["beyond"] == 1
+    assert compare({1, 2}, {2, 1}).worst is None and compare({1, 2}, {1, 3}).worst is not None

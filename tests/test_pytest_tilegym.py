@@ -318,7 +318,7 @@ def test_plugin_requires_converted_dir(tmp_path):
 
 # Ops for --c2t-differential: cuTile's and the converted implementations, in plain torch.
 DIFF_OPS = ("scale", "scale_bad", "fill_out", "outer", "outer_threaded", "noisy", "two_out", "two_out_bad",
-            "rand_add", "refused", "boom", "kv_append", "add_into", "get_scaler", "get_scaler_bad")
+            "rand_add", "refused", "boom", "kv_append", "add_into", "get_scaler", "get_scaler_bad", "outer_neg")
 DIFF_FILES = {
     **FILES,
     "src/tilegym/ops/__init__.py": f"""
@@ -393,6 +393,9 @@ DIFF_FILES = {
         @register_impl("get_scaler_bad", backend="cutile")
         def get_scaler_bad(k):
             return lambda x: x * k
+        @register_impl("outer_neg", backend="cutile")
+        def outer_neg(x):
+            return tilegym.ops.neg(x)[1]  # neg: cuTile has it, the converted tree does not
     """,
     "conv/ops/triton/diffops.py": """
         import os
@@ -452,6 +455,9 @@ DIFF_FILES = {
         @register_impl("get_scaler_bad", backend="triton")
         def get_scaler_bad(k):
             return lambda x: x * k + 1
+        @register_impl("outer_neg", backend="triton")
+        def outer_neg(x):
+            return tilegym.ops.neg(x)[1]
     """,
     "tests/test_diff.py": """
         import pytest
@@ -546,6 +552,11 @@ DIFF_FILES = {
         @pytest.mark.parametrize("backend", ["cutile"])
         def test_get_scaler_bad(backend):
             tilegym.ops.get_scaler_bad(3)(torch.ones(2))
+
+        @pytest.mark.parametrize("backend", ["cutile"])
+        def test_outer_neg(backend):
+            with pytest.raises(NotImplementedError, match="no converted implementation"):
+                tilegym.ops.outer_neg(torch.ones(2))
     """,
 }
 
@@ -609,6 +620,8 @@ def test_plugin_differential_compares_each_call_with_cutile(tmp_path):
     kind, msg = outcomes["test_get_scaler_bad[c2t_triton]"]
     assert kind == "failure" and "op 'get_scaler_bad()'" in msg, (msg, log)
     assert "op calls checked against cuTile" in log and "3 mismatch" in log, log
+    # An op nested in cuTile's reference that only cuTile has runs as cuTile's; ours fails on the missing op.
+    assert passed("test_outer_neg") and one["test_outer_neg"]["status"] == "converted_raised", log
 
     # The GPU run's summary (benchmarks/gpu/tilegym_summary.py) makes a per-op table of these records.
     spec = importlib.util.spec_from_file_location("tilegym_summary", ROOT / "benchmarks" / "gpu" / "tilegym_summary.py")

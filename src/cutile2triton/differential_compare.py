@@ -1,13 +1,15 @@
 """Copies of op-call arguments and the comparison of two ops' results, for the differential check
 against cuTile (``tilegym_differential``).
 
-Copies keep what an op can observe: values, dtypes, shapes, strides and storage offsets, and aliasing (tensors
-that share memory share the copy's memory, so an op called as ``f(x, out=x)`` sees the same overlap);
-``torch.Generator`` arguments get a generator in the same state; other objects are deep-copied where Python can
-(else shared). Results are compared leaf by leaf: tensors, numbers, strings, None, inside tuples (named ones
-too), lists, dicts (by key) and dataclasses, at the tolerances of the manual workflow
-(``cutile-to-triton-workflow.md``: float32 1e-3, float16/bfloat16 1e-2, doubled for reductions, transcendentals
-and chained ops; doubled here for every op, since TileGym's ops are such), fp8 at one unit in the last place
+Copies keep what an op can observe: values, dtypes, shapes, strides, storage offsets (modulo 16 bytes), and
+aliasing (tensors that share memory share the copy's memory, so an op called as ``f(x, out=x)`` sees the same
+overlap, also through objects that hold tensors); ``torch.Generator`` arguments get a generator in the same
+state; other objects (caches, ``nn.Module``s) are deep-copied where Python can, else shared, as are functions,
+classes and modules. Results are compared leaf by leaf: tensors, NumPy arrays, numbers, strings, sets, None, inside
+tuples (named ones too), lists, dicts (by key) and dataclasses (other objects are not looked into), at the tolerances of the manual workflow
+(the checklist teams follow to convert cuTile kernels to Triton by hand, which cutile2triton automates: float32
+1e-3, float16/bfloat16 1e-2, doubled for reductions, transcendentals and chained ops; doubled here for every
+op, since TileGym's ops are such), fp8 at one unit in the last place
 (e4m3 2^-3, e5m2 2^-2, relative), integers and booleans exactly, complex numbers per real and imaginary part,
 float64 in float64. NaN must meet NaN and an infinity the same infinity.
 """
@@ -16,7 +18,9 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import inspect
 import math
+import sys
 from typing import Callable, NamedTuple
 
 
@@ -38,42 +42,91 @@ def tolerance(dtype) -> tuple[float, float]:
     return 0.0, 0.0
 
 
+def _byte_span(t) -> tuple[int, int]:
+    """[first, last + 1) bytes of its storage that a strided tensor with elements reads (torch strides are
+    never negative), the first rounded down to 16 bytes so that copies keep each view's alignment."""
+    size = t.element_size()
+    last = t.storage_offset() + sum((n - 1) * st for n, st in zip(t.shape, t.stride()))
+    return (t.storage_offset() * size) // 16 * 16, (last + 1) * size
+
+
 class Copier:
-    """Copies call arguments, each tensor onto the device ``device_of(tensor)`` names (default: its own),
-    tensors that share a storage sharing the copy's. ``origin`` maps each copy's id to the device of the
-    tensor it copies (to copy a host snapshot back where it came from, while the snapshot lives)."""
+    """Copies call arguments (``copy``), each tensor onto the device ``device_of(tensor)`` names (default:
+    its own). Tensors that share a storage share the copy's; only the bytes the arguments' views span are
+    copied (``plan`` first, on the whole argument structure), so a small view of a large buffer costs its
+    span. ``origin`` maps each copy's id to the device of the tensor it copies (to copy a host snapshot back
+    where it came from, while the snapshot lives)."""
 
     def __init__(self, device_of: Callable | None = None):
         self.device_of = device_of or (lambda t: t.device)
-        self.storages: dict = {}
+        self.storages: dict = {}  # (address, device) of a storage -> (first byte copied, the copy's storage)
+        self.spans: dict = {}  # (address, device) -> [first, end) bytes the planned views span
         self.origin: dict = {}
 
+    @staticmethod
+    def _key(st) -> tuple:
+        return st.data_ptr(), str(st.device)
+
+    def plan(self, value, _seen=None) -> None:
+        """Records the byte spans of the strided tensors inside value (lists, tuples, dicts and the
+        attributes of objects; the union per storage), so that ``tensor`` copies each storage's span once."""
+        import torch
+
+        seen = set() if _seen is None else _seen
+        if id(value) in seen:
+            return
+        seen.add(id(value))
+        if isinstance(value, torch.Tensor):
+            if value.layout == torch.strided and value.device.type != "meta" and value.numel() \
+                    and value.untyped_storage().nbytes():
+                key, (lo, hi) = self._key(value.untyped_storage()), _byte_span(value)
+                old = self.spans.get(key, (lo, hi))
+                self.spans[key] = (min(old[0], lo), max(old[1], hi))
+        elif isinstance(value, (list, tuple, set, frozenset)):
+            for v in value:
+                self.plan(v, seen)
+        elif isinstance(value, dict):
+            for v in value.values():
+                self.plan(v, seen)
+        elif hasattr(value, "__dict__") and not (inspect.isclass(value) or inspect.isroutine(value)
+                                                 or inspect.ismodule(value)):
+            self.plan(vars(value), seen)
+
     def tensor(self, t):
+        """A copy of tensor t: same dtype, shape, strides and storage offset modulo 16 bytes, on
+        ``device_of(t)``, detached, ``requires_grad`` kept for floating-point tensors; sparse tensors are
+        copied by value."""
         import torch
 
         src, device = t.detach(), self.device_of(t)
-        if src.layout != torch.strided or src.device.type == "meta":
+        st = src.untyped_storage() if src.layout == torch.strided and src.device.type != "meta" else None
+        if st is None:
             c = src.clone()  # sparse and the like: values only
-        elif src.untyped_storage().nbytes() == 0:  # nothing to share (and no address to know it by)
+        elif st.nbytes() == 0 or src.numel() == 0:  # nothing to read (and no address to know it by)
             c = torch.empty_strided(src.size(), src.stride(), dtype=src.dtype, device=device)
         else:
-            st = src.untyped_storage()
-            key = (st.data_ptr(), str(st.device))
-            new = self.storages.get(key)
-            if new is None:
-                new = self.storages[key] = torch.UntypedStorage(st.nbytes(), device=device)
-                new.copy_(st)
+            key, (lo, hi) = self._key(st), _byte_span(src)
+            first, new = self.storages.get(key, (0, None))
+            if new is None or lo < first or hi > first + new.nbytes():  # a view seen only now: its own span
+                first, end = self.spans.get(key, (lo, hi))
+                first, end = min(first, lo), max(end, hi)
+                raw = torch.empty(0, dtype=torch.uint8, device=src.device).set_(st, 0, (st.nbytes(),), (1,))
+                new = raw[first:end].to(device, copy=True).untyped_storage()
+                if key not in self.storages:
+                    self.storages[key] = (first, new)
             c = torch.empty(0, dtype=src.dtype, device=new.device)
-            c.set_(new, src.storage_offset(), src.size(), src.stride())
+            c.set_(new, src.storage_offset() - first // src.element_size(), src.size(), src.stride())
         if t.requires_grad and (c.is_floating_point() or c.is_complex()):
             c.requires_grad_(True)
         self.origin[id(c)] = t.device
         return c
 
-    def copy(self, value):
+    def copy(self, value, _top=True):
         """A deep copy of value (see the module docstring)."""
         import torch
 
+        if _top:
+            self.plan(value)
         if isinstance(value, torch.Tensor):
             return self.tensor(value)
         if isinstance(value, torch.Generator):
@@ -81,11 +134,11 @@ class Copier:
             g.set_state(value.get_state())
             return g
         if isinstance(value, list):
-            return [self.copy(v) for v in value]
+            return [self.copy(v, False) for v in value]
         if isinstance(value, torch.Size):
             return value
         if isinstance(value, tuple):
-            items = [self.copy(v) for v in value]
+            items = [self.copy(v, False) for v in value]
             if hasattr(value, "_fields"):  # a named tuple
                 return type(value)(*items)
             try:  # a tuple subclass such as torch.return_types (structseq)
@@ -93,13 +146,31 @@ class Copier:
             except Exception:  # noqa: BLE001
                 return tuple(items)
         if isinstance(value, dict):
-            return {k: self.copy(v) for k, v in value.items()}
-        if value is None or isinstance(value, (bool, int, float, complex, str, bytes, type)) or callable(value):
-            return value
+            return {k: self.copy(v, False) for k, v in value.items()}
+        if value is None or isinstance(value, (bool, int, float, complex, str, bytes, torch.dtype, torch.device)) \
+                or inspect.isclass(value) or inspect.isroutine(value) or inspect.ismodule(value):
+            return value  # immutable, or code: shared
+        return self._deepcopy(value)
+
+    def _deepcopy(self, value):
+        """copy.deepcopy of an object (a cache holding tensors, an nn.Module, ...), its tensors copied by
+        ``tensor`` so that they keep sharing storage with the other arguments' copies; shared when Python
+        cannot copy it (a lock, a file)."""
+        import torch
+
+        deepcopy_tensor = torch.Tensor.__deepcopy__
+
+        def as_argument(t, memo):
+            memo[id(t)] = c = self.tensor(t)
+            return c
+
+        torch.Tensor.__deepcopy__ = as_argument
         try:
             return copy.deepcopy(value)
-        except Exception:  # noqa: BLE001 -- not copyable (a module, a lock, ...): shared, as the op gets it
+        except Exception:  # noqa: BLE001 -- not copyable: shared, as the op gets it
             return value
+        finally:
+            torch.Tensor.__deepcopy__ = deepcopy_tensor
 
 
 def copy_args(value):
@@ -112,8 +183,11 @@ def _leaves(value, where):
     None, callables; containers are walked (dicts by sorted key, dataclasses by field)."""
     import torch
 
-    if isinstance(value, (torch.Tensor, bool, int, float, complex, str, bytes, torch.dtype, torch.device)) \
-            or value is None or callable(value):
+    np = sys.modules.get("numpy")
+    if np is not None and isinstance(value, np.ndarray) and value.dtype.kind in "biufc":
+        yield where, torch.as_tensor(value)
+    elif isinstance(value, (torch.Tensor, bool, int, float, complex, str, bytes, torch.dtype, torch.device,
+                            set, frozenset)) or value is None or callable(value):
         yield where, value
     elif isinstance(value, (list, tuple)):
         for i, v in enumerate(value):
@@ -154,13 +228,12 @@ class Comparison(NamedTuple):
     where a NaN or infinity is not met by the same), max_abs and max_rel (over finite pairs), rtol, atol, or
     where and reason when structure, dtype, shape or a plain value differ; used: the largest
     |converted - cuTile| / (atol + rtol |cuTile|) over the finite floating-point elements (below 1 passes;
-    0 bit-identical); differing: where every leaf beyond tolerance is; callables: where callables are."""
+    0 bit-identical); differing: where every leaf beyond tolerance is."""
 
     compared: int
     worst: dict | None
     used: float
     differing: list
-    callables: list
 
 
 def _as_real(t):
@@ -182,9 +255,8 @@ def compare(expected, actual, where: str = "result", skip=()) -> Comparison:
     exp, act = list(_leaves(expected, where)), list(_leaves(actual, where))
     if [w for w, _ in exp] != [w for w, _ in act]:
         return Comparison(0, {"where": where, "reason": "results differ in structure",
-                              "cutile": [w for w, _ in exp][:8], "converted": [w for w, _ in act][:8]}, 0.0, [where], [])
+                              "cutile": [w for w, _ in exp][:8], "converted": [w for w, _ in act][:8]}, 0.0, [where])
     compared, worst, used, differing = 0, None, 0.0, []
-    callables = [w for w, e in exp if callable(e) and not isinstance(e, torch.Tensor)]
 
     def keep(record):
         nonlocal worst
@@ -222,7 +294,7 @@ def compare(expected, actual, where: str = "result", skip=()) -> Comparison:
         if beyond:
             keep({**info, "beyond": beyond, "nonfinite": int((~close & ~finite).sum()), "max_abs": float(d.max()),
                   "max_rel": float((d / ef.abs().clamp_min(atol)).max())})
-    return Comparison(compared, worst, used, differing, callables)
+    return Comparison(compared, worst, used, differing)
 
 
 def describe(worst: dict) -> str:

@@ -469,7 +469,7 @@ def _swap_in(mounts: _Mounts, differential=None):
     saved_reg = {op: be.get("cutile") for op, be in _REGISTRY.items()}
     for op in set(mounts.cutile_ops) | set(mounts.impls):
         impl = mounts.impls.get(op) or _stub(op, _missing_reason(mounts, op))
-        if differential is not None and op in mounts.impls:
+        if differential is not None:  # also the stubs: cuTile's reference keeps cuTile's own op
             impl = differential.wrap(op, saved_reg.get(op), impl)
         _REGISTRY.setdefault(op, {})["cutile"] = impl
     had = "cutile" in sel._AVAILABLE_BACKENDS
