@@ -202,9 +202,9 @@ LVal load(OpCall& c) {
   bool scalar = shape->empty();
   if (!scalar && (int)shape->size() != arr.rank) {
     c.L.error(c.at("shape"), "the tile shape has rank " + std::to_string(shape->size()) + " but the index has " +
-                                 std::to_string(arr.rank) + " entr" + (arr.rank == 1 ? "y" : "ies") + " and the array " +
-                                 arr.display + " rank " + std::to_string(arr.rank) +
-                                 " (cuTile takes one index entry and one tile extent per array axis)");
+                                 std::to_string(arr.rank) + " entr" + (arr.rank == 1 ? "y" : "ies") + " (array " + arr.display +
+                                 ": rank " + std::to_string(arr.rank) +
+                                 "); cuTile takes one index entry and one tile extent per array axis");
     return {};
   }
   auto ord = order_arg(c, arr.rank);
@@ -259,9 +259,9 @@ LVal store(OpCall& c) {
   if (shape.unknown_rank) shape = sema::Shape(arr.rank, sema::Dim{});  // cuTile: tile rank == array rank
   if (!shape.empty() && (int)shape.size() != arr.rank) {
     c.L.error(c.at("tile"), "the tile has rank " + std::to_string(shape.size()) + " but the index has " +
-                                std::to_string(arr.rank) + " entr" + (arr.rank == 1 ? "y" : "ies") + " and the array " +
-                                arr.display + " rank " + std::to_string(arr.rank) +
-                                " (cuTile takes one index entry and one tile extent per array axis)");
+                                std::to_string(arr.rank) + " entr" + (arr.rank == 1 ? "y" : "ies") + " (array " + arr.display +
+                                ": rank " + std::to_string(arr.rank) +
+                                "); cuTile takes one index entry and one tile extent per array axis");
     return {};
   }
   // Symbolic extents only Triton knows become `tile.shape[k]`.

@@ -87,12 +87,13 @@ def _access_text(a: dict) -> str:
     shape = [f"{a['tile_rank']}-D tile" if a.get("tile_rank") else "", f"padding {a['padding']}" if a.get("padding") else "",
              f"order {a['order']}" if a.get("order") not in (None, "", "C") else ""]
     detail = ", ".join(x for x in shape if x)
-    path = {"pointer_mask": "pointer + mask"}.get(a.get("strategy"), a.get("strategy") or "?")
+    path = {"pointer_mask": "pointer + mask", "pointer_unmasked": "pointer, no mask (bounds checks off)",
+            "pointer_scalar": "scalar pointer"}.get(a.get("strategy"), a.get("strategy") or "?")
     note = a.get("tma_note") or ""
     if a.get("tma_candidate"):
         tma = f"; TMA: {note}" if note else ""
     else:  # why there is no descriptor path, for tiles of 2-D+ arrays (TileGym's usual case)
-        tma = f" (no TMA: {note})" if note and (a.get("array_rank") or 0) >= 2 else ""
+        tma = f"; no TMA: {note}" if note and (a.get("array_rank") or 0) >= 2 else ""
     return f"line {a.get('line')}: {what} {a.get('array')}{f' ({detail})' if detail else ''}: {path}{tma}"
 
 

@@ -246,8 +246,8 @@ TEST(Memory, TileRankAgainstIndexNamesBoth) {
   std::string first;
   for (auto& d : l->diags.items)
     if (d.severity == Severity::Error && first.empty()) first = d.message;
-  EXPECT_NE(first.find("the tile shape has rank 2 but the index has 1 entry and the array X rank 1 (cuTile takes one "
-                       "index entry and one tile extent per array axis)"),
+  EXPECT_NE(first.find("the tile shape has rank 2 but the index has 1 entry (array X: rank 1); cuTile takes one "
+                       "index entry and one tile extent per array axis"),
             std::string::npos) << first;
 }
 
