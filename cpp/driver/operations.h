@@ -10,7 +10,7 @@ namespace c2t {
 
 struct OperationInfo {
   std::string name;       // as written after `ct.` ("load"), or "Tile.astype" / "Array.tiled_view" for methods
-  std::string family;     // "memory", "arith", ... (the ops_*.cpp file that lowers it)
+  std::string family;     // the registry's grouping: "memory", "arith", "reduce", ...
   std::string signature;  // its parameters as a Python def lists them: "array, index, shape, *, order="
   std::string triton;     // one line: what the Triton code does
 };
