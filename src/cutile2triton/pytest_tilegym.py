@@ -51,7 +51,7 @@ How it works (decisions, and why):
   to import when its default backend is unavailable.
 * ``--c2t-differential FILE`` (with ``allow``): each op call of a ``c2t_triton``
   case runs cuTile's op on copies of the arguments first and compares the two
-  results at the workflow's tolerances (``tilegym_differential``); a mismatch
+  results at the workflow's tolerances, doubled (``tilegym_differential``); a mismatch
   fails the case, and every call is a JSON line in FILE.
 * ``--c2t-shard K/N``: keeps the K-th of every N selected cases, so that N
   processes share a file whose cases each run a tuning search (TileGym's
@@ -308,7 +308,7 @@ def pytest_addoption(parser):
                 "backend,framework: TileGym's ops tests name it backend, its suites framework)")
     g.addoption("--c2t-differential", default=os.environ.get("C2T_TILEGYM_DIFFERENTIAL"), metavar="FILE",
                 help="with --c2t-cutile allow: each op call of a c2t_triton case also runs cuTile's op on copies "
-                "of its arguments and compares the results at the workflow's tolerances (a mismatch fails the "
+                "of its arguments and compares the results at the workflow's tolerances, doubled (a mismatch fails the "
                 "case); one JSON line per call in FILE (cutile2triton.tilegym_differential); "
                 "env C2T_TILEGYM_DIFFERENTIAL")
     g.addoption("--c2t-shard", default=os.environ.get("C2T_TILEGYM_SHARD"), metavar="K/N",
