@@ -690,6 +690,14 @@ def test_analyze_text_lists_each_access_in_words():
     assert out.count("  host code: 1 ct.launch call(s)\n") == 2, out
 
 
+def test_analyze_says_an_undetermined_padding_is_unspecified(tmp_path):
+    (tmp_path / "k.py").write_text("import cuda.tile as ct\n\n\n@ct.kernel\ndef k(x, y, T: ct.Constant[int]):\n"
+                                   "    t = ct.load(x, index=(ct.bid(0), 0), shape=(T, T))\n"
+                                   "    ct.store(y, index=(ct.bid(0), 0), tile=t)\n")
+    rc, out, err = run("analyze", "k.py", cwd=tmp_path)
+    assert rc == 0 and "line 6: load of x (2-D tile, padding unspecified): pointer + mask" in out, out + err
+
+
 def test_ops_lists_the_registry_and_docs_operations_md_is_its_output():
     import json
 

@@ -84,7 +84,8 @@ def _access_text(a: dict) -> str:
     pointer path; TMA: descriptor A_desc behind USE_TMA ...`."""
     op = a.get("op", "?")
     what = {"load": "load of", "store": "store to", "gather": "gather from", "scatter": "scatter to"}.get(op, f"{op} on")
-    shape = [f"{a['tile_rank']}-D tile" if a.get("tile_rank") else "", f"padding {a['padding']}" if a.get("padding") else "",
+    padding = {"UNDETERMINED": "unspecified"}.get(a.get("padding"), a.get("padding"))  # cuTile's default
+    shape = [f"{a['tile_rank']}-D tile" if a.get("tile_rank") else "", f"padding {padding}" if padding else "",
              f"order {a['order']}" if a.get("order") not in (None, "", "C") else ""]
     detail = ", ".join(x for x in shape if x)
     path = {"pointer_mask": "pointer + mask", "pointer_unmasked": "pointer, no mask (bounds checks off)",
