@@ -356,25 +356,24 @@ def _corpus() -> pathlib.Path | None:
 
 def _corpus_kernel_module(tmp_path, rel: str, name: str) -> types.ModuleType:
     """The converted kernels and launchers of a corpus file, without its host
-    code (which imports tilegym / torch.distributed): every @triton.jit
-    function and launch_* definition, plus the runtime's _c2t_run_kernel and
-    _c2t_num_warps the launchers call, executed in a fresh module."""
+    code (which imports tilegym / torch.distributed): the whole host runtime block
+    (self-contained, between its markers), then every @triton.jit function and
+    launch_* definition, executed in a fresh module."""
     corpus = _corpus()
     if corpus is None:
         pytest.skip("C2T_CORPUS not set")
     src = (corpus / rel).read_text()
     code = convert(src, pathlib.Path(rel).name)
-    lines = code.splitlines(keepends=True)
-    keep, take = ["import triton\nimport triton.language as tl\n\n"], False
-    for ln in lines:
-        if ln.startswith(("@triton.jit", "def launch_", "def _c2t_run_kernel", "_c2t_fitting_stages = ",
-                          "def _c2t_num_warps", "_c2t_num_warps_of = ")):
+    start = code.index("# ---- cutile2triton host runtime")
+    end_marker = "# ---- end of the cutile2triton host runtime ----\n"
+    end = code.index(end_marker) + len(end_marker)
+    keep, take = ["import triton\nimport triton.language as tl\n\n", code[start:end]], False
+    for ln in code[end:].splitlines(keepends=True):
+        if ln.startswith(("@triton.jit", "def launch_")):
             take = True
         elif ln and not ln[0].isspace() and not ln.startswith((")", "def ")) and take:
             take = False
-        elif (ln.startswith("def ") and not ln.startswith(("def launch_", "def _c2t_run_kernel", "def _c2t_num_warps"))
-              and take
-              and keep[-1].strip() != "@triton.jit"):
+        elif ln.startswith("def ") and not ln.startswith("def launch_") and take and keep[-1].strip() != "@triton.jit":
             take = False
         if take:
             keep.append(ln)
