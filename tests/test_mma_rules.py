@@ -121,10 +121,10 @@ def test_sizes_known_by_name_only_are_checked_with_the_cutile_rule_when_triton_c
     # kernel states the rule and the cuTile line, instead of tl.dot's "accumulator shape is incompatible".
     code = convert(SWAPPED, filename="swapped.py")
     kernel = code.split("def mm(")[1].split("def launch_")[0]
-    assert "TN == TM," in kernel and "line 13: ct.mma: x (TK x TN) @ y (TM x TK): x's last dimension (TN)" in kernel, kernel
+    assert "TN == TM," in kernel and "line 13: ct.mma: b (TK x TN) @ a (TM x TK): b's last dimension (TN)" in kernel, kernel
     mod = load(code, tmp_path, "swapped")
     a, b = _randn((32, 16)), _randn((16, 64))
-    with pytest.raises(Exception, match=r"line 13: ct\.mma: x \(TK x TN\) @ y \(TM x TK\)"):
+    with pytest.raises(Exception, match=r"line 13: ct\.mma: b \(TK x TN\) @ a \(TM x TK\)"):
         mod.run(dev(a), dev(b), dev(torch.zeros((32, 64))), 32, 64, 16)
     # The same kernel with the operands in order has no such assertion and computes a @ b.
     good = convert(SWAPPED.replace("ct.mma(b, a, acc)", "ct.mma(a, b, acc)"), filename="ordered.py")

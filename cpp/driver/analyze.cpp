@@ -47,6 +47,7 @@ std::string analyze_source(std::string_view bytes, std::string_view filename, co
       lo.array_ranks = opts.array_ranks;
       lo.int64_indexing = opts.int64_indexing;
       lower::ModuleLowering ml(mi, lo, diags);
+      ml.set_source(pr.source.get());
       lower::LoweredModule lm = ml.run();
       // Host-code problems (autotuning, cross-module helpers, ...) are
       // reported too; the rewritten text itself is not needed here.

@@ -169,6 +169,7 @@ ConvertResult convert_source(std::string_view bytes, std::string_view filename, 
   if (has_errors(r.diags)) return finish();
   auto lopts = lower_options(opts);
   lower::ModuleLowering ml(mi, lopts, r.diags);
+  ml.set_source(pr.source.get());
   lower::LoweredModule lm = ml.run();
   for (auto& k : lm.reports) {
     r.kernel_params.emplace_back(k.name, std::vector<std::string>{});

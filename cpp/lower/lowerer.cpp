@@ -18,6 +18,15 @@ Lowerer::Lowerer(ModuleLowering& mod, FunctionSpec spec) : mod_(mod), spec_(std:
 
 const sema::ModuleInfo& Lowerer::module() const { return mod_.module(); }
 const LowerOptions& Lowerer::options() const { return mod_.options(); }
+
+std::string Lowerer::source_text(const Node* n, const std::string& fallback, size_t max_len) const {
+  const syntax::Source* src = mod_.source();
+  if (!src || !n || n->lineno < 1 || n->end_lineno != n->lineno || n->end_col_offset <= n->col_offset) return fallback;
+  std::string_view line = src->line(n->lineno);
+  size_t b = static_cast<size_t>(n->col_offset), e = static_cast<size_t>(n->end_col_offset);
+  if (e > line.size() || e - b > max_len) return fallback;
+  return std::string(line.substr(b, e - b));
+}
 KernelReport& Lowerer::report() { return mod_.report(); }
 
 std::string Lowerer::prelude(const std::string& helper) {

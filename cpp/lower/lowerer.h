@@ -90,6 +90,9 @@ class Lowerer {
   std::string fresh(const std::string& hint);
 
   void error(const syntax::Node* at, const std::string& msg);
+  /// The expression `n` as written in the source, when it fits on one line and in `max_len`
+  /// bytes (for diagnostics that name the user's operands); `fallback` otherwise, or without source.
+  std::string source_text(const syntax::Node* n, const std::string& fallback, size_t max_len = 24) const;
   void warn(const syntax::Node* at, const std::string& msg);
   /// An error for a construct or operation the converter does not support;
   /// also recorded in the analysis report.

@@ -51,15 +51,17 @@ bool product_shapes_agree(Lowerer& L, const LVal& x, const LVal& y, const LVal* 
     return false;
   }
   auto differ = [](const sema::Dim& a, const sema::Dim& b) { return a.value && b.value && *a.value != *b.value; };
-  std::string what = std::string(op) + ": x (" + shape_text(xs) + ") @ y (" + shape_text(ys) + ")";
+  // The operands as the user wrote them ("b", "ct.transpose(a)"), else cuTile's parameter names.
+  const std::string nx = L.source_text(x.node, "x"), ny = L.source_text(y.node, "y");
+  std::string what = std::string(op) + ": " + nx + " (" + shape_text(xs) + ") @ " + ny + " (" + shape_text(ys) + ")";
   const sema::Dim &K = xs.back(), &Ky = ys[ys.size() - 2];
+  std::string inner = what + ": " + nx + "'s last dimension (" + K.expr + ") must equal " + ny + "'s second-to-last (" +
+                      Ky.expr + "); an operand swapped or not transposed?";
   if (differ(K, Ky)) {
-    L.error(at, what + ": x's last dimension (" + K.expr + ") must equal y's second-to-last (" + Ky.expr +
-                    "); an operand swapped or not transposed?");
+    L.error(at, inner);
     return false;
   }
-  assert_equal(L, K, Ky, at, what + ": x's last dimension (" + K.expr + ") must equal y's second-to-last (" +
-                                 Ky.expr + "); an operand swapped or not transposed?");
+  assert_equal(L, K, Ky, at, inner);
   // The product: [batch,] M, N; its batch is the one that is not 1 (broadcast).
   sema::Shape product;
   if (xs.size() == 3 && ys.size() == 3) {
@@ -77,8 +79,9 @@ bool product_shapes_agree(Lowerer& L, const LVal& x, const LVal& y, const LVal* 
   const sema::Shape& as = acc->info.shape;
   bool wrong = as.size() != product.size();
   for (size_t k = 0; !wrong && k < as.size(); ++k) wrong = differ(as[k], product[k]);
-  std::string acc_rule = std::string(op) + ": acc (" + shape_text(as) + ") must have the product's shape (" +
-                         shape_text(product) + " from x (" + shape_text(xs) + ") @ y (" + shape_text(ys) + "))";
+  std::string acc_rule = std::string(op) + ": " + L.source_text(acc->node, "acc") + " (" + shape_text(as) +
+                         ") must have the product's shape (" + shape_text(product) + " from " + nx + " (" +
+                         shape_text(xs) + ") @ " + ny + " (" + shape_text(ys) + "))";
   if (wrong) {
     L.error(at, acc_rule);
     return false;

@@ -13,6 +13,7 @@
 #include "lower/options.h"
 #include "lower/report.h"
 #include "sema/module_scope.h"
+#include "syntax/source.h"
 #include "sema/params.h"
 #include "support/diagnostics.h"
 
@@ -71,6 +72,10 @@ class ModuleLowering {
   Diagnostics& diags() { return diags_; }
   KernelReport& report() { return *current_report_; }
   void use_prelude(const std::string& name) { prelude_.insert(name); }
+  /// The module's source, which the nodes' positions refer to (for quoting expressions in
+  /// diagnostics); null when the caller gives none.
+  void set_source(const syntax::Source* source) { source_ = source; }
+  const syntax::Source* source() const { return source_; }
 
   /// Finds or creates the specialization of helper `def` for these arguments.
   /// Returns nullptr on failure (diagnosed), including recursion.
@@ -83,6 +88,7 @@ class ModuleLowering {
   const LowerOptions& opts_;
   Diagnostics& diags_;
   KernelReport* current_report_ = nullptr;
+  const syntax::Source* source_ = nullptr;
   std::set<std::string> prelude_;
   std::vector<std::unique_ptr<HelperInstance>> helpers_;
   std::map<std::string, int> helper_name_count_;
