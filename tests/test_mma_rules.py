@@ -175,3 +175,19 @@ def test_int8_times_uint8_is_said_unsupported():
                                             "ct.zeros((1, 32, 32), dtype=ct.int32))")
     with pytest.raises(ConversionFailed, match="int8 and uint8 operands is not supported"):
         convert(src, filename="mix.py")
+
+
+def test_messages_name_the_operands_as_written_or_both_by_cuTiles_names():
+    import cutile2triton as _cutile2triton
+
+    body = ("import cuda.tile as ct\n\n@ct.kernel\ndef k(X, Z):\n    a = ct.load(X, index=(0, 0), shape=(16, 64))\n"
+            "    acc = ct.zeros((16, 16), dtype=ct.float32)\n")
+    one_line = _cutile2triton.convert_source(body + "    r = ct.mma(a, ct.transpose(ct.transpose(a)), acc)\n", "k.py")
+    assert "ct.mma: a (16 x 64) @ ct.transpose(ct.transpose(a)) (16 x 64): a's last dimension (64) must equal" \
+        not in one_line.rendered  # longer than 24 characters: not quoted ...
+    assert "ct.mma: x (16 x 64) @ y (16 x 64): x's last dimension (64) must equal y's" in one_line.rendered  # ... both
+    quoted = _cutile2triton.convert_source(body + "    r = ct.mma(a, a, acc)\n", "k.py")
+    assert "ct.mma: a (16 x 64) @ a (16 x 64): a's last dimension (64) must equal a's second-to-last (16)" \
+        in quoted.rendered, quoted.rendered
+    split = _cutile2triton.convert_source(body + "    r = ct.mma(ct.reshape(a,\n        (16, 64)), a, acc)\n", "k.py")
+    assert "ct.mma: x (16 x 64) @ y (16 x 64)" in split.rendered, split.rendered

@@ -51,8 +51,11 @@ bool product_shapes_agree(Lowerer& L, const LVal& x, const LVal& y, const LVal* 
     return false;
   }
   auto differ = [](const sema::Dim& a, const sema::Dim& b) { return a.value && b.value && *a.value != *b.value; };
-  // The operands as the user wrote them ("b", "ct.transpose(a)"), else cuTile's parameter names.
-  const std::string nx = L.source_text(x.node, "x"), ny = L.source_text(y.node, "y");
+  // The operands as the user wrote them ("b", "ct.transpose(a)"); cuTile's parameter names for both when
+  // either does not fit on one line (a mix would read as two naming schemes).
+  const std::string qx = L.source_text(x.node, ""), qy = L.source_text(y.node, "");
+  const bool quoted = !qx.empty() && !qy.empty();
+  const std::string nx = quoted ? qx : std::string("x"), ny = quoted ? qy : std::string("y");
   std::string what = std::string(op) + ": " + nx + " (" + shape_text(xs) + ") @ " + ny + " (" + shape_text(ys) + ")";
   const sema::Dim &K = xs.back(), &Ky = ys[ys.size() - 2];
   std::string inner = what + ": " + nx + "'s last dimension (" + K.expr + ") must equal " + ny + "'s second-to-last (" +
