@@ -319,6 +319,24 @@ def test_plugin_requires_converted_dir(tmp_path):
 # Ops for --c2t-differential: cuTile's and the converted implementations, in plain torch.
 DIFF_OPS = ("scale", "scale_bad", "fill_out", "outer", "outer_threaded", "noisy", "two_out", "two_out_bad",
             "rand_add", "refused", "boom", "kv_append", "add_into", "get_scaler", "get_scaler_bad", "outer_neg")
+# Implementations both sides share (cuTile's and the converted tree's are the same code).
+_SAME_IMPLS = {
+    "outer": "(x):\n    return tilegym.ops.scale(x) + 1, {'n': x.shape[0]}",
+    "rand_add": "(x, g):\n    return x + torch.rand(x.shape) + torch.rand(x.shape, generator=g)",
+    "kv_append": "(cache, v):\n    cache.k[cache.n] = v\n    cache.n += 1",
+    "add_into": "(x, out):\n    out += x",
+    "get_scaler": "(k):\n    return lambda x: x * k",
+    "outer_neg": "(x):\n    return tilegym.ops.neg(x)[1]  # neg: cuTile has it, the converted tree does not",
+}
+
+
+def _impls(backend: str, bodies: dict) -> str:
+    """One `@register_impl(op, backend=...)` function per op, from its signature-and-body text, indented as
+    the fake tree's other file texts (dedented when written)."""
+    return "".join(textwrap.indent(f'@register_impl("{op}", backend="{backend}")\ndef {op}{body}\n', " " * 8)
+                   for op, body in bodies.items())
+
+
 DIFF_FILES = {
     **FILES,
     "src/tilegym/ops/__init__.py": f"""
@@ -345,58 +363,20 @@ DIFF_FILES = {
         from tilegym.trace import NESTED
         def urandom():  # not repeatable, unlike random numbers from a seeded state
             return int.from_bytes(os.urandom(2), "little") / 65536 + 1
-        @register_impl("scale", backend="cutile")
-        def scale(x):
-            NESTED.append("cutile")
-            return x * 2
-        @register_impl("scale_bad", backend="cutile")
-        def scale_bad(x):
-            return x * 2
-        @register_impl("fill_out", backend="cutile")
-        def fill_out(x, out):
-            out.copy_(x + 1)
-        @register_impl("outer", backend="cutile")
-        def outer(x):
-            return tilegym.ops.scale(x) + 1, {"n": x.shape[0]}
-        @register_impl("outer_threaded", backend="cutile")
-        def outer_threaded(x):
-            with ThreadPoolExecutor(1) as pool:
-                return pool.submit(tilegym.ops.scale, x).result() + 1
-        @register_impl("noisy", backend="cutile")
-        def noisy(x):
-            return x + urandom()
-        @register_impl("two_out", backend="cutile")
-        def two_out(x):
-            return x * 2, x + urandom()
-        @register_impl("two_out_bad", backend="cutile")
-        def two_out_bad(x):
-            return x * 2, x + urandom()
-        @register_impl("rand_add", backend="cutile")
-        def rand_add(x, g):
-            return x + torch.rand(x.shape) + torch.rand(x.shape, generator=g)
-        @register_impl("refused", backend="cutile")
-        def refused(x):
-            raise ValueError("cuTile does not take this shape")
-        @register_impl("boom", backend="cutile")
-        def boom(x):
-            return x
-        @register_impl("kv_append", backend="cutile")
-        def kv_append(cache, v):
-            cache.k[cache.n] = v
-            cache.n += 1
-        @register_impl("add_into", backend="cutile")
-        def add_into(x, out):
-            out += x
-        @register_impl("get_scaler", backend="cutile")
-        def get_scaler(k):
-            return lambda x: x * k
-        @register_impl("get_scaler_bad", backend="cutile")
-        def get_scaler_bad(k):
-            return lambda x: x * k
-        @register_impl("outer_neg", backend="cutile")
-        def outer_neg(x):
-            return tilegym.ops.neg(x)[1]  # neg: cuTile has it, the converted tree does not
-    """,
+    """.rstrip(" ") + _impls("cutile", {
+        **_SAME_IMPLS,
+        "scale": "(x):\n    NESTED.append('cutile')\n    return x * 2",
+        "scale_bad": "(x):\n    return x * 2",
+        "fill_out": "(x, out):\n    out.copy_(x + 1)",
+        "outer_threaded": "(x):\n    with ThreadPoolExecutor(1) as pool:\n"
+                          "        return pool.submit(tilegym.ops.scale, x).result() + 1",
+        "noisy": "(x):\n    return x + urandom()",
+        "two_out": "(x):\n    return x * 2, x + urandom()",
+        "two_out_bad": "(x):\n    return x * 2, x + urandom()",
+        "refused": "(x):\n    raise ValueError('cuTile does not take this shape')",
+        "boom": "(x):\n    return x",
+        "get_scaler_bad": "(k):\n    return lambda x: x * k",
+    }),
     "conv/ops/triton/diffops.py": """
         import os
         import torch
@@ -404,61 +384,19 @@ DIFF_FILES = {
         from tilegym.backend import register_impl
         from tilegym.trace import NESTED
         RAN = []
-        @register_impl("scale", backend="triton")
-        def scale(x):
-            NESTED.append("c2t")
-            return x * 2
-        @register_impl("scale_bad", backend="triton")
-        def scale_bad(x):
-            y = x * 2
-            y[1, 2] += 0.5  # one element wrong
-            return y
-        @register_impl("fill_out", backend="triton")
-        def fill_out(x, out):
-            out.copy_(x + 1)
-            out[0, 0] = float(os.environ.get("FAKE_FILL", out[0, 0]))
-        @register_impl("outer", backend="triton")
-        def outer(x):
-            return tilegym.ops.scale(x) + 1, {"n": x.shape[0]}
-        @register_impl("outer_threaded", backend="triton")
-        def outer_threaded(x):
-            return tilegym.ops.scale(x) + 1
-        @register_impl("noisy", backend="triton")
-        def noisy(x):
-            return x + 0.25
-        @register_impl("two_out", backend="triton")
-        def two_out(x):
-            return x * 2, x
-        @register_impl("two_out_bad", backend="triton")
-        def two_out_bad(x):
-            return x * 3, x  # the varying second output must not hide the first's error
-        @register_impl("rand_add", backend="triton")
-        def rand_add(x, g):
-            return x + torch.rand(x.shape) + torch.rand(x.shape, generator=g)
-        @register_impl("refused", backend="triton")
-        def refused(x):
-            RAN.append("refused")
-            return x
-        @register_impl("boom", backend="triton")
-        def boom(x):
-            raise ValueError("converted op failed")
-        @register_impl("kv_append", backend="triton")
-        def kv_append(cache, v):
-            cache.k[cache.n] = v
-            cache.n += 1
-        @register_impl("add_into", backend="triton")
-        def add_into(x, out):
-            out += x
-        @register_impl("get_scaler", backend="triton")
-        def get_scaler(k):
-            return lambda x: x * k
-        @register_impl("get_scaler_bad", backend="triton")
-        def get_scaler_bad(k):
-            return lambda x: x * k + 1
-        @register_impl("outer_neg", backend="triton")
-        def outer_neg(x):
-            return tilegym.ops.neg(x)[1]
-    """,
+    """.rstrip(" ") + _impls("triton", {
+        **_SAME_IMPLS,
+        "scale": "(x):\n    NESTED.append('c2t')\n    return x * 2",
+        "scale_bad": "(x):\n    y = x * 2\n    y[1, 2] += 0.5  # one element wrong\n    return y",
+        "fill_out": "(x, out):\n    out.copy_(x + 1)\n    out[0, 0] = float(os.environ.get('FAKE_FILL', out[0, 0]))",
+        "outer_threaded": "(x):\n    return tilegym.ops.scale(x) + 1",
+        "noisy": "(x):\n    return x + 0.25",
+        "two_out": "(x):\n    return x * 2, x",
+        "two_out_bad": "(x):\n    return x * 3, x  # the varying second output must not hide the first's error",
+        "refused": "(x):\n    RAN.append('refused')\n    return x",
+        "boom": "(x):\n    raise ValueError('converted op failed')",
+        "get_scaler_bad": "(k):\n    return lambda x: x * k + 1",
+    }),
     "tests/test_diff.py": """
         import pytest
         import torch

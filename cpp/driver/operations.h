@@ -12,6 +12,7 @@ struct OperationInfo {
   std::string name;       // as written after `ct.` ("load"), or "Tile.astype" / "Array.tiled_view" for methods
   std::string family;     // the registry's grouping: "memory", "arith", "reduce", ...
   std::string signature;  // its parameters as a Python def lists them: "array, index, shape, *, order="
+  std::string call;       // as written in cuTile code: "ct.load(array, index, ...)", "tile.astype(dtype, ...)"
   std::string triton;     // one line: what the Triton code does
 };
 

@@ -21,11 +21,10 @@ const LowerOptions& Lowerer::options() const { return mod_.options(); }
 
 std::string Lowerer::source_text(const Node* n, const std::string& fallback, size_t max_len) const {
   const syntax::Source* src = mod_.source();
-  if (!src || !n || n->lineno < 1 || n->end_lineno != n->lineno || n->end_col_offset <= n->col_offset) return fallback;
-  std::string_view line = src->line(n->lineno);
-  size_t b = static_cast<size_t>(n->col_offset), e = static_cast<size_t>(n->end_col_offset);
-  if (e > line.size() || e - b > max_len) return fallback;
-  return std::string(line.substr(b, e - b));
+  if (!src || !n || n->lineno < 1 || n->end_lineno != n->lineno) return fallback;
+  size_t b = src->offset(n->lineno, n->col_offset), e = src->offset(n->end_lineno, n->end_col_offset);
+  if (e <= b || e - b > max_len) return fallback;
+  return std::string(src->text().substr(b, e - b));
 }
 KernelReport& Lowerer::report() { return mod_.report(); }
 

@@ -131,10 +131,10 @@ NB_MODULE(_core, m) {
   m.def(
       "operations",
       []() {
-        std::vector<std::tuple<std::string, std::string, std::string, std::string>> out;
-        for (auto& o : supported_operations()) out.emplace_back(o.name, o.family, o.signature, o.triton);
+        std::vector<std::tuple<std::string, std::string, std::string, std::string, std::string>> out;
+        for (auto& o : supported_operations()) out.emplace_back(o.name, o.family, o.signature, o.call, o.triton);
         return out;
       },
-      "The supported cuTile operations from the converter's registry: [(name, family, signature, triton)].");
+      "The supported cuTile operations from the converter's registry: [(name, family, signature, call, triton)].");
   m.def("parse_many", &parse_many, nb::arg("sources"), "Parse a list of bytes; return how many were rejected.");
 }

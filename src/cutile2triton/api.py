@@ -195,21 +195,9 @@ def operations() -> List[dict]:
     entry per operation), sorted by family, then name. One dict each: ``name`` (as written after ``ct.``;
     ``Tile.astype``, ``Array.tiled_view``, ... for methods), ``family`` (``memory``, ``arith``, ...),
     ``signature`` (its parameters as a Python def lists them; ``=`` marks optional ones, methods start with
-    their object) and ``triton`` (one line: what the converted code does)."""
-    return [dict(zip(("name", "family", "signature", "triton"), op)) for op in _core.operations()]
-
-
-def operation_call(op: dict) -> str:
-    """How the operation is written in cuTile code: ``ct.load(array, index, shape, *, order=, ...)``, or for a
-    method ``Tile.astype`` -> ``tile.astype(dtype, *, rounding_mode=)`` (its object's parameter left out)."""
-    name, params = op["name"], [p.strip() for p in op["signature"].split(",") if p.strip()]
-    if "." in name:
-        cls, method = name.split(".", 1)
-        params = params[1:]
-        while params and params[0] == "*":  # a bare * left first once the object is gone
-            params = params[1:]
-        return f"{cls[0].lower() + cls[1:]}.{method}({', '.join(params)})"
-    return f"ct.{name}({', '.join(params)})"
+    their object), ``call`` (as written in cuTile code: ``ct.load(array, index, shape, *, order=, ...)``,
+    ``tile.astype(dtype, *, rounding_mode=)``) and ``triton`` (one line: what the converted code does)."""
+    return [dict(zip(("name", "family", "signature", "call", "triton"), op)) for op in _core.operations()]
 
 
 MAX_ARRAY_RANK = 64  # far above any array a kernel indexes; each dimension becomes two kernel parameters

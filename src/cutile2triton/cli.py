@@ -151,7 +151,7 @@ def _cmd_ops(args: argparse.Namespace) -> int:
 
     ops = api.operations()
     if args.json:
-        print(json.dumps({"operations": [dict(op, call=api.operation_call(op)) for op in ops]}, indent=1))
+        print(json.dumps({"operations": ops}, indent=1))
     elif args.markdown:
         sys.stdout.write(operations_markdown(ops))
     else:

@@ -210,8 +210,9 @@ def _same_plain(e, a) -> bool:
     if callable(e):
         return True
     if isinstance(e, (float, complex)):
+        rtol, atol = tolerance(torch.float32)
         parts = [(e.real, a.real), (e.imag, a.imag)] if isinstance(e, complex) else [(e, a)]
-        return all((math.isnan(x) and math.isnan(y)) or x == y or math.isclose(x, y, rel_tol=2e-3, abs_tol=2e-3)
+        return all((math.isnan(x) and math.isnan(y)) or x == y or math.isclose(x, y, rel_tol=rtol, abs_tol=atol)
                    for x, y in parts)
     return e == a
 
