@@ -22,6 +22,42 @@ ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "benchmarks" / "gpu" / "tilegym_bench.py"
 
 FILES = dict(tp.FILES)
+# cuTile's ops launch through cuda.tile.launch; the converted double launches a Triton kernel (run by
+# Triton's interpreter here): what LaunchProbe counts.
+FILES["src/cuda/tile/__init__.py"] = """
+    def launch(stream, grid, kernel, args):
+        pass
+"""
+FILES["src/tilegym/ops/cutile/double.py"] = """
+    import cuda.tile as ct
+    from tilegym.backend import register_impl
+    def helper(x):
+        return 2 * x
+    @register_impl("double", backend="cutile")
+    def double(x):
+        ct.launch(None, (1,), "double_kernel", ())
+        return ("cutile", helper(x))
+"""
+FILES["conv/ops/triton/double.py"] = """
+    import torch
+    import triton
+    import triton.language as tl
+    from tilegym.backend import register_impl
+    from tilegym.ops.triton.helpers import FACTOR
+    from .helpers import FACTOR as F2
+
+    @triton.jit
+    def double_kernel(X):
+        tl.store(X, tl.load(X) * 2)
+
+    def helper(x):
+        return FACTOR * x + 1000  # tells the two helpers apart
+
+    @register_impl("double", backend="triton")
+    def double(x):
+        double_kernel[(1,)](torch.ones(1))
+        return ("c2t", helper(x), __name__, F2)
+"""
 FILES["src/tilegym/backend/dispatcher.py"] = """
     import os
     from .selector import get_current_backend
@@ -123,7 +159,7 @@ FILES["tests/benchmark/bench_cfg.py"] = """
     def bench(N, config_idx):
         backend, mode, _, _ = get_supported_configs()[config_idx]
         who = tilegym.ops.double(N, backend=backend)[0]
-        return SPEED[(who, mode)] / profile_with_l2flush(lambda: None)
+        return SPEED[(who, mode)] / profile_with_l2flush(lambda: tilegym.ops.double(N, backend=backend))
 
     bench.run(print_data=True)
 """
@@ -145,7 +181,8 @@ def _rounds_bench(plot: str, body: str, prelude: str = "") -> str:
         x_names=["N"], x_vals=[8], line_arg="backend", line_vals=["cutile", "torch"], line_names=["CuTile", "PyTorch"],
         ylabel="GB/s", plot_name="{plot}", args={{}})])
     def bench(N, backend):
-        tilegym.ops.double(N, backend=backend)
+        who = tilegym.ops.double(N, backend=backend)[0]  # the converted line asks for "cutile": see who ran
+        backend = {{"c2t": "c2t_triton"}}.get(who, who)
         n = CALLS[backend] = CALLS.get(backend, 0) + 1
 {body}
 
@@ -198,7 +235,7 @@ def _run_harness(tmp_path, *args):
     _make_tree(tmp_path)
     out = tmp_path / "out"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path / "src"), tp.PKG_PARENT]),
-               FAKE_CALLS=str(tmp_path / "calls.jsonl"))
+               FAKE_CALLS=str(tmp_path / "calls.jsonl"), TRITON_INTERPRET="1")
     env.pop("CUTILE_TUTORIALS_BACKEND", None)
     return out, subprocess.run([sys.executable, str(SCRIPT), "--tilegym", str(tmp_path), "--converted",
                                 str(tmp_path / "conv"), "--out", str(out), *args],
@@ -235,7 +272,7 @@ def test_harness_on_fake_tilegym(tmp_path):
     assert got[("double-fp16-GBps", 1, "torch")] == 50.0 / 2.0
     assert {x for (plot, x, _) in got if plot != "cfg"} == {1, 16}
     # neg has no converted op: an error for that point, not PyTorch's fallback.
-    assert "No backend implementation found for 'neg' with backend 'c2t_triton'" in got[("neg-fp32-GBps", 16, "c2t_triton")]
+    assert "op 'neg' has no converted implementation" in got[("neg-fp32-GBps", 16, "c2t_triton")]
     calls = [json.loads(line) for line in (tmp_path / "calls.jsonl").read_text().splitlines()]
     assert calls and all(c == [1, 3] for c in calls)
     md = (out / "tilegym-bench.md").read_text()
@@ -253,6 +290,92 @@ def test_harness_on_fake_tilegym(tmp_path):
     assert summary["points"] == 4 and math.isclose(summary["geomean"], g)
     if importlib.util.find_spec("matplotlib"):
         assert (out / "bench_double.png").stat().st_size > 1000
+
+
+def test_bench_files_below_the_top_level(tmp_path):
+    # experimental/ and suites/*/ hold bench files whose names repeat the top level's (bench_swiglu.py):
+    # each is named by its path under tests/benchmark in the points, tables, logs and charts.
+    FILES["tests/benchmark/suites/unsloth/bench_double.py"] = FILES["tests/benchmark/bench_double.py"].replace(
+        "SPEED = {\"cutile\": 100.0, \"c2t\": 80.0", "SPEED = {\"cutile\": 100.0, \"c2t\": 120.0")
+    try:
+        out, r = _run_harness(tmp_path, "--files", "bench_double.py", "suites/unsloth/bench_double.py", "--rep",
+                              "1", "--warmup", "0", "--max-x", "1", "--budget", "120")
+    finally:
+        del FILES["tests/benchmark/suites/unsloth/bench_double.py"]
+    assert r.returncode == 0, r.stdout + r.stderr
+    points = [json.loads(line) for line in (out / "points.jsonl").read_text().splitlines()]
+    got = {(p["file"], p["line"]): p["value"] for p in points if p["kind"] == "point" and p["plot"] == "double-fp16-GBps"}
+    assert got[("bench_double.py", "c2t_triton")] == 640.0
+    assert got[("suites/unsloth/bench_double.py", "c2t_triton")] == 960.0
+    md = (out / "tilegym-bench.md").read_text()
+    assert "### suites/unsloth/bench_double.py" in md and "### bench_double.py" in md, md
+    assert (out / "suites__unsloth__bench_double.log").is_file() and (out / "bench_double.log").is_file()
+    m = _load()
+    everything = m.bench_files(["all"])
+    assert everything[:len(m.DEFAULT_FILES)] == m.DEFAULT_FILES and "suites/unsloth/bench_swiglu.py" in everything
+    assert "experimental/bench_mhc.py" in everything and len(everything) == len(set(everything))
+    assert m.bench_files(["bench_rope.py", "all"])[0] == "bench_rope.py"
+
+
+# TileGym's experimental files: PyTorch for any backend but "cutile", names imported from cuTile's modules
+# at the top (also as a dict's values) or inside the function, and a cuTile kernel the file launches itself.
+FILES["tests/benchmark/experimental/bench_branch.py"] = """
+    import triton
+    import triton.testing
+    import tilegym
+    from tilegym.ops.cutile.double import helper
+    import cuda.tile as ct
+
+    IMPLS = {"cutile": helper}
+
+    @triton.testing.perf_report([triton.testing.Benchmark(
+        x_names=["N"], x_vals=[8], line_arg="backend", line_vals=["cutile", "torch"], line_names=["CuTile", "PyTorch"],
+        ylabel="GB/s", plot_name=f"branch-{how}", args={"how": how}) for how in ("registry", "names", "local", "direct")])
+    def bench(N, backend, how):
+        if backend == "cutile":
+            tilegym.set_backend("cutile")
+            if how == "registry":
+                fn = lambda: tilegym.ops.double(N)
+            elif how == "names":
+                fn = lambda: (helper(N), IMPLS["cutile"](N), tilegym.ops.double(N))
+            elif how == "local":
+                def fn():
+                    from tilegym.ops.cutile import double as mod
+                    return mod.double(N)
+            else:
+                fn = lambda: ct.launch(None, (1,), "own_kernel", ())
+        else:
+            fn = lambda: 2 * N
+        triton.testing.do_bench(fn)
+        if how == "names" and backend == "cutile":
+            return float(helper(N) + IMPLS["cutile"](N))
+        return 1.0 if backend == "torch" else float(len(str(fn())))
+
+    bench.run(print_data=True)
+"""
+
+
+def test_the_converted_line_runs_the_cutile_line_on_the_conversion(tmp_path):
+    out, r = _run_harness(tmp_path, "--files", "experimental/bench_branch.py", "--budget", "120")
+    assert r.returncode == 0, r.stdout + r.stderr + (out / "experimental__bench_branch.log").read_text()
+    points = [json.loads(line) for line in (out / "points.jsonl").read_text().splitlines()]
+    got = {(p["plot"], p["line"]): p for p in points if p["kind"] == "point"}
+    # The converted line took the file's cuTile branch, every way of reaching cuTile led to the conversion,
+    # and the probe saw converted launches only (and cuTile's only on the cuTile line).
+    for how in ("registry", "names", "local"):
+        c2t, cutile = got[(f"branch-{how}", "c2t_triton")], got[(f"branch-{how}", "cutile")]
+        assert "value" in c2t and c2t["launches"] == {"converted": 1, "cutile": 0}, c2t
+        assert cutile["launches"] == {"converted": 0, "cutile": 1}, cutile
+    # Names imported at the top and a dict's values were the converted helper during the converted line only.
+    assert got[("branch-names", "cutile")]["value"] == 32.0 and got[("branch-names", "c2t_triton")]["value"] == 2032.0
+    assert got[("branch-registry", "c2t_triton")]["value"] != got[("branch-registry", "cutile")]["value"]
+    # A kernel the bench file launches itself through cuTile has no conversion: an error, not a number.
+    direct = got[("branch-direct", "c2t_triton")]
+    assert "value" not in direct and direct["launches"] == {"converted": 0, "cutile": 1}, direct
+    assert direct["error"].startswith("not the converted op: the timed call launched 0 converted and 1 cuTile"), direct
+    assert "value" in got[("branch-direct", "cutile")]
+    md = (out / "tilegym-bench.md").read_text()
+    assert "### experimental/bench_branch.py" in md and "not the converted op" in md, md
 
 
 def test_only_x_reruns_the_named_shapes(tmp_path):

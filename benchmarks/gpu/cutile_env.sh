@@ -24,7 +24,7 @@ c2t_plugin_package() {
   mkdir -p "$dir"
   echo '"""cutile2triton, plug-in only (no compiler extension on this machine)."""' > "$dir/__init__.py"
   cp src/cutile2triton/pytest_tilegym.py src/cutile2triton/tilegym_differential.py \
-    src/cutile2triton/differential_compare.py "$dir/"
+    src/cutile2triton/differential_compare.py src/cutile2triton/tilegym_as_cutile.py "$dir/"
   [ "${2:-}" = --no-fast-launch ] || cp src/cutile2triton/fast_launch.py src/cutile2triton/_fast_launch.c "$dir/"
 }
 

@@ -64,15 +64,54 @@ DEFAULT_FILES = [
     "bench_persistent_matmul.py", "bench_group_gemm.py", "bench_fused_attention.py", "bench_mla.py",
     "bench_mla_decoding.py", "bench_gemma_attention.py",
 ]
+# The bench files below tests/benchmark's top level (a file is named by its path relative to it).
+EXPERIMENTAL_FILES = [f"experimental/bench_{n}.py" for n in (
+    "rmsnorm_backward", "silu_and_mul_backward", "swiglu_backward", "fused_swiglu_mlp", "mhc",
+    "fused_linear_cross_entropy", "swa_attention", "sparse_mla", "attention_backward")]
+UNSLOTH_FILES = [f"suites/unsloth/bench_{n}.py" for n in (
+    "geglu", "swiglu", "layernorm", "rms_layernorm", "rope_embedding", "cross_entropy_loss", "fp8", "grouped_gemm")]
 # The timer each bench file calls (TileGym 75a14307), for the report: small shapes timed with do_bench
 # measure host launch cost as much as the kernel (BENCHMARKS.md, "Host launch cost").
 TIMERS = {
     "bench_softmax.py": "profile_with_l2flush", "bench_rmsnorm.py": "profile_with_l2flush",
     "bench_bmm.py": "do_bench", "bench_gemma_attention.py": "do_bench", "bench_layernorm.py": "do_bench",
     "bench_group_gemm.py": "do_bench", "bench_nvfp4_quantize.py": "do_bench",
+    **{f: "do_bench" for f in EXPERIMENTAL_FILES if not f.endswith(("rmsnorm_backward.py", "mhc.py"))},
+    **{f: "do_bench_cudagraph (forward), do_bench (backward)" for f in UNSLOTH_FILES
+       if f.endswith(("cross_entropy_loss.py", "layernorm.py", "rope_embedding.py"))},
+    UNSLOTH_FILES[-1]: "do_bench",
 }  # the others: do_bench_cudagraph
 # Not run by default: bench_mix_triton_cutile.py (a demo mixing both in one model, its backends are not
-# ops), bench_nvfp4_quantize.py (nvfp4_quantize does not convert: fp4 packing; 48 shapes of cuTile alone).
+# ops), bench_nvfp4_quantize.py (48 shapes), EXPERIMENTAL_FILES and UNSLOTH_FILES (name them in --files,
+# or --files all).
+
+
+def bench_files(names: list | None) -> list[str]:
+    """The bench files to run, as paths relative to tests/benchmark: DEFAULT_FILES when none are
+    named; "all" stands for DEFAULT_FILES, EXPERIMENTAL_FILES and UNSLOTH_FILES."""
+    if not names:
+        return list(DEFAULT_FILES)
+    out = []
+    for n in names:
+        for f in (DEFAULT_FILES + EXPERIMENTAL_FILES + UNSLOTH_FILES if n == "all" else [n]):
+            if f not in out:
+                out.append(f)
+    return out
+
+
+def file_stem(name: str) -> str:
+    """A bench file's name as a file name of its own (logs, charts): suites/unsloth/bench_swiglu.py ->
+    suites__unsloth__bench_swiglu (the top level's bench_swiglu.py stays bench_swiglu)."""
+    return str(Path(name).with_suffix("")).replace("/", "__")
+
+
+def bench_root(path: Path) -> Path:
+    """tests/benchmark, the nearest folder above a bench file that holds bench_utils.py (the
+    experimental and suites files live below it and import tilegym only)."""
+    for d in path.parents:
+        if (d / "bench_utils.py").is_file():
+            return d
+    return path.parent
 
 
 def _first_line(exc: BaseException) -> str:
@@ -170,15 +209,31 @@ def ceiling_of(ylabel: str, plot: str, ceiling: dict):
     return None
 
 
+def check_launches(backend: str, counts: dict | None) -> str | None:
+    """Why a point's number is not the backend's, from its LaunchProbe counts, or None. The converted
+    line must launch at least one converted kernel and no cuTile kernel; the cuTile line no converted
+    one. None where no timer was called (nothing to check)."""
+    if counts is None:
+        return None
+    if backend == C2T and (counts["converted"] == 0 or counts["cutile"]):
+        return (f"not the converted op: the timed call launched {counts['converted']} converted and "
+                f"{counts['cutile']} cuTile kernels (the bench file does not reach the conversion here)")
+    if backend == "cutile" and counts["converted"]:
+        return f"the cuTile line launched {counts['converted']} converted kernels"
+    return None
+
+
 def run_child(args) -> int:
     path = Path(args.child).resolve()
     os.environ["DISABLE_FALLBACK"] = "1"
-    sys.path.insert(0, str(path.parent))
+    root = bench_root(path)
+    sys.path[:0] = list(dict.fromkeys([str(path.parent), str(root)]))
+    name = path.relative_to(root).as_posix()
     out = open(args.points, "a", buffering=1)
     deadline = time.time() + args.child_budget
 
     def emit(rec):
-        rec["file"] = path.name
+        rec["file"] = name
         if args.attempt:
             rec["attempt"] = args.attempt  # a --repeat run: collect() keeps each point's best
         out.write(json.dumps(rec, default=str) + "\n")
@@ -189,8 +244,10 @@ def run_child(args) -> int:
 
         import bench_utils
         from cutile2triton.pytest_tilegym import load_converted
+        from cutile2triton.tilegym_as_cutile import LaunchProbe, converted_as_cutile
 
         mounts = load_converted(Path(args.converted))
+        probe = LaunchProbe(mounts)
     except BaseException as e:  # noqa: BLE001
         emit({"kind": "setup_error", "error": _first_line(e)})
         raise
@@ -199,9 +256,18 @@ def run_child(args) -> int:
     if ceiling:
         emit(ceiling)
 
+    # Before a point's timer runs, its function is called once with LaunchProbe (untimed): which
+    # kernels the line launches, checked after the measurement (check_launches).
+    probing: dict = {"on": False, "counts": None}
+
+    def probed(fn):
+        if probing["on"] and probing["counts"] is None:
+            probing["counts"] = probe(fn)
+
     real_profile = bench_utils.profile_with_l2flush
 
     def profile_with_l2flush(fn, warmup=None, rep=None):
+        probed(fn)
         return real_profile(fn, warmup=args.warmup, rep=args.rep)
 
     bench_utils.profile_with_l2flush = profile_with_l2flush
@@ -212,11 +278,21 @@ def run_child(args) -> int:
     real_do_bench = triton.testing.do_bench
 
     def do_bench(fn, *a, **kw):
+        probed(fn)
         if args.do_bench != "mean" and len(a) < 4 and "quantiles" not in kw and "return_mode" not in kw:
             kw["return_mode"] = args.do_bench
         return real_do_bench(fn, *a, **kw)
 
     triton.testing.do_bench = do_bench
+    real_cudagraph = triton.testing.do_bench_cudagraph
+
+    def do_bench_cudagraph(fn, *a, **kw):
+        probed(fn)
+        return real_cudagraph(fn, *a, **kw)
+
+    triton.testing.do_bench_cudagraph = do_bench_cudagraph
+
+    namespace: dict = {}  # the bench file's globals, for converted_as_cutile
 
     def measure(rec, call):
         """One measurement of a point into rec: its rounds and their best finite value (higher is
@@ -241,8 +317,38 @@ def run_child(args) -> int:
                 pass
         rec["seconds"] = round(rec.get("seconds", 0) + time.time() - t0, 2)
 
+    def measure_line(rec, call, line, backend, lines):
+        """measure() of one line. The converted line of a file whose lines are backends runs the file's
+        cuTile line with "cutile" meaning the converted ops (converted_as_cutile; TileGym's files
+        branch on backend == "cutile"); its first round's launches are probed (LaunchProbe): a point
+        that launched no converted kernel, or a cuTile one, is an error, not a number."""
+        cutile_line = next((v for v, (b, _) in lines.items() if b == "cutile" and v == "cutile"), None)
+        first = "rounds" not in rec and "error" not in rec
+        probing.update(on=first and backend in (C2T, "cutile"), counts=None)
+        try:
+            if backend == C2T and line == C2T and cutile_line is not None:
+                def run():
+                    with converted_as_cutile(mounts, namespace):
+                        return call(cutile_line)
+            else:
+                def run():
+                    return call(line)
+            measure(rec, run)
+        finally:
+            probing["on"] = False
+        counts = probing["counts"]
+        if first and backend in (C2T, "cutile"):
+            rec["launches"] = counts
+            problem = check_launches(backend, counts)
+            if problem and "value" in rec:
+                rec["error"] = problem
+                rec["unchecked_value"] = rec.pop("value")
+                rec.pop("rounds", None)
+
     def mark_run(self, *a, **kw):
         benches = [self.benchmarks] if isinstance(self.benchmarks, triton.testing.Benchmark) else self.benchmarks
+        nonlocal namespace
+        namespace = self.fn.__globals__
         for bench in benches:
             if bench is None:
                 continue
@@ -268,7 +374,8 @@ def run_child(args) -> int:
                         if not round_ and time.time() > deadline:
                             rec["error"] = "not run: the file's time was spent"
                         else:
-                            measure(rec, lambda: self.fn(**x_args, **{bench.line_arg: line}, **bench.args))
+                            measure_line(rec, lambda value: self.fn(**x_args, **{bench.line_arg: value},
+                                                                    **bench.args), line, backend, lines)
                         # Written at once (the later record wins): a backend that hangs or kills the
                         # process later loses no point measured before it.
                         emit({k: v for k, v in rec.items() if k != "rounds" or args.rounds > 1})
@@ -295,7 +402,7 @@ def run_parent(args) -> int:
     out.mkdir(parents=True, exist_ok=True)
     points = out / "points.jsonl"
     points.unlink(missing_ok=True)
-    files = args.files or DEFAULT_FILES
+    files = bench_files(args.files)
     t_end = time.time() + args.budget
     runs = []
     for i, name in enumerate([f for f in files for _ in range(max(1, args.repeat))]):
@@ -315,7 +422,7 @@ def run_parent(args) -> int:
                "--rounds", str(args.rounds),
                *(["--only-x", *args.only_x] if args.only_x else [])]
         t0 = time.time()
-        with open(out / f"{Path(name).stem}.log", "w") as log:
+        with open(out / f"{file_stem(name)}.log", "w") as log:
             try:
                 rc = subprocess.run(cmd, cwd=bench_dir, stdout=log, stderr=subprocess.STDOUT,
                                     timeout=budget + 5).returncode
@@ -512,7 +619,7 @@ def charts(files: dict, out: Path) -> None:
         ax.set_title(f"TileGym {fname} on the H200")
         ax.legend(fontsize=7)
         fig.tight_layout()
-        fig.savefig(out / f"{Path(fname).stem}.png", dpi=110)
+        fig.savefig(out / f"{file_stem(fname)}.png", dpi=110)
         plt.close(fig)
 
 
@@ -521,7 +628,8 @@ def main(argv=None) -> int:
     ap.add_argument("--tilegym", help="TileGym checkout (with src/ and tests/benchmark/)")
     ap.add_argument("--converted", help="converted tree (CONV/ops/triton, CONV/suites/...), as for the pytest plug-in")
     ap.add_argument("--out", help="output folder")
-    ap.add_argument("--files", nargs="*", help="bench files under tests/benchmark (default: the op benchmarks)")
+    ap.add_argument("--files", nargs="*", help="bench files, relative to tests/benchmark (default: the top-level op "
+                    "benchmarks; 'all' adds experimental/ and suites/unsloth/)")
     ap.add_argument("--rep", type=int, default=100, help="profile_with_l2flush repetitions (TileGym: 100)")
     ap.add_argument("--warmup", type=int, default=20, help="profile_with_l2flush warm-up runs (TileGym: 20)")
     ap.add_argument("--max-x", type=int, default=0, help="at most this many x values per Benchmark (0: all)")

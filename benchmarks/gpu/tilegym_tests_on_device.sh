@@ -11,7 +11,8 @@
 #               pytest-timeout TEST_TIMEOUT s when installed; JOBS files at a time.
 #   C2T_BACKENDS: "triton cutile" (default) or "triton"; all files of the first
 #               backend are queued before the second's.
-#   C2T_JOBLIST: "triton tests/a.py;cutile tests/b.py": run just these (C2T_MODE=full).
+#   C2T_JOBLIST: "triton tests/a.py;cutile tests/b.py": run just these (C2T_MODE=full);
+#               "triton tests/a.py 3/28" runs the third of 28 shards only (--c2t-shard).
 #   C2T_SHARDS: "tests/ops/test_bmm.py=8 tests/x.py=4": split these files' converted
 #               (triton) cases into N processes each (--c2t-shard K/N); the summary
 #               adds the shards up into one row per file.

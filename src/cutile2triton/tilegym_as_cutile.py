@@ -1,0 +1,151 @@
+"""TileGym's benchmark scripts on the converted ops: a bench file's cuTile line, run on the
+conversion in the same process as cuTile's own line, and a check of which kernels a call launched.
+
+TileGym's bench files reach cuTile three ways: the op registry (``tilegym.set_backend("cutile")``,
+``backend="cutile"``), names imported from ``tilegym.<rel>.cutile[.x]`` at the top of the file
+(``from tilegym.ops.cutile.attention import tile_fmha_with_backward``, also as values of a
+module-level dict), and imports inside the timed function. Many time PyTorch for any backend but
+``"cutile"`` (``if backend == "cutile": ... else: reference``), so a line with backend
+``c2t_triton`` would time PyTorch there (TileGym 75a14307: the experimental silu_and_mul, swiglu
+and fused MLP backward benchmarks). ``converted_as_cutile`` makes all three ways lead to the
+conversion for the duration of a call; ``LaunchProbe`` counts the kernels a call launched, the
+converted ones (Triton launches of kernels defined in the mounted packages) and cuTile's
+(``cuda.tile.launch``), so that a point that did not run the converted kernels is reported as
+such instead of as a number.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import types
+
+from .pytest_tilegym import _Mounts, _swap_in, _swap_out
+
+
+def cutile_counterpart(mounts: _Mounts, name: str) -> str | None:
+    """``tilegym.<rel>.cutile[.x]`` -> ``tilegym.<rel>.c2t_triton[.x]`` for a mounted rel; None for
+    any other module name (TileGym's hand-written ``triton`` modules included)."""
+    for rel in mounts.rels:
+        prefix = ".".join(("tilegym", *rel, "cutile"))
+        if name == prefix or name.startswith(prefix + "."):
+            return mounts.package(rel) + name[len(prefix):]
+    return None
+
+
+def _converted_object(mounts: _Mounts, obj):
+    """The converted counterpart of a module, function or class of a cuTile module, or None."""
+    if isinstance(obj, types.ModuleType):
+        conv = cutile_counterpart(mounts, obj.__name__)
+        return sys.modules.get(conv) if conv else None
+    module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+    if not isinstance(module, str) or not isinstance(qualname, str) or "." in qualname:
+        return None
+    conv = cutile_counterpart(mounts, module)
+    conv_mod = sys.modules.get(conv) if conv else None
+    return getattr(conv_mod, qualname, None) if conv_mod is not None else None
+
+
+@contextlib.contextmanager
+def converted_as_cutile(mounts: _Mounts, namespace: dict | None = None):
+    """While active, TileGym's ``"cutile"`` means the converted ops: registry entries (as the pytest
+    plug-in's swap: an op without a conversion raises NotImplementedError), the imported
+    ``tilegym.<rel>.cutile[.x]`` modules in ``sys.modules`` and as attributes of their packages, and
+    the names in ``namespace`` (a bench module's globals, and the values of its dicts) bound to
+    objects of those modules. Everything is restored on exit. A name with no counterpart (a cuTile
+    kernel launched by the bench file itself) keeps cuTile's object: LaunchProbe tells."""
+    plan = []  # (container, key, new value): sys.modules entries, package attributes, namespace names
+    for name in list(sys.modules):
+        conv = cutile_counterpart(mounts, name)
+        new = sys.modules.get(conv) if conv else None
+        if new is None:
+            continue
+        plan.append((sys.modules, name, new))
+        parent, _, child = name.rpartition(".")
+        holder = sys.modules.get(parent)  # cuTile's package (nothing is changed while planning)
+        if holder is not None and hasattr(holder, child):
+            plan.append((holder, child, new))
+    for container in [namespace or {}] + [v for v in (namespace or {}).values() if isinstance(v, dict)]:
+        for key, value in list(container.items()):
+            new = _converted_object(mounts, value)
+            if new is not None and new is not value:
+                plan.append((container, key, new))
+    saved_registry = _swap_in(mounts)
+    undo: list = []  # (container, key, old value), restored in reverse
+    try:
+        for container, key, new in plan:
+            if isinstance(container, dict):
+                undo.append((container, key, container[key]))
+                container[key] = new
+            else:
+                undo.append((container, key, getattr(container, key)))
+                setattr(container, key, new)
+        yield
+    finally:
+        for container, key, old in reversed(undo):
+            if isinstance(container, dict):
+                container[key] = old
+            else:
+                setattr(container, key, old)
+        _swap_out(saved_registry)
+
+
+class LaunchProbe:
+    """Counts the kernels launched during one call: ``converted`` (Triton launches, compiled or
+    interpreted, of kernels defined in the mounted packages) and ``cutile`` (``cuda.tile.launch``
+    calls; cuTile's ops call it as ``ct.launch``). A Triton launch-enter hook is set for the call,
+    which also sends the converted runtime's reused launches through Triton (its native launch
+    stands aside while launch hooks are set), so every launch is seen; the call is not timed."""
+
+    def __init__(self, mounts: _Mounts):
+        self.mounts = mounts
+
+    def __call__(self, fn) -> dict:
+        """Calls fn() once; returns {"converted": n, "cutile": n}. fn's exception propagates."""
+        import triton
+        from triton.runtime.jit import JITFunction
+
+        counts = {"converted": 0, "cutile": 0}
+        classes = [JITFunction]
+        try:
+            from triton.runtime.interpreter import InterpretedFunction
+
+            classes.append(InterpretedFunction)
+        except ImportError:
+            pass
+        mounts = self.mounts
+
+        def counting_run(real):
+            def run(kernel, *args, **kwargs):
+                if not kwargs.get("warmup") and mounts.is_ours(getattr(kernel.fn, "__module__", "") or ""):
+                    counts["converted"] += 1
+                return real(kernel, *args, **kwargs)
+
+            return run
+
+        def enter_hook(metadata):  # only its presence matters (see the class comment)
+            return None
+
+        ct = sys.modules.get("cuda.tile")
+        real_launch = getattr(ct, "launch", None) if ct is not None else None
+
+        def launch(*args, **kwargs):
+            counts["cutile"] += 1
+            return real_launch(*args, **kwargs)
+
+        saved = [(cls, cls.run) for cls in classes]
+        hooks = triton.knobs.runtime.launch_enter_hook
+        try:
+            for cls, real in saved:
+                cls.run = counting_run(real)
+            hooks.add(enter_hook)
+            if real_launch is not None:
+                ct.launch = launch
+            fn()
+        finally:
+            if real_launch is not None:
+                ct.launch = real_launch
+            hooks.remove(enter_hook)
+            for cls, real in saved:
+                cls.run = real
+        return counts
