@@ -64,13 +64,18 @@ def grouped_scale(Xs, Os, TILE_M: ConstInt, TILE_N: ConstInt):
 
 
 @pytest.mark.parametrize("in_dt", [torch.float32, torch.float16])
-def test_grouped_runtime_index(tmp_path, in_dt):
+@pytest.mark.parametrize("layout", ["strided", "one_transposed", "dense"])
+def test_grouped_runtime_index(tmp_path, in_dt, layout):
+    # The launcher's dense flag per list (unit last stride, 16-byte aligned, leading strides multiples
+    # of 16) decides whether the kernel takes the last stride as 1: an element that breaks it must
+    # keep its list on the table's strides ("one_transposed": Xs not dense, Os dense).
     mod = convert_and_load(GROUPED, tmp_path, "grouped")
     seed, g = _gen()
     TM, TN = 16, 32
-    shapes = [(37, 20), (5, 70), (64, 33)]
+    shapes = [(37, 20), (5, 70), (64, 33)] if layout == "strided" else [(37, 32), (5, 64), (64, 48)]
     xs = [dev(torch.randn(m, n, generator=g).to(in_dt)) for m, n in shapes]
-    xs[1] = dev(torch.randn(70, 5, generator=g).to(in_dt)).T  # non-contiguous element: strides from the table
+    if layout != "dense":  # a non-contiguous element: strides from the table
+        xs[1] = dev(torch.randn(shapes[1][1], shapes[1][0], generator=g).to(in_dt)).T
     outs = [poison(dev(torch.empty(m, n, dtype=torch.float32))) for m, n in shapes]
     tiles = sum(-(-m // TM) * -(-n // TN) for m, n in shapes)
     mod.launch_grouped_scale((tiles,), xs, outs, TM, TN)
@@ -85,6 +90,7 @@ def test_grouped_code_shape():
     assert ".to(Xs_first.dtype)" in code
     assert "X_shape_1 = tl.load(X_words + 2).to(tl.int32)" in code
     assert "Xs_len" in code and "len(_c2t_Xs)" in code
+    assert "X_stride_1 = 1 if Xs_dense else X_stride_1_raw" in code and "_c2t_Xs_dense = all(" in code
 
 
 def test_launcher_checks_list_elements(tmp_path):

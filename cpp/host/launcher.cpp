@@ -175,6 +175,10 @@ std::string list_table_source(const sema::ParamKind& p, const std::string& items
   }
   o += "    " + table + " = torch.tensor([v for t in " + items + " for v in (t.data_ptr(), *t.shape, *t.stride())],\n";
   o += std::string(20 + table.size(), ' ') + "dtype=torch.int64, device=" + items + "[0].device)\n";
+  // The kernel's dense flag (lower/value.h ArrayListVal::dense): facts of every element that
+  // Triton's own specialization would find for a single array argument.
+  o += "    " + items + "_dense = all(t.data_ptr() % 16 == 0 and all(s % 16 == 0 for s in t.stride()[:-1])\n";
+  o += std::string(8 + items.size() + 9, ' ') + "and t.stride()[-1:] in ((), (1,)) for t in " + items + ")\n";
   return o;
 }
 
@@ -311,7 +315,7 @@ std::string launcher_source(const lower::LoweredKernel& k) {
         std::string items = "_c2t_" + p.name, table = "_c2t_" + p.name + "_table";
         prep += list_table_source(p, items, table);
         needs_torch = true;
-        lines.push_back(table + ", len(" + items + "), " + items + "[0]");
+        lines.push_back(table + ", len(" + items + "), " + items + "[0], " + items + "_dense");
         break;
       }
       case sema::ParamKind::Kind::Array: {

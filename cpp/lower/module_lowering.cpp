@@ -352,6 +352,7 @@ LVal Lowerer::call_helper(const Node* call_node, const Node* def) {
       cargs.push_back(v.list->table);
       cargs.push_back(v.list->length);
       cargs.push_back(v.list->first);
+      cargs.push_back(v.list->dense);
     } else {
       cargs.push_back(v.expr);
     }

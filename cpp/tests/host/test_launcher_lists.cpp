@@ -44,7 +44,11 @@ TEST(LauncherLists, TableLengthAndFirstArrayInKernelOrder) {
   EXPECT_TRUE(has(s, "_c2t_As_table = torch.tensor([v for t in _c2t_As for v in (t.data_ptr(), *t.shape, *t.stride())],"))
       << s;
   EXPECT_TRUE(has(s, "dtype=torch.int64, device=_c2t_As[0].device)")) << s;
-  EXPECT_TRUE(has(s, "        _c2t_As_table, len(_c2t_As), _c2t_As[0],\n        out, out_shape_0, out_shape_1, out_stride_0")) << s;
+  // the dense flag: what Triton's specialization would know of a single array, for every element
+  EXPECT_TRUE(has(s, "_c2t_As_dense = all(t.data_ptr() % 16 == 0 and all(s % 16 == 0 for s in t.stride()[:-1])\n"
+                     "                        and t.stride()[-1:] in ((), (1,)) for t in _c2t_As)\n")) << s;
+  EXPECT_TRUE(has(s, "        _c2t_As_table, len(_c2t_As), _c2t_As[0], _c2t_As_dense,\n"
+                     "        out, out_shape_0, out_shape_1, out_stride_0")) << s;
 }
 
 // A fixed-rank array's extents and strides: one tensor call each, unpacked
