@@ -66,10 +66,14 @@ def grouped_scale(Xs, Os, TILE_M: ConstInt, TILE_N: ConstInt):
 @pytest.mark.parametrize("in_dt", [torch.float32, torch.float16])
 @pytest.mark.parametrize("layout", ["strided", "one_transposed", "dense"])
 def test_grouped_runtime_index(tmp_path, in_dt, layout):
-    # The launcher's dense flag per list (unit last stride, 16-byte aligned, leading strides multiples
-    # of 16) decides whether the kernel takes the last stride as 1: an element that breaks it must
-    # keep its list on the table's strides ("one_transposed": Xs not dense, Os dense).
+    # The launcher's facts per list (bit k: word k of every element, address/shapes/strides, a
+    # multiple of 16; bit 5: every last stride 1) become the kernel's hints, and a last stride of 1
+    # is taken as the literal 1: an element that breaks a fact must keep its list on the table's
+    # values ("one_transposed": Xs loses the unit stride, Os keeps it).
     mod = convert_and_load(GROUPED, tmp_path, "grouped")
+    launched = []
+    real_run = mod._c2t_run_kernel
+    mod._c2t_run_kernel = lambda kernel, grid, *args, **kw: (launched.append(args), real_run(kernel, grid, *args, **kw))
     seed, g = _gen()
     TM, TN = 16, 32
     shapes = [(37, 20), (5, 70), (64, 33)] if layout == "strided" else [(37, 32), (5, 64), (64, 48)]
@@ -81,6 +85,61 @@ def test_grouped_runtime_index(tmp_path, in_dt, layout):
     mod.launch_grouped_scale((tiles,), xs, outs, TM, TN)
     for k, (x, o) in enumerate(zip(xs, outs)):
         assert_close(o, x.float() * (k + 1), dtype=in_dt, msg=f"group {k} seed={seed}")
+    # (table, length, first, facts) per list. Extents 37/5/64 are not all multiples of 16 (bit 1 off),
+    # a last stride of 1 is not one (bit 4 off); addresses of fresh tensors are aligned (bit 0).
+    (_, _, _, x_facts, _, _, _, o_facts) = launched[0][:8]
+    widths = {"strided": 0, "one_transposed": 4 | 8, "dense": 4 | 8}[layout]  # dims 1 and strides 0 of 16s
+    assert o_facts == 1 | widths | 32, (layout, o_facts)
+    assert x_facts == {"strided": 1, "one_transposed": 1 | 4, "dense": 1 | 4 | 8 | 32}[layout], (layout, x_facts)
+
+
+GROUPED_GEMM = HEAD + """
+@ct.kernel
+def grouped_gemm(As, Bs, Cs, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    # One output tile per block over all groups: C_g = A_g @ B_g.
+    bid = ct.bid(0)
+    start = 0
+    for g in range(len(As)):
+        A = As[g]
+        B = Bs[g]
+        C = Cs[g]
+        nn = ct.num_tiles(C, 1, (TM, TN))
+        n = ct.num_tiles(C, 0, (TM, TN)) * nn
+        if bid >= start and bid < start + n:
+            t = bid - start
+            acc = ct.zeros((TM, TN), dtype=ct.float32)
+            for k in range(ct.num_tiles(A, 1, (TM, TK))):
+                a = ct.load(A, (t // nn, k), shape=(TM, TK), padding_mode=ZERO)
+                b = ct.load(B, (k, t % nn), shape=(TK, TN), padding_mode=ZERO)
+                acc = ct.mma(a, b, acc)
+            ct.store(C, (t // nn, t % nn), tile=ct.astype(acc, C.dtype))
+        start += n
+"""
+
+
+@pytest.mark.parametrize("dims", [[(64, 128, 64), (128, 64, 96)], [(50, 70, 30), (64, 64, 64)]], ids=["aligned", "ragged"])
+def test_grouped_gemm_loads_pipeline_where_the_lists_allow(tmp_path, dims):
+    # Triton software-pipelines a K loop's loads (cp.async) only where it can vectorize them: where it
+    # knows the addresses, extents and leading strides are multiples of 16, which its specialization
+    # finds in a single array's arguments but not in a list's table. With the launcher's facts
+    # (ArrayListVal::facts) the sm_90 compile of aligned lists pipelines (TileGym's group_gemm:
+    # BENCHMARKS.md, s23); ragged lists compile without the hints. The interpreter checks the results.
+    from triton_compile_check import compile_launch, load_for_compile
+
+    code = convert(GROUPED_GEMM, "grouped_gemm.py")
+    mod, gpu = load(code, tmp_path, "grouped_gemm"), load_for_compile(code, tmp_path, "grouped_gemm")
+    seed, g = _gen()
+    TM, TN, TK = 64, 64, 32
+    As = [dev(torch.randn(m, k, generator=g).to(torch.float16)) for m, k, n in dims]
+    Bs = [dev(torch.randn(k, n, generator=g).to(torch.float16)) for m, k, n in dims]
+    Cs = [poison(dev(torch.empty(m, n, dtype=torch.float16))) for m, k, n in dims]
+    tiles = sum(-(-m // TM) * -(-n // TN) for m, k, n in dims)
+    stages = compile_launch(gpu.launch_grouped_gemm, (tiles, 1, 1), As, Bs, Cs, TM, TN, TK)
+    if dims[0] == (64, 128, 64):
+        assert "async_copy_global_to_local" in stages["ttgir"], "aligned lists: the K loop's loads were not pipelined"
+    mod.launch_grouped_gemm((tiles, 1, 1), As, Bs, Cs, TM, TN, TK)
+    for i, (a, b, c) in enumerate(zip(As, Bs, Cs)):
+        assert_close(c, (a.float() @ b.float()).to(torch.float16), relaxed=True, msg=f"group {i} seed={seed}")
 
 
 def test_grouped_code_shape():
@@ -88,9 +147,11 @@ def test_grouped_code_shape():
     # cuTile's layout: 1 + 2 * rank int64 words per element, int32 shapes/strides.
     assert "Xs_table + g * 5" in code
     assert ".to(Xs_first.dtype)" in code
-    assert "X_shape_1 = tl.load(X_words + 2).to(tl.int32)" in code
+    assert "X_shape_1_raw = tl.load(X_words + 2).to(tl.int32)" in code
     assert "Xs_len" in code and "len(_c2t_Xs)" in code
-    assert "X_stride_1 = 1 if Xs_dense else X_stride_1_raw" in code and "_c2t_Xs_dense = all(" in code
+    assert "X_stride_1 = 1 if Xs_facts & 32 else X_stride_1_raw" in code
+    assert "X_shape_1 = tl.multiple_of(X_shape_1_raw, 16) if Xs_facts & 4 else X_shape_1_raw" in code
+    assert "_c2t_Xs_facts = sum(1 << k for k in range(5) if all(v % 16 == 0 for v in _c2t_Xs_words[k::5]))" in code
 
 
 def test_launcher_checks_list_elements(tmp_path):
@@ -162,7 +223,7 @@ def add_int64_index_arrays(
 def test_int64_indexed_list(tmp_path):
     # cuTile test_list.py: int64-indexed elements keep int64 shapes/strides
     code = convert(INT64_LIST, "int64_list.py")
-    assert "arrays_item_shape_0 = tl.load(arrays_item_words + 1)\n" in code
+    assert "arrays_item_shape_0_raw = tl.load(arrays_item_words + 1)\n" in code
     assert "2**31" not in code  # no int32 range check on the host
     mod = load(code, tmp_path, "int64_list")
     seed, g = _gen()

@@ -173,12 +173,17 @@ std::string list_table_source(const sema::ParamKind& p, const std::string& items
     o += "        raise ValueError(\"" + n + ": shapes and strides must fit in int32 (annotate the list with "
          "ct.IndexedWithInt64 elements)\")\n";
   }
-  o += "    " + table + " = torch.tensor([v for t in " + items + " for v in (t.data_ptr(), *t.shape, *t.stride())],\n";
-  o += std::string(20 + table.size(), ' ') + "dtype=torch.int64, device=" + items + "[0].device)\n";
-  // The kernel's dense flag (lower/value.h ArrayListVal::dense): facts of every element that
-  // Triton's own specialization would find for a single array argument.
-  o += "    " + items + "_dense = all(t.data_ptr() % 16 == 0 and all(s % 16 == 0 for s in t.stride()[:-1])\n";
-  o += std::string(8 + items.size() + 9, ' ') + "and t.stride()[-1:] in ((), (1,)) for t in " + items + ")\n";
+  int nw = 1 + 2 * (p.rank < 0 ? 0 : p.rank);  // words per element
+  std::string words = items + "_words", w = std::to_string(nw), last = std::to_string(nw - 1);
+  o += "    " + words + " = [v for t in " + items + " for v in (t.data_ptr(), *t.shape, *t.stride())]\n";
+  o += "    " + table + " = torch.tensor(" + words + ", dtype=torch.int64, device=" + items + "[0].device)\n";
+  // The kernel's facts (lower/value.h ArrayListVal::facts): what Triton's own specialization finds
+  // in a single array's arguments (multiples of 16, a unit last stride), here of every element.
+  o += "    " + items + "_facts = sum(1 << k for k in range(" + w + ") if all(v % 16 == 0 for v in " + words + "[k::" +
+       w + "]))\n";
+  if (p.rank > 0)
+    o += "    " + items + "_facts |= (1 << " + w + ") if all(v == 1 for v in " + words + "[" + last + "::" + w +
+         "]) else 0\n";
   return o;
 }
 
@@ -315,7 +320,7 @@ std::string launcher_source(const lower::LoweredKernel& k) {
         std::string items = "_c2t_" + p.name, table = "_c2t_" + p.name + "_table";
         prep += list_table_source(p, items, table);
         needs_torch = true;
-        lines.push_back(table + ", len(" + items + "), " + items + "[0], " + items + "_dense");
+        lines.push_back(table + ", len(" + items + "), " + items + "[0], " + items + "_facts");
         break;
       }
       case sema::ParamKind::Kind::Array: {

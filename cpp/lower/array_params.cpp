@@ -105,28 +105,29 @@ LVal Lowerer::array_list_item(const LVal& list, const Node* index, const Node* a
   a->display = hint;
   a->rank = l.rank;
   a->int64_index = l.int64_index;
-  // With the list's dense flag (a constexpr: Triton keeps one branch), what the launcher checked of
-  // every element is told to Triton: `tl.multiple_of` on the address and leading strides, the literal
-  // 1 for the last stride (ArrayListVal::dense).
-  auto hinted = [&](const std::string& n, TExprPtr raw) {
+  // What the launcher found of every element's word k (ArrayListVal::facts, a constexpr: Triton
+  // keeps one branch) is told to Triton: `tl.multiple_of(..., 16)`, and the literal 1 for a last
+  // stride of 1.
+  auto bit = [&](int k) { return binop("&", l.facts, lit_int(1LL << k)); };
+  auto hinted = [&](const std::string& n, TExprPtr raw, int k) {
     auto r = bind(n + "_raw", raw);
-    return bind(n, ifexp(l.dense, tl_call("multiple_of", {r, lit_int(16)}), r));
+    return bind(n, ifexp(bit(k), tl_call("multiple_of", {r, lit_int(16)}), r));
   };
-  a->ptr = hinted(hint + "_ptr", method(word(0), "to", {attr(l.first, "dtype")}));
+  a->ptr = hinted(hint + "_ptr", method(word(0), "to", {attr(l.first, "dtype")}), 0);
   // Shapes and strides are stored as int64 and read at the list's index
   // dtype (int32 unless IndexedWithInt64), as cuTile does; the launcher
   // rejects int32 lists whose values do not fit.
   auto index_word = [&](int k) {
     return l.int64_index ? word(k) : method(word(k), "to", {tl_attr("int32")});
   };
-  for (int k = 0; k < l.rank; ++k) a->shape.push_back(bind(hint + "_shape_" + std::to_string(k), index_word(1 + k)));
+  for (int k = 0; k < l.rank; ++k) a->shape.push_back(hinted(hint + "_shape_" + std::to_string(k), index_word(1 + k), 1 + k));
   for (int k = 0; k < l.rank; ++k) {
     std::string n = hint + "_stride_" + std::to_string(k);
     if (k + 1 < l.rank) {
-      a->strides.push_back(hinted(n, index_word(1 + l.rank + k)));
-    } else {  // the last stride: 1 when dense, a value Triton then folds into contiguous offsets
+      a->strides.push_back(hinted(n, index_word(1 + l.rank + k), 1 + l.rank + k));
+    } else {  // the last stride: 1 where every element's is (Triton then sees contiguous offsets)
       auto r = bind(n + "_raw", index_word(1 + l.rank + k));
-      a->strides.push_back(bind(n, ifexp(l.dense, lit_int(1), r)));
+      a->strides.push_back(bind(n, ifexp(bit(l.words()), lit_int(1), r)));
     }
   }
   a->dtype = list.info.dtype;

@@ -456,14 +456,14 @@ LVal Lowerer::kernel_param_value(const sema::ParamKind& p) {
       l->rank = p.rank < 0 ? 0 : p.rank;
       l->int64_index = p.int64_index || options().int64_indexing;
       std::string table = fresh(p.name + "_table"), len = fresh(p.name + "_len"), first = fresh(p.name + "_first");
-      std::string dense = fresh(p.name + "_dense");
+      std::string facts = fresh(p.name + "_facts");
       for (auto& n : {table, len, first}) fn_.params.push_back({n, "", nullptr});
-      fn_.params.push_back({dense, "tl.constexpr", nullptr});
+      fn_.params.push_back({facts, "tl.constexpr", nullptr});
       scalar_params_.insert(len);
       l->table = name(table);
       l->length = name(len);
       l->first = name(first);
-      l->dense = name(dense);
+      l->facts = name(facts);
       v.info.kind = VKind::ArrayList;
       v.info.dtype = sema::DType::symbolic(first + ".dtype.element_ty");
       v.list = l;
@@ -532,17 +532,17 @@ void Lowerer::setup_helper_params() {
         }
         break;
       }
-      case VKind::ArrayList: {  // passed as its table, length, first array and dense flag
+      case VKind::ArrayList: {  // passed as its table, length, first array and facts
         auto l = std::make_shared<ArrayListVal>(*v.list);
         std::string table = fresh(pname + "_table"), len = fresh(pname + "_len"), first = fresh(pname + "_first");
-        std::string dense = fresh(pname + "_dense");
+        std::string facts = fresh(pname + "_facts");
         for (auto& n : {table, len, first}) fn_.params.push_back({n, "", nullptr});
-        fn_.params.push_back({dense, "tl.constexpr", nullptr});
+        fn_.params.push_back({facts, "tl.constexpr", nullptr});
         scalar_params_.insert(len);
         l->table = name(table);
         l->length = name(len);
         l->first = name(first);
-        l->dense = name(dense);
+        l->facts = name(facts);
         l->display = pname;
         v.info.dtype = sema::DType::symbolic(first + ".dtype.element_ty");
         v.list = l;

@@ -352,7 +352,7 @@ LVal Lowerer::call_helper(const Node* call_node, const Node* def) {
       cargs.push_back(v.list->table);
       cargs.push_back(v.list->length);
       cargs.push_back(v.list->first);
-      cargs.push_back(v.list->dense);
+      cargs.push_back(v.list->facts);
     } else {
       cargs.push_back(v.expr);
     }

@@ -48,11 +48,12 @@ struct ArrayListVal {
   TExprPtr table;                    // pointer to int64 words
   TExprPtr length;                   // runtime int32
   TExprPtr first;                    // pointer to the first element (its dtype)
-  // constexpr bool, from the launcher (host/launcher.cpp list_table_source): every element's last
-  // stride is 1, its address 16-byte aligned and its other strides multiples of 16 elements. The
-  // table's words are runtime values Triton knows nothing of; with these facts it can vectorize
-  // (as its own specialization of pointer and integer arguments would).
-  TExprPtr dense;
+  // constexpr int, from the launcher (host/launcher.cpp list_table_source): bit k set when word k
+  // (address in bytes, shapes, strides) of every element is a multiple of 16, bit words() when every
+  // last stride is 1. The table's words are runtime values Triton knows nothing of; these are the
+  // facts its own specialization finds in pointer and integer arguments, without which it neither
+  // vectorizes nor software-pipelines the loads (masks on extents it cannot divide).
+  TExprPtr facts;
   int rank = 0;                      // of every element
   bool int64_index = false;          // elements' shapes/strides kept in int64
   int words() const { return 1 + 2 * rank; }

@@ -41,13 +41,14 @@ TEST(LauncherLists, TableLengthAndFirstArrayInKernelOrder) {
   EXPECT_TRUE(has(s, "-2**31 <= v < 2**31")) << s;
   EXPECT_TRUE(has(s, "an empty list of arrays")) << s;
   // (pointer, shapes, strides) per element, as int64 on the elements' device
-  EXPECT_TRUE(has(s, "_c2t_As_table = torch.tensor([v for t in _c2t_As for v in (t.data_ptr(), *t.shape, *t.stride())],"))
+  EXPECT_TRUE(has(s, "_c2t_As_words = [v for t in _c2t_As for v in (t.data_ptr(), *t.shape, *t.stride())]\n"
+                     "    _c2t_As_table = torch.tensor(_c2t_As_words, dtype=torch.int64, device=_c2t_As[0].device)\n"))
       << s;
-  EXPECT_TRUE(has(s, "dtype=torch.int64, device=_c2t_As[0].device)")) << s;
-  // the dense flag: what Triton's specialization would know of a single array, for every element
-  EXPECT_TRUE(has(s, "_c2t_As_dense = all(t.data_ptr() % 16 == 0 and all(s % 16 == 0 for s in t.stride()[:-1])\n"
-                     "                        and t.stride()[-1:] in ((), (1,)) for t in _c2t_As)\n")) << s;
-  EXPECT_TRUE(has(s, "        _c2t_As_table, len(_c2t_As), _c2t_As[0], _c2t_As_dense,\n"
+  // the facts: what Triton's specialization finds in a single array's arguments, of every element
+  // (5 words per 2-d element; bit 5: every last stride 1)
+  EXPECT_TRUE(has(s, "_c2t_As_facts = sum(1 << k for k in range(5) if all(v % 16 == 0 for v in _c2t_As_words[k::5]))\n"
+                     "    _c2t_As_facts |= (1 << 5) if all(v == 1 for v in _c2t_As_words[4::5]) else 0\n")) << s;
+  EXPECT_TRUE(has(s, "        _c2t_As_table, len(_c2t_As), _c2t_As[0], _c2t_As_facts,\n"
                      "        out, out_shape_0, out_shape_1, out_stride_0")) << s;
 }
 

@@ -57,19 +57,20 @@ TEST(ArrayLists, ElementsAreLoadedFromTheTableInCuTileLayout) {
   auto l = lower_src(std::string(kHead) + kGroup);
   ASSERT_TRUE(l->lm.ok) << errors(*l);
   const std::string& t = l->text;
-  // Kernel parameters: table, length, first array (for the dtype), the launcher's dense flag.
-  EXPECT_TRUE(has(t, "param As_table\nparam As_len\nparam As_first\nparam As_dense: tl.constexpr\n")) << t;
+  // Kernel parameters: table, length, first array (for the dtype), the launcher's facts.
+  EXPECT_TRUE(has(t, "param As_table\nparam As_len\nparam As_first\nparam As_facts: tl.constexpr\n")) << t;
   EXPECT_TRUE(has(t, "group_size") || has(t, "range(As_len)")) << t;
   // 1 + 2 * rank = 5 words per element; shapes/strides at int32 (cuTile's default index dtype).
   EXPECT_TRUE(has(t, "Ai_words = As_table + g * 5")) << t;
   EXPECT_TRUE(has(t, "Ai_ptr_raw = tl.load(Ai_words).to(As_first.dtype)")) << t;
-  EXPECT_TRUE(has(t, "Ai_shape_1 = tl.load(Ai_words + 2).to(tl.int32)")) << t;
+  EXPECT_TRUE(has(t, "Ai_shape_1_raw = tl.load(Ai_words + 2).to(tl.int32)")) << t;
   EXPECT_TRUE(has(t, "Ai_stride_1_raw = tl.load(Ai_words + 4).to(tl.int32)")) << t;
-  // Dense lists (a constexpr of the launcher): an aligned address, leading strides multiples of 16,
-  // the last stride 1 (Triton then sees contiguous offsets); else the table's words as they are.
-  EXPECT_TRUE(has(t, "Ai_ptr = tl.multiple_of(Ai_ptr_raw, 16) if As_dense else Ai_ptr_raw")) << t;
-  EXPECT_TRUE(has(t, "Ai_stride_0 = tl.multiple_of(Ai_stride_0_raw, 16) if As_dense else Ai_stride_0_raw")) << t;
-  EXPECT_TRUE(has(t, "Ai_stride_1 = 1 if As_dense else Ai_stride_1_raw")) << t;
+  // The launcher's facts (a constexpr bitmask): multiples of 16 per word, and a unit last stride
+  // (bit 5), which Triton then sees as contiguous offsets; else the table's words as they are.
+  EXPECT_TRUE(has(t, "Ai_ptr = tl.multiple_of(Ai_ptr_raw, 16) if As_facts & 1 else Ai_ptr_raw")) << t;
+  EXPECT_TRUE(has(t, "Ai_shape_1 = tl.multiple_of(Ai_shape_1_raw, 16) if As_facts & 4 else Ai_shape_1_raw")) << t;
+  EXPECT_TRUE(has(t, "Ai_stride_0 = tl.multiple_of(Ai_stride_0_raw, 16) if As_facts & 8 else Ai_stride_0_raw")) << t;
+  EXPECT_TRUE(has(t, "Ai_stride_1 = 1 if As_facts & 32 else Ai_stride_1_raw")) << t;
 }
 
 TEST(ArrayLists, ConstantIndexAndListPassedToAHelper) {
@@ -86,7 +87,7 @@ TEST(ArrayLists, ConstantIndexAndListPassedToAHelper) {
   ASSERT_TRUE(l->lm.ok) << errors(*l);
   EXPECT_TRUE(has(l->text, "Vs_table + 6")) << l->text;  // element 2 of a 1-d list: words 6..8
   EXPECT_TRUE(has(l->text, "param Vs_table_1") || has(l->text, "param Vs_table\n")) << l->text;
-  EXPECT_TRUE(has(l->text, "total(Vs_table, Vs_len, Vs_first, Vs_dense, T)")) << l->text;
+  EXPECT_TRUE(has(l->text, "total(Vs_table, Vs_len, Vs_first, Vs_facts, T)")) << l->text;
 }
 
 TEST(ArrayLists, Diagnostics) {
