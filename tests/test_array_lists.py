@@ -36,6 +36,20 @@ ZERO = ct.PaddingMode.ZERO
 """
 
 
+def _launches(mod) -> list:
+    """The Triton-side arguments (after kernel and grid) of every launch the module's launchers make
+    from now on: a list's (table, length, first array, facts) among them."""
+    got = []
+    real_run = mod._c2t_run_kernel
+
+    def run(kernel, grid, *args, **kwargs):
+        got.append(args)
+        return real_run(kernel, grid, *args, **kwargs)
+
+    mod._c2t_run_kernel = run
+    return got
+
+
 def _gen():
     seed = fresh_seed()
     return seed, torch.Generator().manual_seed(seed)
@@ -64,22 +78,22 @@ def grouped_scale(Xs, Os, TILE_M: ConstInt, TILE_N: ConstInt):
 
 
 @pytest.mark.parametrize("in_dt", [torch.float32, torch.float16])
-@pytest.mark.parametrize("layout", ["strided", "one_transposed", "dense"])
+@pytest.mark.parametrize("layout", ["strided", "one_transposed", "dense", "offset"])
 def test_grouped_runtime_index(tmp_path, in_dt, layout):
     # The launcher's facts per list (bit k: word k of every element, address/shapes/strides, a
     # multiple of 16; bit 5: every last stride 1) become the kernel's hints, and a last stride of 1
     # is taken as the literal 1: an element that breaks a fact must keep its list on the table's
     # values ("one_transposed": Xs loses the unit stride, Os keeps it).
     mod = convert_and_load(GROUPED, tmp_path, "grouped")
-    launched = []
-    real_run = mod._c2t_run_kernel
-    mod._c2t_run_kernel = lambda kernel, grid, *args, **kw: (launched.append(args), real_run(kernel, grid, *args, **kw))
+    launched = _launches(mod)
     seed, g = _gen()
     TM, TN = 16, 32
     shapes = [(37, 20), (5, 70), (64, 33)] if layout == "strided" else [(37, 32), (5, 64), (64, 48)]
     xs = [dev(torch.randn(m, n, generator=g).to(in_dt)) for m, n in shapes]
-    if layout != "dense":  # a non-contiguous element: strides from the table
+    if layout in ("strided", "one_transposed"):  # a non-contiguous element: strides from the table
         xs[1] = dev(torch.randn(shapes[1][1], shapes[1][0], generator=g).to(in_dt)).T
+    if layout == "offset":  # an element one element past an aligned address, rows 33 apart
+        xs[0] = dev(torch.randn(shapes[0][0], shapes[0][1] + 1, generator=g).to(in_dt))[:, 1:]
     outs = [poison(dev(torch.empty(m, n, dtype=torch.float32))) for m, n in shapes]
     tiles = sum(-(-m // TM) * -(-n // TN) for m, n in shapes)
     mod.launch_grouped_scale((tiles,), xs, outs, TM, TN)
@@ -88,9 +102,10 @@ def test_grouped_runtime_index(tmp_path, in_dt, layout):
     # (table, length, first, facts) per list. Extents 37/5/64 are not all multiples of 16 (bit 1 off),
     # a last stride of 1 is not one (bit 4 off); addresses of fresh tensors are aligned (bit 0).
     (_, _, _, x_facts, _, _, _, o_facts) = launched[0][:8]
-    widths = {"strided": 0, "one_transposed": 4 | 8, "dense": 4 | 8}[layout]  # dims 1 and strides 0 of 16s
+    widths = 0 if layout == "strided" else 4 | 8  # dims 1 and strides 0 of 16s
     assert o_facts == 1 | widths | 32, (layout, o_facts)
-    assert x_facts == {"strided": 1, "one_transposed": 1 | 4, "dense": 1 | 4 | 8 | 32}[layout], (layout, x_facts)
+    assert x_facts == {"strided": 1, "one_transposed": 1 | 4, "dense": 1 | 4 | 8 | 32, "offset": 4 | 32}[layout], \
+        (layout, x_facts)
 
 
 GROUPED_GEMM = HEAD + """
@@ -135,9 +150,13 @@ def test_grouped_gemm_loads_pipeline_where_the_lists_allow(tmp_path, dims):
     Cs = [poison(dev(torch.empty(m, n, dtype=torch.float16))) for m, k, n in dims]
     tiles = sum(-(-m // TM) * -(-n // TN) for m, k, n in dims)
     stages = compile_launch(gpu.launch_grouped_gemm, (tiles, 1, 1), As, Bs, Cs, TM, TN, TK)
-    if dims[0] == (64, 128, 64):
+    aligned = dims[0] == (64, 128, 64)
+    if aligned:
         assert "async_copy_global_to_local" in stages["ttgir"], "aligned lists: the K loop's loads were not pipelined"
+    launched = _launches(mod)
     mod.launch_grouped_gemm((tiles, 1, 1), As, Bs, Cs, TM, TN, TK)
+    # As' facts: every word a multiple of 16 but the last stride (1), or (ragged) only the address and unit stride.
+    assert launched[0][3] == (1 | 2 | 4 | 8 | 32 if aligned else 1 | 32), launched[0][3]
     for i, (a, b, c) in enumerate(zip(As, Bs, Cs)):
         assert_close(c, (a.float() @ b.float()).to(torch.float16), relaxed=True, msg=f"group {i} seed={seed}")
 
@@ -196,7 +215,11 @@ def test_const_index_and_helpers(tmp_path, n_arrays):
     vs = [v if k % 2 == 0 else dev(torch.randn(2 * N, generator=g).half())[::2] for k, v in enumerate(vs)]
     out_fl = poison(dev(torch.empty(N)))
     out_sum = poison(dev(torch.empty(N)))
+    launched = _launches(mod)
     mod.launch_first_last_sum((-(-N // TILE),), vs, out_fl, out_sum, TILE)
+    # A 1-d list's facts: address (bit 0), extent (1), stride (2), every stride 1 (bit 3); N = 77, and
+    # every other element a [::2] view.
+    assert launched[0][3] == (1 | 8 if n_arrays == 1 else 1), launched[0][3]
     assert_close(out_fl, vs[0].float() - vs[-1].float() * 3.0, dtype=torch.float16, msg=f"seed={seed}")
     assert_close(out_sum, sum(v.float() for v in vs), dtype=torch.float16, relaxed=True, msg=f"seed={seed}")
 
@@ -230,7 +253,9 @@ def test_int64_indexed_list(tmp_path):
     n, TILE = 50, 16
     arrays = [dev(torch.randint(-100, 100, (n, 1), generator=g, dtype=torch.int32)) for _ in range(3)]
     out = poison(dev(torch.empty(n, 1, dtype=torch.int32)))
+    launched = _launches(mod)
     mod.launch_add_int64_index_arrays((-(-n // TILE),), arrays, out, TILE)
+    assert launched[0][3] == 1 | 32, launched[0][3]  # aligned addresses, unit last strides; 50, 1 and 1 no multiples
     assert_close(out, sum(arrays), msg=f"seed={seed}")
 
 

@@ -38,6 +38,14 @@ FILES["src/tilegym/ops/cutile/double.py"] = """
         ct.launch(None, (1,), "double_kernel", ())
         return ("cutile", helper(x))
 """
+FILES["src/tilegym/ops/cutile/neg.py"] = """
+    import cuda.tile as ct
+    from tilegym.backend import register_impl
+    @register_impl("neg", backend="cutile")
+    def neg(x):
+        ct.launch(None, (1,), "neg_kernel", ())
+        return ("cutile", -x)
+"""
 FILES["conv/ops/triton/double.py"] = """
     import torch
     import triton
@@ -171,6 +179,8 @@ def _rounds_bench(plot: str, body: str, prelude: str = "") -> str:
     return f"""
     import json, os, time
     import triton
+    import triton.testing
+    import bench_utils  # noqa: F401  (the fake do_bench)
     import tilegym
     from tilegym.backend import register_impl
 
@@ -181,6 +191,7 @@ def _rounds_bench(plot: str, body: str, prelude: str = "") -> str:
         x_names=["N"], x_vals=[8], line_arg="backend", line_vals=["cutile", "torch"], line_names=["CuTile", "PyTorch"],
         ylabel="GB/s", plot_name="{plot}", args={{}})])
     def bench(N, backend):
+        triton.testing.do_bench(lambda: tilegym.ops.double(N, backend=backend))  # the launches the harness checks
         who = tilegym.ops.double(N, backend=backend)[0]  # the converted line asks for "cutile": see who ran
         backend = {{"c2t": "c2t_triton"}}.get(who, who)
         n = CALLS[backend] = CALLS.get(backend, 0) + 1
@@ -330,11 +341,11 @@ FILES["tests/benchmark/experimental/bench_branch.py"] = """
 
     @triton.testing.perf_report([triton.testing.Benchmark(
         x_names=["N"], x_vals=[8], line_arg="backend", line_vals=["cutile", "torch"], line_names=["CuTile", "PyTorch"],
-        ylabel="GB/s", plot_name=f"branch-{how}", args={"how": how}) for how in ("registry", "names", "local", "direct")])
+        ylabel="GB/s", plot_name=f"branch-{how}", args={"how": how}) for how in ("registry", "names", "local", "direct", "untimed")])
     def bench(N, backend, how):
         if backend == "cutile":
             tilegym.set_backend("cutile")
-            if how == "registry":
+            if how in ("registry", "untimed"):
                 fn = lambda: tilegym.ops.double(N)
             elif how == "names":
                 fn = lambda: (helper(N), IMPLS["cutile"](N), tilegym.ops.double(N))
@@ -346,7 +357,8 @@ FILES["tests/benchmark/experimental/bench_branch.py"] = """
                 fn = lambda: ct.launch(None, (1,), "own_kernel", ())
         else:
             fn = lambda: 2 * N
-        triton.testing.do_bench(fn)
+        if how != "untimed":
+            triton.testing.do_bench(fn)
         if how == "names" and backend == "cutile":
             return float(helper(N) + IMPLS["cutile"](N))
         return 1.0 if backend == "torch" else float(len(str(fn())))
@@ -374,8 +386,63 @@ def test_the_converted_line_runs_the_cutile_line_on_the_conversion(tmp_path):
     assert "value" not in direct and direct["launches"] == {"converted": 0, "cutile": 1}, direct
     assert direct["error"].startswith("not the converted op: the timed call launched 0 converted and 1 cuTile"), direct
     assert "value" in got[("branch-direct", "cutile")]
+    # A point timed without the harness's timers: its launches were not seen, so no converted number.
+    assert got[("branch-untimed", "c2t_triton")]["error"].startswith("unchecked:"), got[("branch-untimed", "c2t_triton")]
+    assert "value" in got[("branch-untimed", "cutile")] and got[("branch-untimed", "cutile")]["launches"] is None
     md = (out / "tilegym-bench.md").read_text()
     assert "### experimental/bench_branch.py" in md and "not the converted op" in md, md
+
+
+# A cuTile module that nothing imported before a converted line imports it inside the timed function.
+FILES["src/tilegym/ops/cutile/lazy.py"] = """
+    import cuda.tile as ct
+    def triple(x):
+        ct.launch(None, (1,), "triple_kernel", ())
+        return ("cutile", 3 * x)
+"""
+FILES["conv/ops/triton/lazy.py"] = """
+    from tilegym.ops.triton.double import double_kernel
+    import torch
+    def triple(x):
+        double_kernel[(1,)](torch.ones(1))
+        return ("c2t", 3 * x)
+"""
+
+
+def test_converted_as_cutile_restores_what_it_aliased(tmp_path):
+    # A cuTile module first imported during the call is the converted module under cuTile's name for the
+    # call only: afterwards sys.modules has neither it nor a second copy of the converted file, and the
+    # next import under cuTile's name loads cuTile's own file.
+    _make_tree(tmp_path)
+    script = f"""
+import sys, pathlib
+from cutile2triton.pytest_tilegym import load_converted
+from cutile2triton.tilegym_as_cutile import LaunchProbe, converted_as_cutile
+import tilegym.ops.cutile.double as cutile_double
+mounts = load_converted(pathlib.Path({str(tmp_path / "conv")!r}))
+assert "tilegym.ops.cutile.lazy" not in sys.modules
+conv_lazy = sys.modules["tilegym.ops.c2t_triton.lazy"]
+namespace = {{"helper": cutile_double.helper, "table": {{"h": cutile_double.helper}}}}
+with converted_as_cutile(mounts, namespace):
+    from tilegym.ops.cutile.lazy import triple
+    import tilegym.ops.cutile.double as inside
+    assert triple(2)[0] == "c2t" and inside is sys.modules["tilegym.ops.c2t_triton.double"]
+    assert namespace["helper"](1) == 1002 and namespace["table"]["h"](1) == 1002
+    counts = LaunchProbe(mounts)(lambda: (triple(2), inside.double(1)))
+    assert counts == {{"converted": 2, "cutile": 0}}, counts
+assert "tilegym.ops.cutile.lazy" not in sys.modules
+assert sys.modules["tilegym.ops.c2t_triton.lazy"] is conv_lazy and conv_lazy.__name__ == "tilegym.ops.c2t_triton.lazy"
+assert sys.modules["tilegym.ops.cutile.double"] is cutile_double and namespace["helper"] is cutile_double.helper
+assert namespace["table"]["h"] is cutile_double.helper
+import tilegym.ops.cutile.lazy as real
+assert real.triple(2)[0] == "cutile" and real.__file__.endswith("src/tilegym/ops/cutile/lazy.py")
+assert LaunchProbe(mounts)(lambda: real.triple(2)) == {{"converted": 0, "cutile": 1}}
+print("ok")
+"""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path / "src"), tp.PKG_PARENT]), TRITON_INTERPRET="1")
+    env.pop("CUTILE_TUTORIALS_BACKEND", None)
+    r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stdout + r.stderr
 
 
 def test_only_x_reruns_the_named_shapes(tmp_path):

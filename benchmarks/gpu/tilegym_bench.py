@@ -210,16 +210,19 @@ def ceiling_of(ylabel: str, plot: str, ceiling: dict):
 
 
 def check_launches(backend: str, counts: dict | None) -> str | None:
-    """Why a point's number is not the backend's, from its LaunchProbe counts, or None. The converted
-    line must launch at least one converted kernel and no cuTile kernel; the cuTile line no converted
-    one. None where no timer was called (nothing to check)."""
-    if counts is None:
-        return None
-    if backend == C2T and (counts["converted"] == 0 or counts["cutile"]):
-        return (f"not the converted op: the timed call launched {counts['converted']} converted and "
-                f"{counts['cutile']} cuTile kernels (the bench file does not reach the conversion here)")
-    if backend == "cutile" and counts["converted"]:
-        return f"the cuTile line launched {counts['converted']} converted kernels"
+    """Why a point's number is not the backend's, from its LaunchProbe counts (summed over its timer
+    calls), or None. The converted line must launch at least one converted kernel and no cuTile
+    kernel, through one of the timers the harness wraps; the cuTile line, when probed, at least one
+    cuTile kernel and no converted one."""
+    if backend == C2T:
+        if counts is None:
+            return "unchecked: the point called none of the timers the harness wraps (its launches were not seen)"
+        if counts["converted"] == 0 or counts["cutile"]:
+            return (f"not the converted op: the timed call launched {counts['converted']} converted and "
+                    f"{counts['cutile']} cuTile kernels (the bench file does not reach the conversion here)")
+    if backend == "cutile" and counts is not None and (counts["converted"] or not counts["cutile"]):
+        return (f"not cuTile's op: the timed call launched {counts['cutile']} cuTile and {counts['converted']} "
+                "converted kernels")
     return None
 
 
@@ -260,9 +263,11 @@ def run_child(args) -> int:
     # kernels the line launches, checked after the measurement (check_launches).
     probing: dict = {"on": False, "counts": None}
 
-    def probed(fn):
-        if probing["on"] and probing["counts"] is None:
-            probing["counts"] = probe(fn)
+    def probed(fn):  # every timer call of a probed point: the counts add up
+        if probing["on"]:
+            got = probe(fn)
+            seen = probing["counts"] or {"converted": 0, "cutile": 0}
+            probing["counts"] = {k: seen[k] + got[k] for k in seen}
 
     real_profile = bench_utils.profile_with_l2flush
 

@@ -52,7 +52,8 @@ struct ArrayListVal {
   // (address in bytes, shapes, strides) of every element is a multiple of 16, bit words() when every
   // last stride is 1. The table's words are runtime values Triton knows nothing of; these are the
   // facts its own specialization finds in pointer and integer arguments, without which it neither
-  // vectorizes nor software-pipelines the loads (masks on extents it cannot divide).
+  // vectorizes nor software-pipelines the loads (masks on extents it cannot divide). As with that
+  // specialization, each facts value a launch brings compiles a kernel of its own.
   TExprPtr facts;
   int rank = 0;                      // of every element
   bool int64_index = false;          // elements' shapes/strides kept in int64

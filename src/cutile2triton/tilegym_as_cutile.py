@@ -17,6 +17,9 @@ such instead of as a number.
 from __future__ import annotations
 
 import contextlib
+import importlib
+import importlib.abc
+import importlib.util
 import sys
 import types
 
@@ -46,6 +49,34 @@ def _converted_object(mounts: _Mounts, obj):
     return getattr(conv_mod, qualname, None) if conv_mod is not None else None
 
 
+class _Existing(importlib.abc.Loader):
+    """Loads a module name as an existing module object (its attributes kept)."""
+
+    def __init__(self, module):
+        self.module = module
+
+    def create_module(self, spec):
+        return self.module
+
+    def exec_module(self, module):
+        pass
+
+
+class _AliasFinder(importlib.abc.MetaPathFinder):
+    """A cuTile module imported for the first time while converted_as_cutile is active is its
+    converted counterpart (imported if need be): never cuTile's file, nor the converted file loaded a
+    second time under cuTile's name (which the swapped package's __path__ would otherwise find)."""
+
+    def __init__(self, mounts: _Mounts):
+        self.mounts = mounts
+
+    def find_spec(self, fullname, path=None, target=None):
+        conv = cutile_counterpart(self.mounts, fullname)
+        if conv is None:
+            return None
+        return importlib.util.spec_from_loader(fullname, _Existing(importlib.import_module(conv)))
+
+
 @contextlib.contextmanager
 def converted_as_cutile(mounts: _Mounts, namespace: dict | None = None):
     """While active, TileGym's ``"cutile"`` means the converted ops: registry entries (as the pytest
@@ -72,6 +103,9 @@ def converted_as_cutile(mounts: _Mounts, namespace: dict | None = None):
                 plan.append((container, key, new))
     saved_registry = _swap_in(mounts)
     undo: list = []  # (container, key, old value), restored in reverse
+    before = set(sys.modules)
+    finder = _AliasFinder(mounts)
+    sys.meta_path.insert(0, finder)
     try:
         for container, key, new in plan:
             if isinstance(container, dict):
@@ -82,11 +116,15 @@ def converted_as_cutile(mounts: _Mounts, namespace: dict | None = None):
                 setattr(container, key, new)
         yield
     finally:
+        sys.meta_path.remove(finder)
         for container, key, old in reversed(undo):
             if isinstance(container, dict):
                 container[key] = old
             else:
                 setattr(container, key, old)
+        for name in set(sys.modules) - before:  # cuTile names first imported meanwhile: aliases, dropped
+            if cutile_counterpart(mounts, name) is not None:
+                del sys.modules[name]
         _swap_out(saved_registry)
 
 
@@ -145,7 +183,8 @@ class LaunchProbe:
         finally:
             if real_launch is not None:
                 ct.launch = real_launch
-            hooks.remove(enter_hook)
+            if enter_hook in hooks.calls:
+                hooks.remove(enter_hook)
             for cls, real in saved:
                 cls.run = real
         return counts
