@@ -175,6 +175,11 @@ FILES = {
             import tilegym.ops.cutile.double as m
             record(request, [m.double(3)[0], tilegym.ops.cutile.double.double(4)[0], DIRECT(5)[0]])
 
+        def test_zz_direct_restored(request):  # after the c2t cases: cuTile's own, unless blocked
+            if DIRECT is not None:
+                import tilegym.ops.cutile.double as m
+                record(request, [DIRECT(1)[0], m.double(1)[0], tilegym.ops.cutile.double.double(1)[0]])
+
         def test_zz_registry_restored(request):
             be = _REGISTRY["double"]
             record(request, [sorted(be), be.get("cutile") is be.get("c2t_triton")])
@@ -228,7 +233,7 @@ def test_plugin_runs_fake_tilegym_on_converted_ops(tmp_path):
         "test_branch[cutile-1]", "test_branch[cutile-2]", "test_branch[pytorch-3]",
         "test_branch[c2t_triton-1]", "test_branch[c2t_triton-2]",
         "test_direct[cutile]", "test_direct[c2t_triton]",
-        "test_zz_registry_restored",
+        "test_zz_direct_restored", "test_zz_registry_restored",
     }, log
     for name in ("test_double[cutile]", "test_branch[cutile-1]", "test_neg[cutile]", "test_direct[cutile]"):
         assert outcomes[name][0] == "skipped" and "cuda.tile blocked" in outcomes[name][1], (name, log)
@@ -254,6 +259,7 @@ def test_plugin_runs_fake_tilegym_on_converted_ops(tmp_path):
     # `framework` is a backend argname too; direct imports of cuTile modules (also behind a
     # module-level availability gate) get ours.
     assert results["test_direct[c2t_triton]"] == ["c2t", "c2t", "c2t"], log
+    assert results["test_zz_direct_restored"] == ["c2t", "c2t", "c2t"], log  # blocked: for the whole session
 
     # With cuTile blocked, "cutile" is our converted op for the whole session.
     assert results["test_zz_registry_restored"] == [["c2t_triton", "cutile", "default", "triton"], True]
@@ -274,6 +280,10 @@ def test_plugin_allow_cutile_runs_both(tmp_path):
     assert results["test_double[c2t_triton]"] == ["c2t", 6, "tilegym.ops.c2t_triton.double", 2], log
     assert results["test_neg[cutile]"] == ["cutile", -3], log
     assert results["test_direct[cutile]"] == ["cutile", "cutile", "cutile"], log
+    # The c2t case's direct uses of cuTile's modules (imported inside the test, attribute chains, a name
+    # the module took at import) reach the conversion; cuTile's are back afterwards (test_zz_).
+    assert results["test_direct[c2t_triton]"] == ["c2t", "c2t", "c2t"], log
+    assert results["test_zz_direct_restored"] == ["cutile", "cutile", "cutile"], log
     assert outcomes["test_neg[c2t_triton]"][0] == "failure", log
     # cuTile's entries are back after each c2t case.
     assert results["test_zz_registry_restored"] == [["c2t_triton", "cutile", "default", "triton"], False], log
@@ -403,6 +413,7 @@ DIFF_FILES = {
         import torch
         import tilegym
         from tilegym.trace import NESTED
+        from tilegym.ops.cutile.diffops import scale as DIRECT_SCALE, scale_bad as DIRECT_BAD
 
         @pytest.fixture(autouse=True)
         def _backend(backend):
@@ -493,6 +504,19 @@ DIFF_FILES = {
             tilegym.ops.get_scaler_bad(3)(torch.ones(2))
 
         @pytest.mark.parametrize("backend", ["cutile"])
+        def test_direct_calls(backend):  # cuTile's functions called without the registry, as some TileGym tests do
+            import tilegym.ops.cutile.diffops as m
+            x = torch.randn(4, 6)
+            del NESTED[:]
+            for f in (DIRECT_SCALE, m.scale, tilegym.ops.cutile.diffops.scale):
+                assert torch.equal(f(x), x * 2)
+            assert NESTED == ["cutile", "c2t"] * 3, NESTED
+
+        @pytest.mark.parametrize("backend", ["cutile"])
+        def test_direct_bad(backend):
+            DIRECT_BAD(torch.randn(4, 6))
+
+        @pytest.mark.parametrize("backend", ["cutile"])
         def test_outer_neg(backend):
             with pytest.raises(NotImplementedError, match="no converted implementation"):
                 tilegym.ops.outer_neg(torch.ones(2))
@@ -558,7 +582,13 @@ def test_plugin_differential_compares_each_call_with_cutile(tmp_path):
     assert by["test_get_scaler"][1]["op"] == "get_scaler()"
     kind, msg = outcomes["test_get_scaler_bad[c2t_triton]"]
     assert kind == "failure" and "op 'get_scaler_bad()'" in msg, (msg, log)
-    assert "op calls checked against cuTile" in log and "3 mismatch" in log, log
+    # Functions of cuTile's modules that the test calls directly (a name the module took at import, a module
+    # imported in the test, an attribute chain): checked as ops of their own.
+    assert passed("test_direct_calls"), log
+    assert [(c["op"], c["status"]) for c in by["test_direct_calls"]] == [("ops.cutile.diffops.scale", "match")] * 3
+    kind, msg = outcomes["test_direct_bad[c2t_triton]"]
+    assert kind == "failure" and "op 'ops.cutile.diffops.scale_bad'" in msg, (msg, log)
+    assert "op calls checked against cuTile" in log and "4 mismatch" in log, log
     # An op nested in cuTile's reference that only cuTile has runs as cuTile's; ours fails on the missing op.
     assert passed("test_outer_neg") and one["test_outer_neg"]["status"] == "converted_raised", log
 
@@ -570,7 +600,7 @@ def test_plugin_differential_compares_each_call_with_cutile(tmp_path):
     run.mkdir(parents=True)
     (run / "test_diff.diff.jsonl").write_text((tmp_path / "diff.jsonl").read_text() + '{"op": "cut off')
     table = "\n".join(summary.differential(tmp_path / "run"))
-    assert f"{len(calls)} op calls" in table and "3 mismatch" in table and "1 line not read" in table, table
+    assert f"{len(calls)} op calls" in table and "4 mismatch" in table and "1 line not read" in table, table
     assert "| scale | 1 | 2 | 1 | 0 |" in table, table
     assert "| scale_bad | 1 | 2 | 0 | 1 |" in table and "mismatch in `test_scale_bad[c2t_triton]`: " \
            "(result, (args, kwargs))[0]: 1 of 24 beyond, max abs 0.5" in table, table

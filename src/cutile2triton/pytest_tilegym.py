@@ -45,12 +45,15 @@ How it works (decisions, and why):
   converted modules (some tests import them directly or call
   ``tilegym.ops.cutile.x.f``); TileGym's own ``"cutile"`` cases skip, since
   their ``c2t_triton`` twins run the same thing. ``allow``: cuTile stays, its
-  cases run on cuTile, and the swap holds only from setup to teardown of each
-  ``c2t_triton`` case; direct imports and module-level gates then see cuTile.
+  cases run on cuTile; from setup to teardown of each ``c2t_triton`` case the
+  swap holds and the imported ``tilegym.<rel>.cutile[.x]`` modules, with the
+  names the test module took from them, are the converted ones
+  (``tilegym_as_cutile.converted_as_cutile``); module-level gates see cuTile.
   Blocking sets ``CUTILE_TUTORIALS_BACKEND=triton`` if unset: TileGym refuses
   to import when its default backend is unavailable.
 * ``--c2t-differential FILE`` (with ``allow``): each op call of a ``c2t_triton``
-  case runs cuTile's op on copies of the arguments first and compares the two
+  case (registry ops, and functions of cuTile's modules that the test calls
+  directly) runs cuTile's on copies of the arguments first and compares the two
   results at the workflow's tolerances, doubled (``tilegym_differential``); a mismatch
   fails the case, and every call is a JSON line in FILE.
 * ``--c2t-shard K/N``: keeps the K-th of every N selected cases, so that N
@@ -63,6 +66,7 @@ Needs no compiler extension: the conversion is done beforehand.
 from __future__ import annotations
 
 import ast
+import contextlib
 import importlib
 import importlib.abc
 import importlib.util
@@ -291,7 +295,7 @@ def _stub(op: str, reason: str):
 # ---------------------------------------------------------------- pytest hooks
 
 _MOUNTS = pytest.StashKey[_Mounts]()
-_SAVED = pytest.StashKey[tuple]()
+_SAVED = pytest.StashKey[contextlib.ExitStack]()
 _DIFFERENTIAL = pytest.StashKey[object]()  # a tilegym_differential.Differential with --c2t-differential
 
 
@@ -302,7 +306,7 @@ def pytest_addoption(parser):
                 "env C2T_TILEGYM_CONVERTED")
     g.addoption("--c2t-cutile", choices=("block", "allow"), default=os.environ.get("C2T_TILEGYM_CUTILE", "block"),
                 help="block (default): cuda.tile cannot be imported, TileGym's cutile cases skip; "
-                "allow: run them too (a test that imports a cuTile module directly then runs cuTile code)")
+                "allow: run them too (each c2t_triton case still gets the converted ops and modules)")
     g.addoption("--c2t-argnames", default="backend,framework",
                 help="comma-separated names of the parametrized arguments that carry the backend (default "
                 "backend,framework: TileGym's ops tests name it backend, its suites framework)")
@@ -502,7 +506,14 @@ def pytest_runtest_setup(item):
         differential = item.config.stash.get(_DIFFERENTIAL, None)
         if differential is not None:
             differential.test = item.nodeid
-        item.stash[_SAVED] = _swap_in(mounts, differential)
+        # "cutile" means the converted ops for this case: the registry, and (cuTile being importable)
+        # the cuTile modules and the names the test module took from them (tilegym_as_cutile).
+        from .tilegym_as_cutile import converted_as_cutile
+
+        stack = contextlib.ExitStack()
+        stack.enter_context(converted_as_cutile(mounts, getattr(getattr(item, "module", None), "__dict__", None),
+                                                differential))
+        item.stash[_SAVED] = stack
     return (yield)
 
 
@@ -520,4 +531,4 @@ def pytest_runtest_teardown(item, nextitem):
         saved = item.stash.get(_SAVED, None)
         if saved is not None:
             del item.stash[_SAVED]
-            _swap_out(saved)
+            saved.close()

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import inspect
 import importlib.abc
 import importlib.util
 import sys
@@ -34,6 +35,32 @@ def cutile_counterpart(mounts: _Mounts, name: str) -> str | None:
         if name == prefix or name.startswith(prefix + "."):
             return mounts.package(rel) + name[len(prefix):]
     return None
+
+
+class _CheckedModule(types.ModuleType):
+    """A converted module seen through cuTile's name while a Differential checks the calls: its plain
+    functions come wrapped, each call checked against cuTile's namesake (tilegym_differential)."""
+
+    def __init__(self, cutile_module, converted_module, differential):
+        super().__init__(converted_module.__name__, converted_module.__doc__)
+        self._c2t = (cutile_module, converted_module, differential)
+
+    def __getattr__(self, name):
+        cutile_module, converted_module, differential = self.__dict__["_c2t"]
+        value = getattr(converted_module, name)
+        ref = getattr(cutile_module, name, None)
+        if isinstance(ref, _CheckedModule):  # cuTile's package attribute, itself swapped meanwhile
+            ref = ref.__dict__["_c2t"][0]
+        if isinstance(value, types.ModuleType):
+            return _CheckedModule(ref, value, differential) if isinstance(ref, types.ModuleType) else value
+        if inspect.isfunction(value) and inspect.isfunction(ref) and ref is not value:
+            return differential.wrap(_op_name(ref), ref, value)
+        return value
+
+
+def _op_name(fn) -> str:
+    """A cuTile function's name in the differential's records: ops.cutile.mla_decoding.mla_decoding."""
+    return f"{fn.__module__.removeprefix('tilegym.')}.{fn.__qualname__}"
 
 
 def _converted_object(mounts: _Mounts, obj):
@@ -78,19 +105,34 @@ class _AliasFinder(importlib.abc.MetaPathFinder):
 
 
 @contextlib.contextmanager
-def converted_as_cutile(mounts: _Mounts, namespace: dict | None = None):
+def converted_as_cutile(mounts: _Mounts, namespace: dict | None = None, differential=None):
     """While active, TileGym's ``"cutile"`` means the converted ops: registry entries (as the pytest
     plug-in's swap: an op without a conversion raises NotImplementedError), the imported
     ``tilegym.<rel>.cutile[.x]`` modules in ``sys.modules`` and as attributes of their packages, and
-    the names in ``namespace`` (a bench module's globals, and the values of its dicts) bound to
-    objects of those modules. Everything is restored on exit. A name with no counterpart (a cuTile
-    kernel launched by the bench file itself) keeps cuTile's object: LaunchProbe tells."""
+    the names in ``namespace`` (a bench or test module's globals, and the values of its dicts) bound
+    to objects of those modules. Everything is restored on exit. A name with no counterpart (a cuTile
+    kernel launched by the bench file itself) keeps cuTile's object: LaunchProbe tells.
+
+    With a ``differential`` (tilegym_differential.Differential), registry ops, functions in the
+    namespace and functions reached through the modules are checked call by call against cuTile's
+    (a module first imported during the call is the converted one, unchecked: cuTile's is not loaded)."""
+
+    def counterpart(old, new):
+        if differential is None:
+            return new
+        if isinstance(old, types.ModuleType):
+            return _CheckedModule(old, new, differential)
+        if inspect.isfunction(old) and inspect.isfunction(new):
+            return differential.wrap(_op_name(old), old, new)
+        return new
+
     plan = []  # (container, key, new value): sys.modules entries, package attributes, namespace names
     for name in list(sys.modules):
         conv = cutile_counterpart(mounts, name)
         new = sys.modules.get(conv) if conv else None
         if new is None:
             continue
+        new = counterpart(sys.modules[name], new)
         plan.append((sys.modules, name, new))
         parent, _, child = name.rpartition(".")
         holder = sys.modules.get(parent)  # cuTile's package (nothing is changed while planning)
@@ -100,8 +142,8 @@ def converted_as_cutile(mounts: _Mounts, namespace: dict | None = None):
         for key, value in list(container.items()):
             new = _converted_object(mounts, value)
             if new is not None and new is not value:
-                plan.append((container, key, new))
-    saved_registry = _swap_in(mounts)
+                plan.append((container, key, counterpart(value, new)))
+    saved_registry = _swap_in(mounts, differential)
     undo: list = []  # (container, key, old value), restored in reverse
     before = set(sys.modules)
     finder = _AliasFinder(mounts)
