@@ -1,5 +1,7 @@
-"""TileGym's benchmark scripts on the converted ops: a bench file's cuTile line, run on the
-conversion in the same process as cuTile's own line, and a check of which kernels a call launched.
+"""TileGym's "cutile" meaning the converted ops for one call, while cuTile stays loaded: a bench
+file's cuTile line run on the conversion in the same process as cuTile's own line (the benchmark
+harness), a converted test case with cuTile allowed (the pytest plug-in, also under its differential
+check), and a check of which kernels a call launched.
 
 TileGym's bench files reach cuTile three ways: the op registry (``tilegym.set_backend("cutile")``,
 ``backend="cutile"``), names imported from ``tilegym.<rel>.cutile[.x]`` at the top of the file
@@ -18,9 +20,9 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import inspect
 import importlib.abc
 import importlib.util
+import inspect
 import sys
 import types
 
