@@ -409,39 +409,90 @@ FILES["conv/ops/triton/lazy.py"] = """
 """
 
 
+# TileGym's ops/cutile/__init__.py re-exports functions under their submodules' names (`from .softmax
+# import softmax`); a cuTile module whose conversion fails to import.
+FILES["src/tilegym/ops/cutile/__init__.py"] = "from . import double, neg\nfrom .softmax import softmax\n"
+FILES["src/tilegym/ops/cutile/softmax.py"] = """
+    import cuda.tile as ct
+    SCALE = 1
+    def softmax(x):
+        return ("cutile", x * SCALE)
+"""
+FILES["conv/ops/triton/softmax.py"] = """
+    SCALE = 1
+    def softmax(x):
+        return ("c2t", x * SCALE)
+"""
+FILES["src/tilegym/ops/cutile/bad.py"] = """
+    import cuda.tile as ct
+    def bad(x):
+        return ("cutile", x)
+"""
+FILES["conv/ops/triton/bad.py"] = "raise ImportError('this conversion does not import')\n"
+
+
 def test_converted_as_cutile_restores_what_it_aliased(tmp_path):
-    # A cuTile module first imported during the call is the converted module under cuTile's name for the
-    # call only: afterwards sys.modules has neither it nor a second copy of the converted file, and the
-    # next import under cuTile's name loads cuTile's own file.
+    # Every cuTile module is imported first and seen through a view of its conversion: names a package
+    # re-exports are the converted functions, an object without a conversion raises instead of running
+    # cuTile, a test's setattr reaches the converted module. A cuTile module that appears only later is
+    # served as its conversion during the call and dropped after (module, package attribute), the
+    # converted module keeping its own spec. Everything is cuTile's again afterwards.
     _make_tree(tmp_path)
     script = f"""
-import sys, pathlib
+import importlib, pathlib, sys
 from cutile2triton.pytest_tilegym import load_converted
 from cutile2triton.tilegym_as_cutile import LaunchProbe, converted_as_cutile
+import tilegym.ops.cutile as pkg
 import tilegym.ops.cutile.double as cutile_double
-mounts = load_converted(pathlib.Path({str(tmp_path / "conv")!r}))
-assert "tilegym.ops.cutile.lazy" not in sys.modules
+root = pathlib.Path({str(tmp_path)!r})
+mounts = load_converted(root / "conv")
 conv_lazy = sys.modules["tilegym.ops.c2t_triton.lazy"]
-namespace = {{"helper": cutile_double.helper, "table": {{"h": cutile_double.helper}}}}
+namespace = {{"helper": cutile_double.helper, "table": {{"h": cutile_double.helper}}, "pkg": pkg}}
 with converted_as_cutile(mounts, namespace):
     from tilegym.ops.cutile.lazy import triple
     import tilegym.ops.cutile.double as inside
-    assert triple(2)[0] == "c2t" and inside is sys.modules["tilegym.ops.c2t_triton.double"]
+    assert triple(2)[0] == "c2t" and inside.double(1)[0] == "c2t"
     assert namespace["helper"](1) == 1002 and namespace["table"]["h"](1) == 1002
+    assert namespace["pkg"].softmax(2) == ("c2t", 2) and tilegym.ops.cutile.softmax(2)[0] == "c2t"
+    from tilegym.ops.cutile import softmax
+    assert softmax(2)[0] == "c2t"
+    try:
+        tilegym.ops.cutile.bad.bad(1)
+        raise AssertionError("a cuTile function without a conversion ran")
+    except NotImplementedError as e:
+        assert "has no converted counterpart" in str(e) and "does not import" in str(e), e
+    tilegym.ops.cutile.softmax_module = None  # noqa: a name the package did not have: set on the conversion
+    sys.modules["tilegym.ops.cutile.softmax"].SCALE = 5
+    assert sys.modules["tilegym.ops.c2t_triton.softmax"].SCALE == 5 and softmax(1) == ("c2t", 5)
     counts = LaunchProbe(mounts)(lambda: (triple(2), inside.double(1)))
     assert counts == {{"converted": 2, "cutile": 0}}, counts
-assert "tilegym.ops.cutile.lazy" not in sys.modules
-assert sys.modules["tilegym.ops.c2t_triton.lazy"] is conv_lazy and conv_lazy.__name__ == "tilegym.ops.c2t_triton.lazy"
+sys.modules["tilegym.ops.c2t_triton.softmax"].SCALE = 1
 assert sys.modules["tilegym.ops.cutile.double"] is cutile_double and namespace["helper"] is cutile_double.helper
-assert namespace["table"]["h"] is cutile_double.helper
+assert namespace["table"]["h"] is cutile_double.helper and namespace["pkg"] is pkg and pkg.softmax(2)[0] == "cutile"
+assert sys.modules["tilegym.ops.c2t_triton.lazy"] is conv_lazy
 import tilegym.ops.cutile.lazy as real
 assert real.triple(2)[0] == "cutile" and real.__file__.endswith("src/tilegym/ops/cutile/lazy.py")
 assert LaunchProbe(mounts)(lambda: real.triple(2)) == {{"converted": 0, "cutile": 1}}
+assert tilegym.ops.cutile.bad.bad(1)[0] == "cutile"
+
+# A cuTile module that appears after the first call (not imported up front): the finder's alias, dropped.
+(root / "src/tilegym/ops/cutile/late.py").write_text("import cuda.tile\\ndef late():\\n    return 'cutile'\\n")
+(root / "conv/ops/triton/late.py").write_text("def late():\\n    return 'c2t'\\n")
+importlib.invalidate_caches()
+with converted_as_cutile(mounts):
+    from tilegym.ops.cutile.late import late
+    assert late() == "c2t"
+assert "tilegym.ops.cutile.late" not in sys.modules and "late" not in vars(pkg)
+conv_late = sys.modules["tilegym.ops.c2t_triton.late"]
+assert conv_late.__spec__.name == "tilegym.ops.c2t_triton.late", conv_late.__spec__
+from tilegym.ops.cutile.late import late
+assert late() == "cutile"
 print("ok")
 """
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path / "src"), tp.PKG_PARENT]), TRITON_INTERPRET="1")
     env.pop("CUTILE_TUTORIALS_BACKEND", None)
-    r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    r = subprocess.run([sys.executable, "-c", "import tilegym\n" + script], env=env, capture_output=True, text=True,
+                       timeout=300)
     assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stdout + r.stderr
 
 

@@ -27,6 +27,7 @@ import sys
 import types
 
 from .pytest_tilegym import _Mounts, _swap_in, _swap_out
+from .tilegym_differential import _side
 
 
 def cutile_counterpart(mounts: _Mounts, name: str) -> str | None:
@@ -39,30 +40,82 @@ def cutile_counterpart(mounts: _Mounts, name: str) -> str | None:
     return None
 
 
-class _CheckedModule(types.ModuleType):
-    """A converted module seen through cuTile's name while a Differential checks the calls: its plain
-    functions come wrapped, each call checked against cuTile's namesake (tilegym_differential)."""
+_MISSING = object()
 
-    def __init__(self, cutile_module, converted_module, differential):
-        super().__init__(converted_module.__name__, converted_module.__doc__)
-        self._c2t = (cutile_module, converted_module, differential)
+
+class _View(types.ModuleType):
+    """A cuTile module as the converted ops' side sees it while converted_as_cutile is active: each
+    attribute is the converted counterpart of cuTile's (a submodule's view, a function or class of
+    the converted module that defined it, so also what a package re-exports: TileGym's
+    ``ops/cutile/__init__.py`` re-exports ``softmax`` beside the submodule ``softmax``); an object of
+    a cuTile module without a conversion raises NotImplementedError when called; anything else
+    (torch, dunders such as ``__path__``) is cuTile's. With a Differential, functions come wrapped:
+    each call is checked against cuTile's (tilegym_differential), and cuTile's reference, which may
+    reach the same names, gets cuTile's. Setting an attribute (a test's monkeypatch) sets it on the
+    converted module."""
+
+    def __init__(self, mounts, cutile_module, converted_module, differential):
+        super().__init__(cutile_module.__name__, cutile_module.__doc__)
+        object.__setattr__(self, "_c2t", (mounts, cutile_module, converted_module, differential))
 
     def __getattr__(self, name):
-        cutile_module, converted_module, differential = self.__dict__["_c2t"]
-        value = getattr(converted_module, name)
-        ref = getattr(cutile_module, name, None)
-        if isinstance(ref, _CheckedModule):  # cuTile's package attribute, itself swapped meanwhile
-            ref = ref.__dict__["_c2t"][0]
-        if isinstance(value, types.ModuleType):
-            return _CheckedModule(ref, value, differential) if isinstance(ref, types.ModuleType) else value
-        if inspect.isfunction(value) and inspect.isfunction(ref) and ref is not value:
-            return differential.wrap(_op_name(ref), ref, value)
-        return value
+        mounts, cutile_module, converted_module, differential = self.__dict__["_c2t"]
+        ref = getattr(cutile_module, name, _MISSING)
+        if isinstance(ref, _View):  # cuTile's package attribute, itself swapped meanwhile
+            ref = ref.__dict__["_c2t"][1]
+        if ref is _MISSING:
+            if converted_module is None:
+                raise AttributeError(name)
+            return getattr(converted_module, name)
+        if name.startswith("__"):
+            return ref
+        return _counterpart(mounts, ref, differential)
+
+    def __setattr__(self, name, value):
+        converted_module = self.__dict__["_c2t"][2]
+        setattr(converted_module if converted_module is not None else self.__dict__["_c2t"][1], name, value)
+
+    def __delattr__(self, name):
+        converted_module = self.__dict__["_c2t"][2]
+        delattr(converted_module if converted_module is not None else self.__dict__["_c2t"][1], name)
 
 
 def _op_name(fn) -> str:
     """A cuTile function's name in the differential's records: ops.cutile.mla_decoding.mla_decoding."""
     return f"{fn.__module__.removeprefix('tilegym.')}.{fn.__qualname__}"
+
+
+def _not_converted(mounts: _Mounts, obj):
+    """A stand-in for an object of a cuTile module that has no converted counterpart (its module did
+    not convert or failed to import): calling it raises, so a converted case never runs cuTile."""
+    where = obj.__name__ if isinstance(obj, types.ModuleType) else f"{obj.__module__}.{getattr(obj, '__qualname__', obj)}"
+    conv = cutile_counterpart(mounts, obj.__name__ if isinstance(obj, types.ModuleType) else obj.__module__)
+    reason = mounts.import_errors.get(conv, "no converted module") if conv else "no converted module"
+
+    def not_converted(*args, **kwargs):
+        raise NotImplementedError(f"cutile2triton: {where} has no converted counterpart: {reason}")
+
+    return not_converted
+
+
+def _counterpart(mounts: _Mounts, obj, differential):
+    """What the converted side gets for cuTile's obj: a view of a cuTile module, the converted function or
+    class (wrapped for the differential), a stand-in that raises for a cuTile object without one, or obj
+    itself when it is not cuTile's."""
+    if isinstance(obj, types.ModuleType):
+        conv = cutile_counterpart(mounts, obj.__name__)
+        if conv is None:
+            return obj
+        return _View(mounts, obj, sys.modules.get(conv), differential)
+    module = getattr(obj, "__module__", None)
+    if not isinstance(module, str) or cutile_counterpart(mounts, module) is None:
+        return obj
+    new = _converted_object(mounts, obj)
+    if new is None:
+        return _not_converted(mounts, obj) if callable(obj) else obj
+    if differential is not None and inspect.isfunction(obj) and inspect.isfunction(new) and new is not obj:
+        return differential.wrap(_op_name(obj), obj, new)
+    return new
 
 
 def _converted_object(mounts: _Mounts, obj):
@@ -79,72 +132,85 @@ def _converted_object(mounts: _Mounts, obj):
 
 
 class _Existing(importlib.abc.Loader):
-    """Loads a module name as an existing module object (its attributes kept)."""
+    """Loads a module name as an existing module object, whose own spec it keeps (the import system
+    sets the new name's spec on it first)."""
 
     def __init__(self, module):
         self.module = module
+        self.spec = getattr(module, "__spec__", None)
 
     def create_module(self, spec):
         return self.module
 
     def exec_module(self, module):
-        pass
+        if self.spec is not None:
+            module.__spec__ = self.spec
 
 
 class _AliasFinder(importlib.abc.MetaPathFinder):
     """A cuTile module imported for the first time while converted_as_cutile is active is its
     converted counterpart (imported if need be): never cuTile's file, nor the converted file loaded a
-    second time under cuTile's name (which the swapped package's __path__ would otherwise find)."""
+    second time under cuTile's name (which the swapped package's __path__ would otherwise find).
+    cuTile's reference in a differential check imports cuTile's own."""
 
     def __init__(self, mounts: _Mounts):
         self.mounts = mounts
 
     def find_spec(self, fullname, path=None, target=None):
         conv = cutile_counterpart(self.mounts, fullname)
-        if conv is None:
+        if conv is None or _side[0] == "cutile":
             return None
         return importlib.util.spec_from_loader(fullname, _Existing(importlib.import_module(conv)))
+
+
+def _import_cutile_modules(mounts: _Mounts) -> None:
+    """Imports every module of the mounted cuTile folders once (cuTile allowed), so that the names a
+    call reaches are already in sys.modules and get their views: a module imported first during the
+    call would be cuTile's own on the reference's side and the converted one on ours, unchecked."""
+    if getattr(mounts, "_c2t_cutile_imported", False):
+        return
+    mounts._c2t_cutile_imported = True
+    for rel in mounts.rels:
+        base = mounts.tilegym_root.joinpath(*rel, "cutile")
+        for f in sorted(base.rglob("*.py")):
+            parts = f.relative_to(base).with_suffix("").parts
+            name = ".".join(("tilegym", *rel, "cutile", *(parts[:-1] if parts[-1] == "__init__" else parts)))
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 -- cuTile's own import problem: its names stay unreached
+                pass
 
 
 @contextlib.contextmanager
 def converted_as_cutile(mounts: _Mounts, namespace: dict | None = None, differential=None):
     """While active, TileGym's ``"cutile"`` means the converted ops: registry entries (as the pytest
-    plug-in's swap: an op without a conversion raises NotImplementedError), the imported
-    ``tilegym.<rel>.cutile[.x]`` modules in ``sys.modules`` and as attributes of their packages, and
-    the names in ``namespace`` (a bench or test module's globals, and the values of its dicts) bound
-    to objects of those modules. Everything is restored on exit. A name with no counterpart (a cuTile
-    kernel launched by the bench file itself) keeps cuTile's object: LaunchProbe tells.
+    plug-in's swap: an op without a conversion raises NotImplementedError), the ``tilegym.<rel>.cutile[.x]``
+    modules (all imported first) as views of their converted counterparts (``_View``) in ``sys.modules``
+    and as attributes of their packages, and the names in ``namespace`` (a bench or test module's
+    globals, and the values of its dicts) bound to objects of those modules. Everything is restored on
+    exit. An object without a counterpart raises when called; a cuTile kernel the caller launches
+    itself stays cuTile's: LaunchProbe tells.
 
     With a ``differential`` (tilegym_differential.Differential), registry ops, functions in the
-    namespace and functions reached through the modules are checked call by call against cuTile's
-    (a module first imported during the call is the converted one, unchecked: cuTile's is not loaded)."""
-
-    def counterpart(old, new):
-        if differential is None:
-            return new
-        if isinstance(old, types.ModuleType):
-            return _CheckedModule(old, new, differential)
-        if inspect.isfunction(old) and inspect.isfunction(new):
-            return differential.wrap(_op_name(old), old, new)
-        return new
-
+    namespace and functions reached through the modules are checked call by call against cuTile's.
+    Not reached: objects held elsewhere (a list, a class attribute, a fixture built before the call)."""
+    _import_cutile_modules(mounts)
     plan = []  # (container, key, new value): sys.modules entries, package attributes, namespace names
     for name in list(sys.modules):
-        conv = cutile_counterpart(mounts, name)
-        new = sys.modules.get(conv) if conv else None
-        if new is None:
+        module = sys.modules[name]
+        if cutile_counterpart(mounts, name) is None or not isinstance(module, types.ModuleType):
             continue
-        new = counterpart(sys.modules[name], new)
-        plan.append((sys.modules, name, new))
+        view = _counterpart(mounts, module, differential)
+        plan.append((sys.modules, name, view))
         parent, _, child = name.rpartition(".")
         holder = sys.modules.get(parent)  # cuTile's package (nothing is changed while planning)
-        if holder is not None and hasattr(holder, child):
-            plan.append((holder, child, new))
+        if holder is not None and getattr(holder, child, None) is module:  # not a re-exported function
+            plan.append((holder, child, view))
     for container in [namespace or {}] + [v for v in (namespace or {}).values() if isinstance(v, dict)]:
         for key, value in list(container.items()):
-            new = _converted_object(mounts, value)
-            if new is not None and new is not value:
-                plan.append((container, key, counterpart(value, new)))
+            new = _counterpart(mounts, value, differential)
+            if new is not value:
+                plan.append((container, key, new))
     saved_registry = _swap_in(mounts, differential)
     undo: list = []  # (container, key, old value), restored in reverse
     before = set(sys.modules)
@@ -156,8 +222,8 @@ def converted_as_cutile(mounts: _Mounts, namespace: dict | None = None, differen
                 undo.append((container, key, container[key]))
                 container[key] = new
             else:
-                undo.append((container, key, getattr(container, key)))
-                setattr(container, key, new)
+                undo.append((container, key, container.__dict__[key]))
+                object.__setattr__(container, key, new)
         yield
     finally:
         sys.meta_path.remove(finder)
@@ -165,10 +231,14 @@ def converted_as_cutile(mounts: _Mounts, namespace: dict | None = None, differen
             if isinstance(container, dict):
                 container[key] = old
             else:
-                setattr(container, key, old)
-        for name in set(sys.modules) - before:  # cuTile names first imported meanwhile: aliases, dropped
-            if cutile_counterpart(mounts, name) is not None:
-                del sys.modules[name]
+                object.__setattr__(container, key, old)
+        for name in set(sys.modules) - before:  # cuTile names first imported meanwhile: dropped, with
+            if cutile_counterpart(mounts, name) is not None:  # the package attribute the import set
+                alias = sys.modules.pop(name)
+                parent, _, child = name.rpartition(".")
+                holder = sys.modules.get(parent)
+                if holder is not None and holder.__dict__.get(child) is alias:
+                    delattr(holder, child)
         _swap_out(saved_registry)
 
 
