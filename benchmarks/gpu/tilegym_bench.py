@@ -327,7 +327,7 @@ def run_child(args) -> int:
         cuTile line with "cutile" meaning the converted ops (converted_as_cutile; TileGym's files
         branch on backend == "cutile"); its first round's launches are probed (LaunchProbe): a point
         that launched no converted kernel, or a cuTile one, is an error, not a number."""
-        cutile_line = next((v for v, (b, _) in lines.items() if b == "cutile" and v == "cutile"), None)
+        cutile_line = "cutile" if "cutile" in lines else None  # a line value "cutile": the file's cuTile line
         first = "rounds" not in rec and "error" not in rec
         probing.update(on=first and backend in (C2T, "cutile"), counts=None)
         try:

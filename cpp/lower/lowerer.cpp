@@ -28,6 +28,20 @@ std::string Lowerer::source_text(const Node* n, const std::string& fallback, siz
 }
 KernelReport& Lowerer::report() { return mod_.report(); }
 
+sema::DType Lowerer::add_list_params(ArrayListVal& l, const std::string& pname) {
+  std::string table = fresh(pname + "_table"), len = fresh(pname + "_len"), first = fresh(pname + "_first");
+  std::string facts = fresh(pname + "_facts");
+  for (auto& n : {table, len, first}) fn_.params.push_back({n, "", nullptr});
+  fn_.params.push_back({facts, "tl.constexpr", nullptr});
+  scalar_params_.insert(len);
+  l.display = pname;
+  l.table = name(table);
+  l.length = name(len);
+  l.first = name(first);
+  l.facts = name(facts);
+  return sema::DType::symbolic(first + ".dtype.element_ty");
+}
+
 std::string Lowerer::prelude(const std::string& helper) {
   mod_.use_prelude(helper);
   if (auto* h = find_prelude(helper))
@@ -452,20 +466,10 @@ LVal Lowerer::kernel_param_value(const sema::ParamKind& p) {
       // table (int64 words), length, first array (for the element dtype):
       // the launcher builds them (host/launcher.cpp).
       auto l = std::make_shared<ArrayListVal>();
-      l->display = p.name;
       l->rank = p.rank < 0 ? 0 : p.rank;
       l->int64_index = p.int64_index || options().int64_indexing;
-      std::string table = fresh(p.name + "_table"), len = fresh(p.name + "_len"), first = fresh(p.name + "_first");
-      std::string facts = fresh(p.name + "_facts");
-      for (auto& n : {table, len, first}) fn_.params.push_back({n, "", nullptr});
-      fn_.params.push_back({facts, "tl.constexpr", nullptr});
-      scalar_params_.insert(len);
-      l->table = name(table);
-      l->length = name(len);
-      l->first = name(first);
-      l->facts = name(facts);
       v.info.kind = VKind::ArrayList;
-      v.info.dtype = sema::DType::symbolic(first + ".dtype.element_ty");
+      v.info.dtype = add_list_params(*l, p.name);
       v.list = l;
       break;
     }
@@ -534,17 +538,7 @@ void Lowerer::setup_helper_params() {
       }
       case VKind::ArrayList: {  // passed as its table, length, first array and facts
         auto l = std::make_shared<ArrayListVal>(*v.list);
-        std::string table = fresh(pname + "_table"), len = fresh(pname + "_len"), first = fresh(pname + "_first");
-        std::string facts = fresh(pname + "_facts");
-        for (auto& n : {table, len, first}) fn_.params.push_back({n, "", nullptr});
-        fn_.params.push_back({facts, "tl.constexpr", nullptr});
-        scalar_params_.insert(len);
-        l->table = name(table);
-        l->length = name(len);
-        l->first = name(first);
-        l->facts = name(facts);
-        l->display = pname;
-        v.info.dtype = sema::DType::symbolic(first + ".dtype.element_ty");
+        v.info.dtype = add_list_params(*l, pname);
         v.list = l;
         break;
       }

@@ -252,6 +252,10 @@ class Lowerer {
   void prescan();
   /// The value of kernel parameter `p` (adding its Triton parameters).
   LVal kernel_param_value(const sema::ParamKind& p);
+  /// A list-of-arrays parameter `pname` of the function being lowered, as the launcher or a caller
+  /// passes it (ArrayListVal: table, length, first array, constexpr facts): adds the parameters,
+  /// names them in `l`; returns the elements' dtype (the first array's).
+  sema::DType add_list_params(ArrayListVal& l, const std::string& pname);
   void setup_kernel_params();
   void setup_helper_params();
 

@@ -349,10 +349,7 @@ LVal Lowerer::call_helper(const Node* call_node, const Node* def) {
         for (auto& e : v.tiled->symbolic_exprs())
           if (tiling_passed.insert(e).second) cargs.push_back(lit(e));
     } else if (v.info.kind == VKind::ArrayList) {
-      cargs.push_back(v.list->table);
-      cargs.push_back(v.list->length);
-      cargs.push_back(v.list->first);
-      cargs.push_back(v.list->facts);
+      for (auto& a : v.list->args()) cargs.push_back(a);
     } else {
       cargs.push_back(v.expr);
     }

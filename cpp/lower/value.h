@@ -55,6 +55,8 @@ struct ArrayListVal {
   // vectorizes nor software-pipelines the loads (masks on extents it cannot divide). As with that
   // specialization, each facts value a launch brings compiles a kernel of its own.
   TExprPtr facts;
+  /// The arguments a helper call passes for the list, in its parameters' order (add_list_params).
+  std::vector<TExprPtr> args() const { return {table, length, first, facts}; }
   int rank = 0;                      // of every element
   bool int64_index = false;          // elements' shapes/strides kept in int64
   int words() const { return 1 + 2 * rank; }

@@ -109,6 +109,7 @@ class _Mounts:
         self.op_module: dict[str, str] = {}  # converted op -> module that registered it
         self.cutile_ops: dict[str, Path] = {}  # op cuTile registers -> original file
         self.impls: dict[str, object] = {}  # op -> our implementation
+        self.cutile_imported = False  # tilegym_as_cutile imported every cuTile module of the mounts
 
     def package(self, rel: tuple[str, ...]) -> str:
         return ".".join(("tilegym", *rel, C2T))

@@ -108,27 +108,18 @@ def _counterpart(mounts: _Mounts, obj, differential):
             return obj
         return _View(mounts, obj, sys.modules.get(conv), differential)
     module = getattr(obj, "__module__", None)
-    if not isinstance(module, str) or cutile_counterpart(mounts, module) is None:
+    conv = cutile_counterpart(mounts, module) if isinstance(module, str) else None
+    if conv is None:
         return obj
-    new = _converted_object(mounts, obj)
+    # The converted module's object of the same top-level name (a nested one has none to map to).
+    qualname, conv_mod = getattr(obj, "__qualname__", None), sys.modules.get(conv)
+    top_level = conv_mod is not None and isinstance(qualname, str) and "." not in qualname
+    new = getattr(conv_mod, qualname, None) if top_level else None
     if new is None:
         return _not_converted(mounts, obj) if callable(obj) else obj
     if differential is not None and inspect.isfunction(obj) and inspect.isfunction(new) and new is not obj:
         return differential.wrap(_op_name(obj), obj, new)
     return new
-
-
-def _converted_object(mounts: _Mounts, obj):
-    """The converted counterpart of a module, function or class of a cuTile module, or None."""
-    if isinstance(obj, types.ModuleType):
-        conv = cutile_counterpart(mounts, obj.__name__)
-        return sys.modules.get(conv) if conv else None
-    module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
-    if not isinstance(module, str) or not isinstance(qualname, str) or "." in qualname:
-        return None
-    conv = cutile_counterpart(mounts, module)
-    conv_mod = sys.modules.get(conv) if conv else None
-    return getattr(conv_mod, qualname, None) if conv_mod is not None else None
 
 
 class _Existing(importlib.abc.Loader):
@@ -167,9 +158,9 @@ def _import_cutile_modules(mounts: _Mounts) -> None:
     """Imports every module of the mounted cuTile folders once (cuTile allowed), so that the names a
     call reaches are already in sys.modules and get their views: a module imported first during the
     call would be cuTile's own on the reference's side and the converted one on ours, unchecked."""
-    if getattr(mounts, "_c2t_cutile_imported", False):
+    if mounts.cutile_imported:
         return
-    mounts._c2t_cutile_imported = True
+    mounts.cutile_imported = True
     for rel in mounts.rels:
         base = mounts.tilegym_root.joinpath(*rel, "cutile")
         for f in sorted(base.rglob("*.py")):
