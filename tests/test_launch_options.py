@@ -89,7 +89,11 @@ def test_num_warps_rule(mod):
     assert [w(lambda: (), lambda: (n,)) for n in (64, 1024, 8191, 8192, 12288, 16384, 1 << 20)] == [4, 4, 4, 8, 8, 16, 16]
     assert w(lambda: (), lambda: (512, 16 * 1024)) == 16  # the largest tile counts
     # With tl.dot: 8 warps for accumulators of more than 16384 elements with 128+ rows.
-    assert w(lambda: ((128, 128 * 128),), lambda: (1 << 20,)) == 4  # a 128x128 GEMM tile; loads do not count
+    assert w(lambda: ((128, 128 * 128),), lambda: (256 * 128,)) == 4  # a 128x128 GEMM tile, loads of 256x128
+    # ... unless a loaded tile has 65536+ elements: MLA decoding at head dim 512 (128x512 K tiles, 16 heads)
+    assert w(lambda: ((128, 128 * 16), (512, 512 * 16)), lambda: (512 * 16, 128 * 512, 16)) == 8
+    assert w(lambda: ((128, 128 * 16), (128, 128 * 16)), lambda: (128 * 16, 128 * 128, 16)) == 4  # head dim 128
+    assert w(lambda: ((256, 256 * 256), (256, 256 * 256)), lambda: (1 << 17,)) == 4  # accumulators beyond 65536
     assert w(lambda: ((128, 128 * 256),), lambda: ()) == 8
     assert w(lambda: ((128, 128 * 64), (128, 128 * 128)), lambda: ()) == 8  # attention: QK^T and PV
     assert w(lambda: ((64, 64 * 64), (64, 64 * 256)), lambda: ()) == 4  # 64-row tiles: one warp group each

@@ -479,7 +479,11 @@ def _c2t_num_warps(dots, tiles):
     kernel loads or stores. With tl.dot: 8 warps when the accumulators hold more than 16384
     elements (128 x 128 fp32: 128 registers per thread at 4 warps) and at most 65536 (beyond,
     they spill at 8 warps as well, and gemma attention's 256 x 128 tiles over a 256-wide head ran
-    faster at 4), and one has 128 rows or more (Hopper's wgmma gives each 4-warp group 64 rows);
+    faster at 4), and one has 128 rows or more (Hopper's wgmma gives each 4-warp group 64 rows),
+    or when they hold at most 65536 and a loaded or stored tile has 65536 elements or more
+    (decoding kernels at head dim 512: TileGym's split-KV MLA decoding, 128 x 512 K tiles and
+    16-column accumulators, uses 255 registers and spills at 4 warps, none at 8, and ran 1.34x
+    faster at 8 on the H200, 16 slower; at head dim 128, 4 warps as fast or faster);
     else 4 -- e.g. attention with 128 x 64 tiles spills registers at 4 warps, a 128 x 128 GEMM
     tile ran as fast or faster at 4. Otherwise 4, 8 or 16 warps: the largest power of two not
     above one warp per 1024 elements of the largest tile (32 per thread), from 4 to 16."""
@@ -491,7 +495,8 @@ def _c2t_num_warps(dots, tiles):
     if warps is None:
         d, t = key
         if d:
-            warps = 8 if 16384 < sum(e for _, e in d) <= 65536 and max(r for r, _ in d) >= 128 else 4
+            acc, rows, big = sum(e for _, e in d), max(r for r, _ in d), max(t, default=0)
+            warps = 8 if acc <= 65536 and ((acc > 16384 and rows >= 128) or big >= 65536) else 4
         else:
             big, warps = max(t, default=0), 4
             while warps < 16 and big >= 2048 * warps:
