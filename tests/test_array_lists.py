@@ -170,7 +170,26 @@ def test_grouped_code_shape():
     assert "Xs_len" in code and "len(_c2t_Xs)" in code
     assert "X_stride_1 = 1 if Xs_facts & 32 else X_stride_1_raw" in code
     assert "X_shape_1 = tl.multiple_of(X_shape_1_raw, 16) if Xs_facts & 4 else X_shape_1_raw" in code
-    assert "_c2t_Xs_facts = sum(1 << k for k in range(5) if all(v % 16 == 0 for v in _c2t_Xs_words[k::5]))" in code
+    assert '_c2t_Xs, _c2t_Xs_table, _c2t_Xs_facts = _c2t_array_list("Xs", Xs, 2, int32=True)' in code
+
+
+def test_launcher_reuses_a_lists_table(tmp_path):
+    # The table of (address, shapes, strides) words is copied to the device once per distinct
+    # list, not per launch (a host-to-device copy per list cost small grouped GEMMs most of their time).
+    mod = convert_and_load(GROUPED, tmp_path, "grouped_tables")
+    launched = _launches(mod)
+    xs = [dev(torch.randn(8, 4)), dev(torch.randn(16, 4))]
+    outs = [dev(torch.empty(8, 4)), dev(torch.empty(16, 4))]
+    for _ in range(2):
+        mod.launch_grouped_scale((2,), xs, outs, 16, 32)
+    xs[0].add_(1.0)  # new values, the same words: the same table still describes the list
+    mod.launch_grouped_scale((2,), xs, outs, 16, 32)
+    mod.launch_grouped_scale((2,), xs[::-1], outs[::-1], 16, 32)  # other words: another table
+    tables = [args[0] for args in launched]
+    assert tables[0] is tables[1] is tables[2] and tables[3] is not tables[0]
+    assert tables[3].tolist() == [w for t in xs[::-1] for w in (t.data_ptr(), *t.shape, *t.stride())]
+    assert_close(outs[1], xs[1])  # group g's output is (g + 1) * X_g, in the last launch's order
+    assert_close(outs[0], xs[0] * 2.0)
 
 
 def test_launcher_checks_list_elements(tmp_path):
@@ -247,7 +266,7 @@ def test_int64_indexed_list(tmp_path):
     # cuTile test_list.py: int64-indexed elements keep int64 shapes/strides
     code = convert(INT64_LIST, "int64_list.py")
     assert "arrays_item_shape_0_raw = tl.load(arrays_item_words + 1)\n" in code
-    assert "2**31" not in code  # no int32 range check on the host
+    assert '_c2t_array_list("arrays", arrays, 2, int32=False)' in code  # no int32 range check on the host
     mod = load(code, tmp_path, "int64_list")
     seed, g = _gen()
     n, TILE = 50, 16

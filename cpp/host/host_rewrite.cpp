@@ -794,6 +794,9 @@ size_t Rewriter::header_offset() const {
 // that module-level host code (`k2 = k.replace_hints(...)`) can use it.
 void Rewriter::insert_runtime() {
   needs_.run_kernel = !lm_.kernels.empty();  // launchers call _c2t_run_kernel
+  for (auto& k : lm_.kernels)
+    for (auto& p : k.params)
+      if (k.ok && p.kind == sema::ParamKind::Kind::ArrayList) needs_.array_lists = true;
   std::string rt = runtime_source(needs_);
   if (rt.empty()) return;
   const Node* last_import = nullptr;

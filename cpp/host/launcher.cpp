@@ -153,38 +153,13 @@ std::string unpack_source(const Unpacked& u, const std::string& launcher) {
          ": the kernel takes arrays of rank " + want + "; \"\n                         f\"got " + got + "\") from None\n";
 }
 
-// A list of arrays: cuTile's own launch layout (compilation.rst,
-// ListConstraint) -- an int64 table of (pointer, shapes, strides) per
-// element -- plus the length and the first array, whose pointer type gives
-// the kernel the element dtype. All elements must share rank, dtype and
-// device (one cuTile list type); int32-indexed lists must fit in int32.
-std::string list_table_source(const sema::ParamKind& p, const std::string& items, const std::string& table) {
-  std::string n = p.name, r = std::to_string(p.rank < 0 ? 0 : p.rank);
-  std::string o;
-  o += "    " + items + " = list(" + n + ")\n";
-  o += "    if not " + items + ":\n";
-  o += "        raise ValueError(\"" + n + ": an empty list of arrays has no element dtype to launch with\")\n";
-  o += "    if not all(t.dim() == " + r + " and t.dtype == " + items + "[0].dtype and t.device == " + items +
-       "[0].device for t in " + items + "):\n";
-  o += "        raise ValueError(\"" + n + ": every array of the list must have " + r +
-       " dimensions, and all the same dtype and device\")\n";
-  if (!p.int64_index) {
-    o += "    if not all(-2**31 <= v < 2**31 for t in " + items + " for v in (*t.shape, *t.stride())):\n";
-    o += "        raise ValueError(\"" + n + ": shapes and strides must fit in int32 (annotate the list with "
-         "ct.IndexedWithInt64 elements)\")\n";
-  }
-  int nw = 1 + 2 * (p.rank < 0 ? 0 : p.rank);  // words per element
-  std::string words = items + "_words", w = std::to_string(nw), last = std::to_string(nw - 1);
-  o += "    " + words + " = [v for t in " + items + " for v in (t.data_ptr(), *t.shape, *t.stride())]\n";
-  o += "    " + table + " = torch.tensor(" + words + ", dtype=torch.int64, device=" + items + "[0].device)\n";
-  // The kernel's facts (lower/value.h ArrayListVal::facts): what Triton's own specialization finds
-  // in a single array's arguments (multiples of 16, a unit last stride), here of every element.
-  o += "    " + items + "_facts = sum(1 << k for k in range(" + w + ") if all(v % 16 == 0 for v in " + words + "[k::" +
-       w + "]))\n";
-  if (p.rank > 0)
-    o += "    " + items + "_facts |= (1 << " + w + ") if all(v == 1 for v in " + words + "[" + last + "::" + w +
-         "]) else 0\n";
-  return o;
+// A list of arrays: the runtime's _c2t_array_list checks it and makes its table
+// (cuTile's launch layout, compilation.rst ListConstraint: (pointer, shapes,
+// strides) per element) and facts; the kernel also takes the length and the
+// first array, whose pointer type gives it the element dtype.
+std::string list_args_source(const sema::ParamKind& p, const std::string& items) {
+  return "    " + items + ", " + items + "_table, " + items + "_facts = _c2t_array_list(\"" + p.name + "\", " + p.name +
+         ", " + std::to_string(p.rank < 0 ? 0 : p.rank) + ", int32=" + (p.int64_index ? "False" : "True") + ")\n";
 }
 
 // `options["num_warps"] = _c2t_num_warps(...)` (unless given) from the kernel's
@@ -317,10 +292,9 @@ std::string launcher_source(const lower::LoweredKernel& k) {
     switch (p.kind) {
       case sema::ParamKind::Kind::ArrayList: {
         native.ok = false;
-        std::string items = "_c2t_" + p.name, table = "_c2t_" + p.name + "_table";
-        prep += list_table_source(p, items, table);
-        needs_torch = true;
-        lines.push_back(table + ", len(" + items + "), " + items + "[0], " + items + "_facts");
+        std::string items = "_c2t_" + p.name;
+        prep += list_args_source(p, items);
+        lines.push_back(items + "_table, len(" + items + "), " + items + "[0], " + items + "_facts");
         break;
       }
       case sema::ParamKind::Kind::Array: {

@@ -1037,6 +1037,52 @@ def _c2t_device_capability(torch, device=None):
     return props.major, props.minor
 )PY";
 
+// A list of arrays as its kernel takes it (host/launcher.cpp list_args_source).
+const char* kArrayLists = R"PY(
+_c2t_list_tables = {}  # (device, stream, words) -> the list's table on the device
+
+
+def _c2t_array_list(name, arrays, rank, int32):
+    """A cuTile list of arrays as the converted kernel takes it: (the arrays as a Python list, an
+    int64 tensor on their device of (address, shapes..., strides...) per element -- cuTile's launch
+    layout of a list, compilation.rst ListConstraint -- and the list's facts). All elements must
+    have `rank` dimensions and one dtype and device (one cuTile list type), and with int32 indexing
+    (no ct.IndexedWithInt64) shapes and strides that fit in int32; ValueError otherwise, naming
+    the list parameter `name`.
+    facts: bit k when word k of every element is a multiple of 16, bit 1 + 2 * rank when every
+    last stride is 1 -- for the list what Triton's launcher specializes for one array argument
+    (16-byte aligned pointers, integers divisible by 16), which the kernel hints so that Triton
+    vectorizes and pipelines the elements' loads (cutile2triton: lower/value.h ArrayListVal).
+    Tables are kept by their words (with the device and the stream, so a table is only used on
+    the stream it was copied on): launches with the same arrays reuse one instead of a
+    host-to-device copy each, which cost TileGym's group GEMM of 4 x 1024^3 most of its time."""
+    items = list(arrays)
+    if not items:
+        raise ValueError(f"{name}: an empty list of arrays has no element dtype to launch with")
+    first = items[0]
+    if not all(t.dim() == rank and t.dtype == first.dtype and t.device == first.device for t in items):
+        raise ValueError(f"{name}: every array of the list must have {rank} dimensions, and all the same dtype and "
+                         "device")
+    n = 1 + 2 * rank  # words per element
+    words = [v for t in items for v in (t.data_ptr(), *t.shape, *t.stride())]
+    if int32 and not all(-2**31 <= v < 2**31 for i, v in enumerate(words) if i % n):
+        raise ValueError(f"{name}: shapes and strides must fit in int32 (annotate the list with ct.IndexedWithInt64 "
+                         "elements)")
+    facts = sum(1 << k for k in range(n) if all(v % 16 == 0 for v in words[k::n]))
+    if rank and all(v == 1 for v in words[n - 1::n]):
+        facts |= 1 << n
+    import torch
+
+    stream = torch.cuda.current_stream(first.device).cuda_stream if first.is_cuda else None
+    key = (str(first.device), stream, tuple(words))
+    table = _c2t_list_tables.get(key)
+    if table is None:
+        if len(_c2t_list_tables) >= 256:  # the oldest goes (tables are a few words each)
+            del _c2t_list_tables[next(iter(_c2t_list_tables))]
+        table = _c2t_list_tables[key] = torch.tensor(words, dtype=torch.int64, device=first.device)
+    return items, table, facts
+)PY";
+
 }  // namespace
 
 std::string runtime_source(const RuntimeNeeds& n) {
@@ -1053,6 +1099,7 @@ std::string runtime_source(const RuntimeNeeds& n) {
   if (n.by_target) body += std::string(kByTarget) + "\n";
   if (n.private_apis) body += std::string(kPrivateApis) + "\n";
   if (n.torch_queries) body += std::string(kTorchQueries) + "\n";
+  if (n.array_lists) body += std::string(kArrayLists) + "\n";
   // Blocks are separated by two blank lines (each block starts and ends with '\n').
   body = body.substr(1);
   while (body.size() >= 2 && body.compare(body.size() - 2, 2, "\n\n") == 0) body.pop_back();

@@ -382,6 +382,11 @@ TEST(Runtime, RunKernelRetriesFewerStagesOnlyForSharedMemory) {
   EXPECT_EQ(launcher_attachment("k", "launch_k", 0, false, {{3, 4}, {-1, 5}}),
             "k._c2t_launcher = launch_k\nk._c2t_dot_tiles = ((3, 4), (None, 5))  # its tl.dot accumulators' (rows, "
             "columns): cuTile parameter positions\n");
+  // Lists of arrays: their tables and facts come from one runtime function, only where a kernel takes a list.
+  EXPECT_FALSE(has(rt, "def _c2t_array_list(")) << rt;
+  RuntimeNeeds lists;
+  lists.array_lists = true;
+  EXPECT_TRUE(has(runtime_source(lists), "def _c2t_array_list(name, arrays, rank, int32):"));
   // The tuning search times pipelined kernels at more stages too and keeps the winner's.
   RuntimeNeeds tune;
   tune.tune = true;

@@ -34,20 +34,9 @@ TEST(LauncherLists, TableLengthAndFirstArrayInKernelOrder) {
       "    for g in range(len(As)):\n"
       "        ct.store(out, index=(g, 0), tile=ct.load(As[g], index=(0, 0), shape=(T, T)))\n");
   ASSERT_FALSE(s.empty());
-  EXPECT_TRUE(has(s, "    import torch\n")) << s;
-  // all elements: one rank, dtype and device; int32 shapes/strides (cuTile's default index dtype)
-  EXPECT_TRUE(has(s, "if not all(t.dim() == 2 and t.dtype == _c2t_As[0].dtype and t.device == _c2t_As[0].device"))
-      << s;
-  EXPECT_TRUE(has(s, "-2**31 <= v < 2**31")) << s;
-  EXPECT_TRUE(has(s, "an empty list of arrays")) << s;
-  // (pointer, shapes, strides) per element, as int64 on the elements' device
-  EXPECT_TRUE(has(s, "_c2t_As_words = [v for t in _c2t_As for v in (t.data_ptr(), *t.shape, *t.stride())]\n"
-                     "    _c2t_As_table = torch.tensor(_c2t_As_words, dtype=torch.int64, device=_c2t_As[0].device)\n"))
-      << s;
-  // the facts: what Triton's specialization finds in a single array's arguments, of every element
-  // (5 words per 2-d element; bit 5: every last stride 1)
-  EXPECT_TRUE(has(s, "_c2t_As_facts = sum(1 << k for k in range(5) if all(v % 16 == 0 for v in _c2t_As_words[k::5]))\n"
-                     "    _c2t_As_facts |= (1 << 5) if all(v == 1 for v in _c2t_As_words[4::5]) else 0\n")) << s;
+  // The runtime's _c2t_array_list checks the elements (one rank, dtype and device; int32 shapes
+  // and strides, cuTile's default index dtype) and makes the table and facts.
+  EXPECT_TRUE(has(s, "    _c2t_As, _c2t_As_table, _c2t_As_facts = _c2t_array_list(\"As\", As, 2, int32=True)\n")) << s;
   EXPECT_TRUE(has(s, "        _c2t_As_table, len(_c2t_As), _c2t_As[0], _c2t_As_facts,\n"
                      "        out, out_shape_0, out_shape_1, out_stride_0")) << s;
 }
