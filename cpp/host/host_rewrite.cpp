@@ -289,7 +289,7 @@ void Rewriter::rewrite_constants() {
 // The statements after a kernel's launcher that attach it and its launch marks to the kernel.
 static std::string attachment(const lower::LoweredKernel& k) {
   return launcher_attachment(std::string(k.info->def->str("name")), launcher_name(k), k.occupancy, k.pipelined,
-                             dot_tile_params(k));
+                             dot_tile_params(k), k.pipelined && !k.dots);
 }
 
 void Rewriter::rewrite_functions() {

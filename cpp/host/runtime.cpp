@@ -348,7 +348,12 @@ def _c2t_run_compiled(kernel, grid, args, kwargs, run, asked=None, shape=None, c
 
 def _c2t_run_kernel_jit(kernel, grid, args, kwargs):
     """_c2t_run_kernel through kernel[grid] without a tuning search's choice: the shared-memory
-    retry, and the stages of a kernel with a cuTile occupancy (_c2t_occupancy_start)."""
+    retry, and the stages of a kernel with a cuTile occupancy (_c2t_occupancy_start). The retry
+    tries 2 stages, then 1; a kernel whose pipelined loops are only grid-stride prefetches (the
+    converter's mark _c2t_prefetch_only: no tl.dot) goes straight to 1: tiles that overflow there
+    keep the memory busy without prefetching (rows of 16384 gained nothing from it), and 2 stages
+    can be far slower than 1 -- TileGym's RMSNorm backward, fp32 rows of 16384 at 16 warps on
+    the H200: 767 GB/s at 2 stages, 2943 at 1 (cutile2triton's BENCHMARKS.md, s24)."""
     if _c2t_is_rule_warps(kwargs.get("num_warps")):  # Triton gets a plain int
         kwargs = {**kwargs, "num_warps": int(kwargs["num_warps"])}
     fits, start = _c2t_fitting_stages.get(kernel), 0
@@ -368,7 +373,11 @@ def _c2t_run_kernel_jit(kernel, grid, args, kwargs):
     # Start from what fit before; the key holds dtypes, not Triton's other
     # specializations (e.g. divisibility by 16), so a remembered count may still overflow.
     order = (None, 2, 1)
+    prefetch_only = not occupancy_start and getattr(kernel, "_c2t_prefetch_only", False) and _c2t_prefetch_param(
+        kernel, args, kwargs)
     for stages in order[order.index(fits[key]) if key in fits else max(start, occupancy_start):]:
+        if stages == 2 and prefetch_only:
+            continue
         at = kwargs if stages is None else _c2t_with_stages(kernel, args, kwargs, stages)  # None: Triton's default
         try:
             result = kernel[grid](*args, **at)
@@ -1112,12 +1121,15 @@ std::string runtime_source(const RuntimeNeeds& n) {
 }
 
 std::string launcher_attachment(const std::string& kernel_fn, const std::string& launcher, int occupancy,
-                                bool pipelined, const std::vector<std::pair<int, int>>& dot_tiles) {
+                                bool pipelined, const std::vector<std::pair<int, int>>& dot_tiles,
+                                bool prefetch_only) {
   std::string o = kernel_fn + "._c2t_launcher = " + launcher + "\n";
   if (occupancy > 1)  // the runtime's _c2t_occupancy_start: pipeline stages that leave room for it
     o += kernel_fn + "._c2t_occupancy = " + std::to_string(occupancy) + "  # cuTile's kernel option occupancy\n";
   if (pipelined)  // the runtime's _c2t_exhaustive_search: pipeline stages are searched too
     o += kernel_fn + "._c2t_pipelined = True  # a loop Triton software-pipelines (num_stages applies)\n";
+  if (prefetch_only)  // the runtime's shared-memory retry: one stage rather than two
+    o += kernel_fn + "._c2t_prefetch_only = True  # its pipelined loops are grid-stride prefetches (no tl.dot)\n";
   if (!dot_tiles.empty()) {  // the runtime's _c2t_exhaustive_search: cluster shares, warps
     auto pos = [](int p) { return p < 0 ? std::string("None") : std::to_string(p); };
     std::string t;

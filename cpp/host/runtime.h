@@ -64,8 +64,10 @@ std::string runtime_source(const RuntimeNeeds& needs);
 /// loop Triton software-pipelines: lower::MemoryEffects::pipelined_loops), a mark that lets the
 /// runtime's _c2t_exhaustive_search time each config at more pipeline stages too; with `dot_tiles`
 /// (host::dot_tile_params), its matrix products' tile parameters, for the search's CTA-cluster
-/// shares and warps.
+/// shares and warps; with `prefetch_only` (its pipelined loops are all grid-stride prefetches:
+/// no tl.dot), a mark that sends the runtime's shared-memory retry to one stage directly.
 std::string launcher_attachment(const std::string& kernel_fn, const std::string& launcher, int occupancy = 0,
-                                bool pipelined = false, const std::vector<std::pair<int, int>>& dot_tiles = {});
+                                bool pipelined = false, const std::vector<std::pair<int, int>>& dot_tiles = {},
+                                bool prefetch_only = false);
 
 }  // namespace c2t::host

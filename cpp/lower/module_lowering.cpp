@@ -120,6 +120,7 @@ LoweredModule ModuleLowering::run() {
       lk.tma = std::move(f.tma);
       lk.tma_flag = f.tma_flag;
       lk.pipelined = f.effects.pipelined_loops > 0;
+      lk.dots = f.effects.dots > 0;
       lk.ok = f.ok;
     }
     if (!lk.ok) out.ok = false;

@@ -28,6 +28,7 @@ struct LoweredKernel {
   int worker_warps = 0;                  // @ct.kernel(num_worker_warps=N) with a constant N: num_warps
   int occupancy = 0;                     // @ct.kernel(occupancy=N) with a constant N (runtime _c2t_occupancy_start)
   bool pipelined = false;                // a loop Triton software-pipelines (MemoryEffects::pipelined_loops)
+  bool dots = false;                     // a tl.dot, its own or a helper's (MemoryEffects::dots)
   std::vector<TmaRequirement> tma;       // descriptors behind `tma_flag` (host checks them)
   std::string tma_flag;                  // constexpr TMA flag parameter ("" = pointer path only)
   // The module uses ct.mma_scaled: its float8_e8m0fnu scale arrays, which have

@@ -375,6 +375,10 @@ TEST(Runtime, RunKernelRetriesFewerStagesOnlyForSharedMemory) {
   EXPECT_EQ(launcher_attachment("k", "launch_k", 0, true),
             "k._c2t_launcher = launch_k\nk._c2t_pipelined = True  # a loop Triton software-pipelines (num_stages "
             "applies)\n");
+  // Pipelined loops that are all grid-stride prefetches: the shared-memory retry skips two stages.
+  EXPECT_EQ(launcher_attachment("k", "launch_k", 0, true, {}, true),
+            "k._c2t_launcher = launch_k\nk._c2t_pipelined = True  # a loop Triton software-pipelines (num_stages "
+            "applies)\nk._c2t_prefetch_only = True  # its pipelined loops are grid-stride prefetches (no tl.dot)\n");
   // Matrix products' tile parameters, for the search's CTA-cluster shares and warps.
   EXPECT_EQ(launcher_attachment("k", "launch_k", 0, false, {{3, 4}}),
             "k._c2t_launcher = launch_k\nk._c2t_dot_tiles = ((3, 4),)  # its tl.dot accumulators' (rows, columns): "
