@@ -204,7 +204,58 @@ def cases(torch, tilegym):
         return make
 
     out["mla"] = [(f"B4 H16 S={s}", mla(s)) for s in (1024, 4096)]
+
+    def mla_decoding(D, S, dt=torch.float16):  # bench_mla_decoding.py: split-KV, 16 heads, d_pe 64
+        def make():
+            g = lambda mean, std, *sh: torch.empty(*sh, device=dev, dtype=dt).normal_(mean=mean, std=std)
+            q, qpe, kv, kpe = g(0.3, 0.2, 1, 16, D), g(0.3, 0.1, 1, 16, 64), g(0.3, 0.2, 1, S, D), g(0.3, 0.1, 1, S, 64)
+            sc = 1.0 / math.sqrt(D + 64)
+            first = lambda o: o[0] if isinstance(o, tuple) else o
+            fn = lambda be: first(tilegym.ops.mla_decoding_split_kv(q, qpe, kv, kpe, sc, backend=be))
+
+            def ref():
+                qk = (torch.matmul(q, kv.transpose(1, 2)).float() + torch.matmul(qpe, kpe.transpose(1, 2)).float()) * sc
+                return torch.matmul(torch.softmax(qk, -1).to(dt), kv)
+            return fn, ref, sum(t.numel() * t.element_size() for t in (q, qpe, kv, kpe, q)), "GB/s"
+        return make
+
+    out["mla_decoding"] = [(f"head_dim={d} kv={s}", mla_decoding(d, s)) for d in (512, 128) for s in (256, 2048, 11043)]
+
+    def swa(S, dt=torch.float16):  # experimental/bench_swa_attention.py: B1 H32 D128 W4096, causal
+        def make():
+            q, k, v = (torch.empty(1, 32, S, 128, device=dev, dtype=dt).normal_(0.0, 0.3) for _ in range(3))
+            w = min(4096, S)
+            fn = lambda be: tilegym.ops.swa_attention(q, k, v, window_size=w, is_causal=True, backend=be)
+
+            def ref():
+                i, j = torch.arange(S, device=dev)[:, None], torch.arange(S, device=dev)[None, :]
+                keep = (j > i - w) & (j <= i)
+                return torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=keep)
+            return fn, ref, 2 * 32 * S * w * 128 * 2, "TFLOPS"
+        return make
+
+    out["swa"] = [(f"seq_len={s}", swa(s)) for s in (512, 4096, 16384)]
+
+    def rms_backward(N, dt):  # experimental/bench_rmsnorm_backward.py (no dispatcher: the modules' functions)
+        def make():
+            import importlib
+
+            cutile_mod = importlib.import_module("tilegym.ops.cutile.rms_norm")  # the package re-exports a function
+
+            conv_mod = sys.modules["tilegym.ops.c2t_triton.rms_norm"]
+            x = torch.rand(4096, N, dtype=dt, device=dev).mul_(0.5).add_(-2.3)
+            w = torch.randn(N, dtype=dt, device=dev)
+            dy = torch.randn(4096, N, dtype=dt, device=dev)
+            rstd = cutile_mod.compute_rms_norm_rstd_torch(x, 1e-5)
+            fn = lambda be: (conv_mod if be == C2T else cutile_mod).rms_norm_backward(x, dy, w, rstd)[0]
+            ref = lambda: cutile_mod.rms_norm_backward_torch(x, dy, w, rstd)[0]
+            return fn, ref, 3 * x.numel() * x.element_size(), "GB/s"
+        return make
+
+    out["rms_backward"] = [(f"M=4096 N={n} {d}", rms_backward(n, getattr(torch, d)))
+                           for n, d in ((16384, "float32"), (16384, "bfloat16"), (8192, "float32"))]
     return out
+
 
 
 SETTINGS = {
@@ -219,6 +270,15 @@ SETTINGS = {
     "fmha": [None, {"num_warps": 4}, {"num_warps": 8}, {"num_warps": 8, "num_stages": 2}],
     "gemma": [None, {"num_warps": 4}, {"num_warps": 8}],
     "mla": [None, {"num_warps": 4}, {"num_warps": 8}],
+    "mla_decoding": [None, {"num_warps": 4}, {"num_warps": 8}, {"num_warps": 8, "num_stages": 2},
+                     {"num_warps": 8, "num_stages": 4}, {"num_warps": 16}],
+    "swa": [None, {"num_warps": 4}, {"num_warps": 8}, {"num_warps": 4, "num_stages": 2}, {"num_warps": 8, "num_stages": 2},
+            {"num_warps": 4, "num_stages": 4}, {"num_warps": 4, "USE_TMA": True}, {"num_warps": 8, "USE_TMA": True},
+            {"num_warps": 4, "num_stages": 2, "USE_TMA": True}, {"num_warps": 4, "num_stages": 1},
+            {"num_warps": 4, "num_stages": 1, "USE_TMA": True}],
+    # the grid-stride loop's prefetch stages (C2T_PREFETCH_STAGES) with the launch's
+    "rms_backward": [None] + [{"num_warps": w, "num_stages": s, "C2T_PREFETCH_STAGES": s}
+                              for w in (8, 16, 32) for s in (1, 2, 3)],
 }
 
 
