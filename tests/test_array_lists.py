@@ -192,6 +192,43 @@ def test_launcher_reuses_a_lists_table(tmp_path):
     assert_close(outs[0], xs[0] * 2.0)
 
 
+def test_list_tables_from_many_threads(tmp_path):
+    # Launches from several threads share the module's tables: no error, at most 256 kept.
+    import threading
+
+    mod = convert_and_load(GROUPED, tmp_path, "grouped_threads")
+    base, errors = dev(torch.zeros(1 << 14)), []
+
+    def work(t):
+        try:
+            for i in range(200):
+                off = 4 * ((t * 200 + i) % 4000)
+                items, table, _ = mod._c2t_array_list("Xs", [base[off:off + 4].view(2, 2)], 2, True)
+                assert table.tolist() == [items[0].data_ptr(), 2, 2, 2, 1]
+        except Exception as e:  # noqa: BLE001 -- reported below
+            errors.append(repr(e))
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and len(mod._c2t_list_tables) == 256
+
+
+@pytest.mark.parametrize("arg, message", [
+    (lambda a: a.reshape(1, 4, 4).expand(2, 4, 4), "expected a list of arrays, got Tensor"),  # not a list
+    (lambda a: (t for t in [a]), "expected a list of arrays, got generator"),
+    (lambda a: [a, None], "every element of the list must be an array"),
+])
+def test_a_list_parameter_takes_a_list_of_arrays(tmp_path, arg, message):
+    mod = convert_and_load(GROUPED, tmp_path, "grouped_types")
+    a = dev(torch.zeros(4, 4))
+    with pytest.raises(ValueError, match=f"Xs: {message}"):
+        mod.launch_grouped_scale((1,), arg(a), [a], 16, 32)
+    mod.launch_grouped_scale((1,), (a,), [a], 16, 32)  # a tuple is a sequence of arrays as well
+
+
 def test_launcher_checks_list_elements(tmp_path):
     mod = convert_and_load(GROUPED, tmp_path, "grouped_checks")
     a = dev(torch.zeros(4, 4))

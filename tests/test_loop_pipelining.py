@@ -316,3 +316,36 @@ def test_shared_memory_retry_keeps_a_kernel_parameter_named_like_the_stages(code
     with pytest.warns(UserWarning, match="num_stages=2"):
         assert_close(mod.scale_rows(x, 3, 32, 4), x * 3)
     assert fake.kwargs == [["USE_TMA", "num_warps"], ["USE_TMA", "num_stages", "num_warps"]]
+
+
+OCCUPIED_PREFETCH = '''
+import cuda.tile as ct
+
+ConstInt = ct.Constant[int]
+
+
+@ct.kernel(occupancy=2)
+def double_rows(x, out, n_rows: int, TILE: ConstInt):
+    for r in range(ct.bid(0), n_rows, ct.num_blocks(0)):
+        t = ct.load(x, index=(r, 0), shape=(1, TILE), padding_mode=ct.PaddingMode.ZERO)
+        ct.store(out, index=(r, 0), tile=t * 2.0)
+'''
+
+
+def test_occupancy_stages_of_a_prefetch_only_kernel_stand(tmp_path):
+    # Two stages chosen so that cuTile's occupancy=2 fits (the runtime's _c2t_occupancy_start,
+    # stood in for here: the interpreter has no device) are remembered, and a later launch of the
+    # same specialization keeps them: the prefetch-only retry (one stage) is for overflows only.
+    code = convert(OCCUPIED_PREFETCH, filename="occupied.py")
+    assert "double_rows._c2t_prefetch_only = True" in code and "double_rows._c2t_occupancy = 2" in code
+    mod = load(code, tmp_path, "occupied")
+    fake = _FakeKernel(mod.double_rows, limit=10**9)
+    fake._c2t_occupancy = 2
+    mod.double_rows = fake
+    mod._c2t_occupancy_start = lambda *a: 1
+    x = dev(torch.randn(9, 32))
+    for _ in range(3):
+        out = dev(torch.empty_like(x))
+        mod.launch_double_rows((4,), x, out, 9, 32)
+        assert_close(out, x * 2.0)
+    assert fake.attempts == [(2, 2)] * 3

@@ -373,8 +373,9 @@ def _c2t_run_kernel_jit(kernel, grid, args, kwargs):
     # Start from what fit before; the key holds dtypes, not Triton's other
     # specializations (e.g. divisibility by 16), so a remembered count may still overflow.
     order = (None, 2, 1)
-    prefetch_only = not occupancy_start and getattr(kernel, "_c2t_prefetch_only", False) and _c2t_prefetch_param(
-        kernel, args, kwargs)
+    # (not for a specialization that fit before: its remembered stages stand, e.g. an occupancy's 2)
+    prefetch_only = key not in fits and not occupancy_start and getattr(kernel, "_c2t_prefetch_only", False) and \
+        _c2t_prefetch_param(kernel, args, kwargs)
     for stages in order[order.index(fits[key]) if key in fits else max(start, occupancy_start):]:
         if stages == 2 and prefetch_only:
             continue
@@ -498,19 +499,19 @@ def _c2t_num_warps(dots, tiles):
     above one warp per 1024 elements of the largest tile (32 per thread), from 4 to 16."""
     try:
         key = (dots(), tiles())
+        warps = _c2t_num_warps_of.get(key)
+        if warps is None:
+            d, t = key
+            if d:
+                acc, rows, big = sum(e for _, e in d), max(r for r, _ in d), max(t, default=0)
+                warps = 8 if acc <= 65536 and ((acc > 16384 and rows >= 128) or big >= 65536) else 4
+            else:
+                big, warps = max(t, default=0), 4
+                while warps < 16 and big >= 2048 * warps:
+                    warps *= 2
+            warps = _c2t_num_warps_of[key] = _C2TRuleWarps(warps)
     except (TypeError, ZeroDivisionError):  # an extent not an int at run time, a walked loop of 0-wide tiles
-        return _C2TRuleWarps(4)
-    warps = _c2t_num_warps_of.get(key)
-    if warps is None:
-        d, t = key
-        if d:
-            acc, rows, big = sum(e for _, e in d), max(r for r, _ in d), max(t, default=0)
-            warps = 8 if acc <= 65536 and ((acc > 16384 and rows >= 128) or big >= 65536) else 4
-        else:
-            big, warps = max(t, default=0), 4
-            while warps < 16 and big >= 2048 * warps:
-                warps *= 2
-        warps = _c2t_num_warps_of[key] = _C2TRuleWarps(warps)
+        return _C2TRuleWarps(4)  # Triton's default; the launcher's tile checks name a bad extent
     return warps
 )PY";
 
@@ -1048,26 +1049,31 @@ def _c2t_device_capability(torch, device=None):
 
 // A list of arrays as its kernel takes it (host/launcher.cpp list_args_source).
 const char* kArrayLists = R"PY(
-_c2t_list_tables = {}  # (device, stream, words) -> the list's table on the device
+# The lists' tables on their devices, by (device, words): the last 256 used; and those a CUDA graph
+# captured, which live as long as the module (the graph holds their addresses, not the tensors).
+_c2t_list_tables, _c2t_list_tables_captured = {}, {}
+_c2t_list_lock = _c2t_threading.Lock()  # launches may come from several threads
 
 
 def _c2t_array_list(name, arrays, rank, int32):
     """A cuTile list of arrays as the converted kernel takes it: (the arrays as a Python list, an
     int64 tensor on their device of (address, shapes..., strides...) per element -- cuTile's launch
-    layout of a list, compilation.rst ListConstraint -- and the list's facts). All elements must
-    have `rank` dimensions and one dtype and device (one cuTile list type), and with int32 indexing
-    (no ct.IndexedWithInt64) shapes and strides that fit in int32; ValueError otherwise, naming
-    the list parameter `name`.
+    layout of a list, compilation.rst ListConstraint -- and the list's facts). `arrays` must be a
+    list or tuple of tensors with `rank` dimensions and one dtype and device (one cuTile list
+    type), and with int32 indexing (no ct.IndexedWithInt64) shapes and strides that fit in int32;
+    ValueError otherwise, naming the list parameter `name`.
     facts: bit k when word k of every element is a multiple of 16, bit 1 + 2 * rank when every
     last stride is 1 -- for the list what Triton's launcher specializes for one array argument
     (16-byte aligned pointers, integers divisible by 16), which the kernel hints so that Triton
-    vectorizes and pipelines the elements' loads (cutile2triton: lower/value.h ArrayListVal).
-    Tables are kept by their words (with the device and the stream, so a table is only used on
-    the stream it was copied on): launches with the same arrays reuse one instead of a
-    host-to-device copy each, which cost TileGym's group GEMM of 4 x 1024^3 most of its time."""
+    vectorizes and pipelines the elements' loads (cutile2triton: lower/value.h ArrayListVal)."""
+    if not isinstance(arrays, (list, tuple)):
+        raise ValueError(f"{name}: expected a list of arrays, got {type(arrays).__name__}")
     items = list(arrays)
     if not items:
         raise ValueError(f"{name}: an empty list of arrays has no element dtype to launch with")
+    if not all(hasattr(t, "data_ptr") and hasattr(t, "stride") for t in items):
+        raise ValueError(f"{name}: every element of the list must be an array (a tensor), got "
+                         f"{', '.join(sorted({type(t).__name__ for t in items}))}")
     first = items[0]
     if not all(t.dim() == rank and t.dtype == first.dtype and t.device == first.device for t in items):
         raise ValueError(f"{name}: every array of the list must have {rank} dimensions, and all the same dtype and "
@@ -1080,16 +1086,37 @@ def _c2t_array_list(name, arrays, rank, int32):
     facts = sum(1 << k for k in range(n) if all(v % 16 == 0 for v in words[k::n]))
     if rank and all(v == 1 for v in words[n - 1::n]):
         facts |= 1 << n
+    return items, _c2t_list_table(words, first.device), facts
+
+
+def _c2t_list_table(words, device):
+    """The int64 tensor of `words` on `device`, kept for the next launch with the same words instead
+    of a host-to-device copy per list per launch (which cost TileGym's group GEMM of 4 x 1024^3 a
+    large share of its time). A table used on another stream than it was made on is recorded on
+    that stream, so the allocator reuses its memory only after that stream's work (PyTorch's
+    Tensor.record_stream); one used while a CUDA graph is being captured is kept for good, since the
+    graph replays its address. A capture must follow a launch with the same list: making a table
+    copies from the host, which capture does not allow (Triton's first launch compiles, which it
+    does not allow either)."""
     import torch
 
-    stream = torch.cuda.current_stream(first.device).cuda_stream if first.is_cuda else None
-    key = (str(first.device), stream, tuple(words))
-    table = _c2t_list_tables.get(key)
-    if table is None:
-        if len(_c2t_list_tables) >= 256:  # the oldest goes (tables are a few words each)
-            del _c2t_list_tables[next(iter(_c2t_list_tables))]
-        table = _c2t_list_tables[key] = torch.tensor(words, dtype=torch.int64, device=first.device)
-    return items, table, facts
+    key = (str(device), tuple(words))
+    capturing = device.type == "cuda" and torch.cuda.is_current_stream_capturing()
+    with _c2t_list_lock:
+        table = _c2t_list_tables_captured.get(key)
+        if table is None:
+            table = _c2t_list_tables.pop(key, None)
+            if table is None:
+                table = torch.tensor(words, dtype=torch.int64, device=device)
+            if capturing:
+                _c2t_list_tables_captured[key] = table
+            else:
+                _c2t_list_tables[key] = table  # now the most recently used
+                while len(_c2t_list_tables) > 256:
+                    del _c2t_list_tables[next(iter(_c2t_list_tables))]
+    if device.type == "cuda" and not capturing:
+        table.record_stream(torch.cuda.current_stream(device))
+    return table
 )PY";
 
 }  // namespace

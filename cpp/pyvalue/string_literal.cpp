@@ -3,6 +3,7 @@
 // error positions agree.
 #include "pyvalue/string_literal.h"
 
+#include <cstdint>
 #include <cstdio>
 
 #include "pyvalue/unicode.h"

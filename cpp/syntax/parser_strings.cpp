@@ -15,6 +15,8 @@
 //     conversion or format spec is given;
 //   * 3.11 parsed a replacement field as "(expr)", so a bare tuple there
 //     (`f"{a, b}"`) spans from the '{' to the character ending the expression.
+#include <cstdint>
+
 #include "pyvalue/string_literal.h"
 #include "syntax/parser_internal.h"
 

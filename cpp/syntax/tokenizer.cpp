@@ -5,6 +5,7 @@
 // tab rules, f-string modes) is the point.
 #include "syntax/tokenizer.h"
 
+#include <cstdint>
 #include <cstring>
 #include <string>
 

@@ -47,6 +47,7 @@
 // reported as errors). Runs in linear time; tokens are spans into the source.
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 #include <vector>
 

@@ -1,0 +1,89 @@
+"""A kernel taking lists of arrays under CUDA graph capture and from several threads: the list
+tables of the converted runtime (_c2t_array_list) that a graph captured must outlive the cache's
+eviction, and a capture on another stream than the warm-up must find them (cutile2triton's
+BENCHMARKS.md, s24). Prints one line per check; "True True" and "errors []" are the passing values.
+
+    python3 -c "import sys; sys.path.insert(0, 'tests'); from c2t_interp import convert; \\
+        from test_array_lists import GROUPED; open('/tmp/g_conv.py', 'w').write(convert(GROUPED))"   # here
+    python3 benchmarks/gpu/list_tables_check.py /tmp/g_conv.py                                        # on a GPU
+"""
+
+import importlib.util
+import sys
+import threading
+
+import torch
+
+spec = importlib.util.spec_from_file_location("g_conv", sys.argv[1])
+m = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(m)
+buf = torch.randn(1 << 20, device="cuda")
+
+
+def launch(xs, outs):
+    """Group g's output is (g + 1) * X_g (tests/test_array_lists.py GROUPED); one group here."""
+    m.launch_grouped_scale((len(xs),), xs, outs, 16, 32)
+
+
+def arrays(i):
+    return [buf[i * 128:i * 128 + 128].view(8, 16)]
+
+
+def graph_check(mode):
+    """A: PyTorch's recipe (warm up on a side stream, capture on torch.cuda.graph's own stream);
+    B: capture on the warm-up stream. Then 299 launches with other lists evict the cache's tables."""
+    x, o, s = arrays(0), [torch.zeros(8, 16, device="cuda")], torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(3):
+            launch(x, o)
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    try:
+        with torch.cuda.graph(g, stream=None if mode == "A" else s):
+            launch(x, o)
+    except Exception as e:  # noqa: BLE001 -- reported
+        print(mode, "capture fails:", type(e).__name__, str(e)[:200])
+        return
+    o[0].zero_()
+    g.replay()
+    torch.cuda.synchronize()
+    before = torch.equal(o[0], x[0])
+    other = [torch.zeros(8, 16, device="cuda")]
+    for i in range(1, 300):
+        launch(arrays(i), other)
+    torch.cuda.synchronize()
+    o[0].zero_()
+    g.replay()
+    torch.cuda.synchronize()
+    print(mode, "replay correct before/after 299 other lists:", before, torch.equal(o[0], x[0]),
+          "| kept:", len(m._c2t_list_tables), "captured:", len(m._c2t_list_tables_captured))
+
+
+def threads_check():
+    """8 threads, each on its own stream, 50 new lists each: every result right."""
+    errors = []
+
+    def work(t):
+        try:
+            s = torch.cuda.Stream()
+            with torch.cuda.stream(s):
+                for i in range(50):
+                    xs, outs = arrays(t * 50 + i), [torch.empty(8, 16, device="cuda")]
+                    launch(xs, outs)
+                    s.synchronize()
+                    assert torch.equal(outs[0], xs[0]), (t, i)
+        except Exception as e:  # noqa: BLE001 -- reported
+            errors.append(repr(e))
+
+    workers = [threading.Thread(target=work, args=(t,)) for t in range(8)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    print("threads: errors", errors[:3], "| kept:", len(m._c2t_list_tables))
+
+
+for mode in "AB":
+    graph_check(mode)
+threads_check()
