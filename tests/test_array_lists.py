@@ -4,8 +4,9 @@ kernel, converted and run under Triton's CPU interpreter against torch:
 * lists of arrays (cuTile ListTy: `As[g]` with a runtime or constant index,
   `len(As)`, elements passed to helpers, lists passed to helpers). cuTile
   passes a list as a table of (pointer, shapes, strides) words plus its
-  length (compilation.rst, ListConstraint); the generated launcher builds
-  that table, the kernel loads an element's pointer with
+  length (compilation.rst, ListConstraint); the generated launcher makes
+  that table (the runtime's _c2t_array_list, which keeps it for the next
+  launch with the same arrays), the kernel loads an element's pointer with
   `.to(<first array>.dtype)`;
 * an array whose rank a Constant chooses (TileGym liger tvd.py: LOSS is
   (BT, V) or (BT,)): the launcher passes the actual rank as a constexpr and
@@ -227,6 +228,17 @@ def test_a_list_parameter_takes_a_list_of_arrays(tmp_path, arg, message):
     with pytest.raises(ValueError, match=f"Xs: {message}"):
         mod.launch_grouped_scale((1,), arg(a), [a], 16, 32)
     mod.launch_grouped_scale((1,), (a,), [a], 16, 32)  # a tuple is a sequence of arrays as well
+
+
+def test_int32_indexed_list_checks_its_extents(tmp_path):
+    # cuTile's default index type: an element's shapes and strides must fit in int32 (addresses
+    # need not); a 2**31-row view (stride 0, nothing allocated) does not.
+    mod = convert_and_load(GROUPED, tmp_path, "grouped_int32")
+    a = dev(torch.zeros(1, 4))
+    with pytest.raises(ValueError, match="Xs: shapes and strides must fit in int32"):
+        mod.launch_grouped_scale((1,), [a, a.expand(2**31, 4)], [a, a], 16, 32)
+    items, table, facts = mod._c2t_array_list("Xs", [a.expand(2**31 - 1, 4)], 2, True)
+    assert table.tolist() == [a.data_ptr(), 2**31 - 1, 4, 0, 1]
 
 
 def test_launcher_checks_list_elements(tmp_path):

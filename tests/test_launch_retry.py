@@ -1,7 +1,8 @@
 """The generated launchers launch through the runtime's _c2t_run_kernel: when a kernel
 overflows shared memory at Triton's default num_stages (cuTile's tile sizes, e.g. TileGym's
 MLA decoding on the H200) and the caller chose no num_stages, the launch is retried with 2,
-then 1 stages, and the stages that fit are remembered per specialization.
+then 1 stages (straight to 1 for a prefetch-only kernel at the rule's 16 warps:
+tests/test_loop_pipelining.py), and the stages that fit are remembered per specialization.
 
 Triton's CPU interpreter has no shared memory, so the kernel of a converted module is
 replaced by a fake that raises triton's OutOfResources the way a compiled kernel does.

@@ -273,18 +273,29 @@ def _fits_two_stages(code, tmp_path, kernel):
 
 
 def test_shared_memory_retry_drops_the_prefetch(code, tmp_path):
-    # A kernel whose pipelined loops are all prefetches (no tl.dot) goes from the default stages
-    # straight to one: tiles that overflow keep the memory busy unprefetched, and two stages ran
-    # 4x slower than one for TileGym's RMSNorm backward (fp32 rows of 16384, 16 warps, H200).
+    # A kernel whose pipelined loops are all prefetches (no tl.dot), at the 16 warps the launcher's
+    # rule gives a 16384-wide tile, goes from the default stages straight to one: TileGym's RMSNorm
+    # backward (fp32 rows of 16384, H200) ran 4x faster at one stage than at two there. At other
+    # warps (8: two stages 6x faster than one) the retry keeps its 2-then-1 order.
     assert "row_softmax._c2t_prefetch_only = True" in code
     mod, fake = _fits_two_stages(code, tmp_path, "row_softmax")
     x = dev(torch.randn(9, 30))
     with pytest.warns(UserWarning, match="num_stages=1"):
-        assert_close(mod.softmax(x, 32, 4), torch.softmax(x, dim=1))
+        assert_close(mod.softmax(x, 16384, 4), torch.softmax(x, dim=1))
     assert fake.attempts == [(None, None), (1, 1)]  # the default stages are tried once
     fake.attempts.clear()
-    assert_close(mod.softmax(x, 32, 4), torch.softmax(x, dim=1))
+    assert_close(mod.softmax(x, 16384, 4), torch.softmax(x, dim=1))
     assert fake.attempts == [(1, 1)]  # remembered
+    fake.attempts.clear()
+    with pytest.warns(UserWarning, match="num_stages=2"):  # a 32-wide tile: the rule's 4 warps
+        assert_close(mod.softmax(x, 32, 4), torch.softmax(x, dim=1))
+    assert fake.attempts == [(None, None), (2, 2)]
+    fake.attempts.clear()
+    out = dev(torch.empty_like(x))
+    with pytest.warns(UserWarning, match="num_stages=2"):  # the caller's 16 warps: its own choice
+        mod.launch_row_softmax((4,), x, out, 9, 64, num_warps=16)
+    assert fake.attempts == [(None, None), (2, 2)]
+    assert_close(out, torch.softmax(x, dim=1))
 
 
 def test_callers_num_stages_bounds_the_prefetch(code, tmp_path):

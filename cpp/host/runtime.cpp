@@ -234,7 +234,7 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
     num_stages=3 keeps three buffers of each tile loaded in a loop, which at cuTile's tile sizes
     can exceed a block's shared memory. Unless the caller set num_stages, an OutOfResources for
     shared memory is retried with 2, then 1 stages (for the kernel's prefetching grid-stride
-    loops too), and the stages that fit are remembered for the kernel's specialization
+    loops too; _c2t_run_kernel_jit says when 2 is skipped), and the stages that fit are remembered for the kernel's specialization
     (constexpr values, dtypes, options). Once a specialization has launched, later launches of it
     reuse its compiled kernel directly (_c2t_compiled_slot, _c2t_launch_entry); while the
     arguments keep the last launch's specialization and options, natively in one call
@@ -350,11 +350,13 @@ def _c2t_run_kernel_jit(kernel, grid, args, kwargs):
     """_c2t_run_kernel through kernel[grid] without a tuning search's choice: the shared-memory
     retry, and the stages of a kernel with a cuTile occupancy (_c2t_occupancy_start). The retry
     tries 2 stages, then 1; a kernel whose pipelined loops are only grid-stride prefetches (the
-    converter's mark _c2t_prefetch_only: no tl.dot) goes straight to 1: tiles that overflow there
-    keep the memory busy without prefetching (rows of 16384 gained nothing from it), and 2 stages
-    can be far slower than 1 -- TileGym's RMSNorm backward, fp32 rows of 16384 at 16 warps on
-    the H200: 767 GB/s at 2 stages, 2943 at 1 (cutile2triton's BENCHMARKS.md, s24)."""
-    if _c2t_is_rule_warps(kwargs.get("num_warps")):  # Triton gets a plain int
+    converter's mark _c2t_prefetch_only: no tl.dot), launched at the 16 warps the launcher's rule
+    gives tiles of 16384+ elements, goes straight to 1, as measured: TileGym's RMSNorm backward,
+    fp32 rows of 16384 on the H200, 767 GB/s at 2 stages and 2943 at 1 at 16 warps (rows of 16384
+    gained nothing from prefetching either). At 8 warps it was the other way (476 at 1 stage, 2941
+    at 2), so other warps keep the 2-then-1 order (cutile2triton's BENCHMARKS.md, s24)."""
+    rule_warps = _c2t_is_rule_warps(kwargs.get("num_warps"))
+    if rule_warps:  # Triton gets a plain int
         kwargs = {**kwargs, "num_warps": int(kwargs["num_warps"])}
     fits, start = _c2t_fitting_stages.get(kernel), 0
     occupied = "num_stages" not in kwargs and getattr(kernel, "_c2t_occupancy", 1) > 1
@@ -375,7 +377,7 @@ def _c2t_run_kernel_jit(kernel, grid, args, kwargs):
     order = (None, 2, 1)
     # (not for a specialization that fit before: its remembered stages stand, e.g. an occupancy's 2)
     prefetch_only = key not in fits and not occupancy_start and getattr(kernel, "_c2t_prefetch_only", False) and \
-        _c2t_prefetch_param(kernel, args, kwargs)
+        rule_warps and kwargs["num_warps"] >= 16 and _c2t_prefetch_param(kernel, args, kwargs)
     for stages in order[order.index(fits[key]) if key in fits else max(start, occupancy_start):]:
         if stages == 2 and prefetch_only:
             continue
@@ -493,7 +495,8 @@ def _c2t_num_warps(dots, tiles):
     or when they hold at most 65536 and a loaded or stored tile has 65536 elements or more
     (decoding kernels at head dim 512: TileGym's split-KV MLA decoding, 128 x 512 K tiles and
     16-column accumulators, uses 255 registers and spills at 4 warps, none at 8, and ran 1.34x
-    faster at 8 on the H200, 16 slower; at head dim 128, 4 warps as fast or faster);
+    faster at 8 on the H200, 16 slower; at head dim 128, 4 warps as fast or faster; the flash,
+    gemma and attention-sink decoding kernels and MLA prefill at head dim 512 get 8 too, unmeasured);
     else 4 -- e.g. attention with 128 x 64 tiles spills registers at 4 warps, a 128 x 128 GEMM
     tile ran as fast or faster at 4. Otherwise 4, 8 or 16 warps: the largest power of two not
     above one warp per 1024 elements of the largest tile (32 per thread), from 4 to 16."""

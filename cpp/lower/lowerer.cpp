@@ -463,8 +463,8 @@ LVal Lowerer::kernel_param_value(const sema::ParamKind& p) {
       break;
     }
     case sema::ParamKind::Kind::ArrayList: {
-      // table (int64 words), length, first array (for the element dtype):
-      // the launcher builds them (host/launcher.cpp).
+      // table (int64 words), length, first array (for the element dtype), facts:
+      // the launcher passes them (host/launcher.cpp, the runtime's _c2t_array_list).
       auto l = std::make_shared<ArrayListVal>();
       l->rank = p.rank < 0 ? 0 : p.rank;
       l->int64_index = p.int64_index || options().int64_indexing;
