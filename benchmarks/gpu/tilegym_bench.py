@@ -546,15 +546,21 @@ def render(out: Path) -> dict:
         md += ["", f"Geometric mean converted/cuTile over {len(ratios)} shapes: "
                + (f"**{g:.2f}×**" if ratios else "—") + ".", ""]
     g_all = geomean(all_ratios)
+    # A table merged from several runs' points has no one run's options: each run's report gives its own.
+    merged = "warmup" not in meta
     head = ["# TileGym's benchmarks: cuTile vs converted Triton vs TileGym Triton vs PyTorch", "",
             f"Higher is better in every unit used (GB/s, TFLOPS, FLOPS); converted/cuTile > 1 means the "
             f"converted op is faster. Timing: each bench file's own timer (column `timer`): TileGym's "
-            f"`profile_with_l2flush` (kernel-only device time, L2 flushed, median; here warmup="
-            f"{meta.get('warmup', '?')}, rep={meta.get('rep', '?')}), `do_bench_cudagraph` (device time of "
+            f"`profile_with_l2flush` (kernel-only device time, L2 flushed, median"
+            + ("" if merged else f"; here warmup={meta['warmup']}, rep={meta.get('rep', '?')}")
+            + "), `do_bench_cudagraph` (device time of "
             f"graph replays) or `do_bench` (events around each call, host launch cost included when it "
-            f"exceeds the kernel's time; here its {meta.get('do_bench', 'mean')} over the calls, TileGym's files "
-            f"take the mean); at most {meta.get('max_x', '?')} x values per Benchmark (evenly "
-            f"spread, largest included)"
+            f"exceeds the kernel's time"
+            + ("" if merged else f"; here its {meta.get('do_bench', 'mean')} over the calls")
+            + "; TileGym's files take the mean)"
+            + ("; points merged from several runs (their `session` field), each run's options in its own report"
+               if merged else f"; at most {meta.get('max_x', '?')} x values per Benchmark (evenly "
+                              f"spread, largest included)")
             + (f"; each file run {meta['repeat']} times in fresh processes, each point's best shown"
                if meta.get("repeat", 1) > 1 else "")
             + (f"; each point the best of {meta['rounds']} rounds in one process, the backends measured in turn"
