@@ -378,6 +378,9 @@ std::string launcher_source(const lower::LoweredKernel& k) {
     // search's choices is launched natively only for the exact shape of an earlier launch.
     std::string kw = use_tma.empty() ? options : "{\"" + k.tma_flag + "\": False, **" + options + "}";
     std::string tuple = "(" + native.args + (native.count == 1 ? "," : "") + ")";
+    // Said in the generated code too: a newcomer found the bytes opaque.
+    out += "    # A launch like the last one goes natively (_c2t_run_native); its bytes, one per argument: r for an\n"
+           "    # array of rank r (passed with its extents and strides), 128 + r for rank at most r, 0 as it is.\n";
     if (use_tma.empty()) {
       out += "    " + native_args + " = " + tuple + "\n";
     } else {
