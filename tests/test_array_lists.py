@@ -239,6 +239,11 @@ def test_int32_indexed_list_checks_its_extents(tmp_path):
         mod.launch_grouped_scale((1,), [a, a.expand(2**31, 4)], [a, a], 16, 32)
     items, table, facts = mod._c2t_array_list("Xs", [a.expand(2**31 - 1, 4)], 2, True)
     assert table.tolist() == [a.data_ptr(), 2**31 - 1, 4, 0, 1]
+    # A list checked for an int64-indexed kernel is checked again for an int32-indexed one.
+    big = [a.expand(2**31, 4)]
+    mod._c2t_array_list("Xs", big, 2, False)
+    with pytest.raises(ValueError, match="Xs: shapes and strides must fit in int32"):
+        mod._c2t_array_list("Xs", big, 2, True)
 
 
 def test_launcher_checks_list_elements(tmp_path):

@@ -1052,8 +1052,9 @@ def _c2t_device_capability(torch, device=None):
 
 // A list of arrays as its kernel takes it (host/launcher.cpp list_args_source).
 const char* kArrayLists = R"PY(
-# The lists' tables on their devices, by (device, words): the last 256 used; and those a CUDA graph
-# captured, which live as long as the module (the graph holds their addresses, not the tensors).
+# The lists checked and their tables on the device, by the kernel's list type (rank, int32 indexing)
+# and the elements' (address, shape, strides, dtype, device): the last 256 used; and those a CUDA graph captured, which live as long as the module (the
+# graph holds their addresses, not the tensors). Values: (table, facts).
 _c2t_list_tables, _c2t_list_tables_captured = {}, {}
 _c2t_list_lock = _c2t_threading.Lock()  # launches may come from several threads
 
@@ -1068,58 +1069,68 @@ def _c2t_array_list(name, arrays, rank, int32):
     facts: bit k when word k of every element is a multiple of 16, bit 1 + 2 * rank when every
     last stride is 1 -- for the list what Triton's launcher specializes for one array argument
     (16-byte aligned pointers, integers divisible by 16), which the kernel hints so that Triton
-    vectorizes and pipelines the elements' loads (cutile2triton: lower/value.h ArrayListVal)."""
+    vectorizes and pipelines the elements' loads (cutile2triton: lower/value.h ArrayListVal).
+    A list seen before (the same elements' addresses, shapes, strides, dtypes and devices) reuses
+    its checks, facts and table: a launch then costs no host-to-device copy and little host time,
+    which small grouped GEMMs (TileGym's group_gemm at 1024^3, timed with the host's launch cost)
+    are sensitive to. A table used on another stream than it was made on is recorded on that
+    stream, so the allocator reuses its memory only after that stream's work (PyTorch's
+    Tensor.record_stream); one used while a CUDA graph is being captured is kept for good, since
+    the graph replays its address. A capture must follow a launch with the same list: making a
+    table copies from the host, which capture does not allow (Triton's first launch compiles,
+    which it does not allow either)."""
     if not isinstance(arrays, (list, tuple)):
         raise ValueError(f"{name}: expected a list of arrays, got {type(arrays).__name__}")
     items = list(arrays)
+    try:
+        key = (rank, int32, *((t.data_ptr(), t.shape, t.stride(), t.dtype, t.device) for t in items))
+    except (AttributeError, TypeError):
+        raise ValueError(f"{name}: every element of the list must be an array (a tensor), got "
+                         f"{', '.join(sorted({type(t).__name__ for t in items}))}") from None
+    import torch
+
+    device = items[0].device if items else None
+    capturing = device is not None and device.type == "cuda" and torch.cuda.is_current_stream_capturing()
+    with _c2t_list_lock:
+        entry = _c2t_list_tables_captured.get(key) or _c2t_list_tables.pop(key, None)
+    if entry is None:
+        entry = (_c2t_list_table(name, items, rank, int32), _c2t_list_facts(items, rank))
+    with _c2t_list_lock:
+        if capturing:
+            _c2t_list_tables_captured[key] = entry
+        elif key not in _c2t_list_tables_captured:
+            _c2t_list_tables[key] = entry  # now the most recently used
+            while len(_c2t_list_tables) > 256:
+                del _c2t_list_tables[next(iter(_c2t_list_tables))]
+    if device.type == "cuda" and not capturing:
+        entry[0].record_stream(torch.cuda.current_stream(device))
+    return items, entry[0], entry[1]
+
+
+def _c2t_list_table(name, items, rank, int32):
+    """The checks of _c2t_array_list, then the table of `items` on their device."""
+    import torch
+
     if not items:
         raise ValueError(f"{name}: an empty list of arrays has no element dtype to launch with")
-    if not all(hasattr(t, "data_ptr") and hasattr(t, "stride") for t in items):
-        raise ValueError(f"{name}: every element of the list must be an array (a tensor), got "
-                         f"{', '.join(sorted({type(t).__name__ for t in items}))}")
     first = items[0]
     if not all(t.dim() == rank and t.dtype == first.dtype and t.device == first.device for t in items):
         raise ValueError(f"{name}: every array of the list must have {rank} dimensions, and all the same dtype and "
                          "device")
-    n = 1 + 2 * rank  # words per element
-    words = [v for t in items for v in (t.data_ptr(), *t.shape, *t.stride())]
-    if int32 and not all(-2**31 <= v < 2**31 for i, v in enumerate(words) if i % n):
+    if int32 and not all(-2**31 <= v < 2**31 for t in items for v in (*t.shape, *t.stride())):
         raise ValueError(f"{name}: shapes and strides must fit in int32 (annotate the list with ct.IndexedWithInt64 "
                          "elements)")
+    words = [v for t in items for v in (t.data_ptr(), *t.shape, *t.stride())]
+    return torch.tensor(words, dtype=torch.int64, device=first.device)
+
+
+def _c2t_list_facts(items, rank):
+    n = 1 + 2 * rank  # words per element
+    words = [v for t in items for v in (t.data_ptr(), *t.shape, *t.stride())]
     facts = sum(1 << k for k in range(n) if all(v % 16 == 0 for v in words[k::n]))
     if rank and all(v == 1 for v in words[n - 1::n]):
         facts |= 1 << n
-    return items, _c2t_list_table(words, first.device), facts
-
-
-def _c2t_list_table(words, device):
-    """The int64 tensor of `words` on `device`, kept for the next launch with the same words instead
-    of a host-to-device copy per list per launch (which cost TileGym's group GEMM of 4 x 1024^3 a
-    large share of its time). A table used on another stream than it was made on is recorded on
-    that stream, so the allocator reuses its memory only after that stream's work (PyTorch's
-    Tensor.record_stream); one used while a CUDA graph is being captured is kept for good, since the
-    graph replays its address. A capture must follow a launch with the same list: making a table
-    copies from the host, which capture does not allow (Triton's first launch compiles, which it
-    does not allow either)."""
-    import torch
-
-    key = (str(device), tuple(words))
-    capturing = device.type == "cuda" and torch.cuda.is_current_stream_capturing()
-    with _c2t_list_lock:
-        table = _c2t_list_tables_captured.get(key)
-        if table is None:
-            table = _c2t_list_tables.pop(key, None)
-            if table is None:
-                table = torch.tensor(words, dtype=torch.int64, device=device)
-            if capturing:
-                _c2t_list_tables_captured[key] = table
-            else:
-                _c2t_list_tables[key] = table  # now the most recently used
-                while len(_c2t_list_tables) > 256:
-                    del _c2t_list_tables[next(iter(_c2t_list_tables))]
-    if device.type == "cuda" and not capturing:
-        table.record_stream(torch.cuda.current_stream(device))
-    return table
+    return facts
 )PY";
 
 }  // namespace
