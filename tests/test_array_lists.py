@@ -221,6 +221,7 @@ def test_list_tables_from_many_threads(tmp_path):
     (lambda a: a.reshape(1, 4, 4).expand(2, 4, 4), "expected a list of arrays, got Tensor"),  # not a list
     (lambda a: (t for t in [a]), "expected a list of arrays, got generator"),
     (lambda a: [a, None], "every element of the list must be an array"),
+    (lambda a: [a.to_sparse()], "every element of the list must be an array"),  # no strides
 ])
 def test_a_list_parameter_takes_a_list_of_arrays(tmp_path, arg, message):
     mod = convert_and_load(GROUPED, tmp_path, "grouped_types")

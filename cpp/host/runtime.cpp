@@ -1084,8 +1084,8 @@ def _c2t_array_list(name, arrays, rank, int32):
     items = list(arrays)
     try:
         key = (rank, int32, *((t.data_ptr(), t.shape, t.stride(), t.dtype, t.device) for t in items))
-    except (AttributeError, TypeError):
-        raise ValueError(f"{name}: every element of the list must be an array (a tensor), got "
+    except (AttributeError, TypeError, RuntimeError):  # not a tensor; a sparse one (no strides)
+        raise ValueError(f"{name}: every element of the list must be an array (a strided tensor), got "
                          f"{', '.join(sorted({type(t).__name__ for t in items}))}") from None
     import torch
 
