@@ -222,6 +222,7 @@ def test_list_tables_from_many_threads(tmp_path):
     (lambda a: (t for t in [a]), "expected a list of arrays, got generator"),
     (lambda a: [a, None], "every element of the list must be an array"),
     (lambda a: [a.to_sparse()], "every element of the list must be an array"),  # no strides
+    (lambda a: [torch._neg_view(a)], "a negated or conjugated view"),  # the table would drop the sign
 ])
 def test_a_list_parameter_takes_a_list_of_arrays(tmp_path, arg, message):
     mod = convert_and_load(GROUPED, tmp_path, "grouped_types")

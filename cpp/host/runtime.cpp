@@ -1084,6 +1084,7 @@ def _c2t_array_list(name, arrays, rank, int32):
     items = list(arrays)
     try:
         key = (rank, int32, *((t.data_ptr(), t.shape, t.stride(), t.dtype, t.device) for t in items))
+        hash(key)
     except (AttributeError, TypeError, RuntimeError):  # not a tensor; a sparse one (no strides)
         raise ValueError(f"{name}: every element of the list must be an array (a strided tensor), got "
                          f"{', '.join(sorted({type(t).__name__ for t in items}))}") from None
@@ -1117,6 +1118,9 @@ def _c2t_list_table(name, items, rank, int32):
     if not all(t.dim() == rank and t.dtype == first.dtype and t.device == first.device for t in items):
         raise ValueError(f"{name}: every array of the list must have {rank} dimensions, and all the same dtype and "
                          "device")
+    if any(t.is_neg() or t.is_conj() for t in items):  # the kernel would read the memory without the sign
+        raise ValueError(f"{name}: a negated or conjugated view is not an array the kernel can read; pass "
+                         "t.resolve_neg() / t.resolve_conj()")
     if int32 and not all(-2**31 <= v < 2**31 for t in items for v in (*t.shape, *t.stride())):
         raise ValueError(f"{name}: shapes and strides must fit in int32 (annotate the list with ct.IndexedWithInt64 "
                          "elements)")
