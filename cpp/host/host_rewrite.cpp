@@ -1,5 +1,6 @@
 #include "host/host_rewrite.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <set>
@@ -794,9 +795,10 @@ size_t Rewriter::header_offset() const {
 // that module-level host code (`k2 = k.replace_hints(...)`) can use it.
 void Rewriter::insert_runtime() {
   needs_.run_kernel = !lm_.kernels.empty();  // launchers call _c2t_run_kernel
-  for (auto& k : lm_.kernels)
-    for (auto& p : k.params)
-      if (k.ok && p.kind == sema::ParamKind::Kind::ArrayList) needs_.array_lists = true;
+  needs_.array_lists = std::any_of(lm_.kernels.begin(), lm_.kernels.end(), [](const lower::LoweredKernel& k) {
+    return k.ok && std::any_of(k.params.begin(), k.params.end(),
+                               [](const sema::ParamKind& p) { return p.kind == sema::ParamKind::Kind::ArrayList; });
+  });
   std::string rt = runtime_source(needs_);
   if (rt.empty()) return;
   const Node* last_import = nullptr;

@@ -234,8 +234,8 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
     num_stages=3 keeps three buffers of each tile loaded in a loop, which at cuTile's tile sizes
     can exceed a block's shared memory. Unless the caller set num_stages, an OutOfResources for
     shared memory is retried with 2, then 1 stages (for the kernel's prefetching grid-stride
-    loops too; _c2t_run_kernel_jit says when 2 is skipped), and the stages that fit are remembered for the kernel's specialization
-    (constexpr values, dtypes, options). Once a specialization has launched, later launches of it
+    loops too; _c2t_run_kernel_jit says when 2 is skipped), and the stages that fit are
+    remembered for the kernel's specialization (constexpr values, dtypes, options). Once a specialization has launched, later launches of it
     reuse its compiled kernel directly (_c2t_compiled_slot, _c2t_launch_entry); while the
     arguments keep the last launch's specialization and options, natively in one call
     (_c2t_run_native), without Triton's binder. Specializations the tuning search timed at other
@@ -1052,9 +1052,9 @@ def _c2t_device_capability(torch, device=None):
 
 // A list of arrays as its kernel takes it (host/launcher.cpp list_args_source).
 const char* kArrayLists = R"PY(
-# The lists checked and their tables on the device, by the kernel's list type (rank, int32 indexing)
-# and the elements' (address, shape, strides, dtype, device): the last 256 used; and those a CUDA graph captured, which live as long as the module (the
-# graph holds their addresses, not the tensors). Values: (table, facts).
+# The lists checked, as (table on the device, facts), by the kernel's list type (rank, int32
+# indexing) and the elements' (address, shape, strides, dtype, device): the last 256 used; and those
+# a CUDA graph captured, which live as long as the module (the graph holds their addresses).
 _c2t_list_tables, _c2t_list_tables_captured = {}, {}
 _c2t_list_lock = _c2t_threading.Lock()  # launches may come from several threads
 
@@ -1082,6 +1082,8 @@ def _c2t_array_list(name, arrays, rank, int32):
     if not isinstance(arrays, (list, tuple)):
         raise ValueError(f"{name}: expected a list of arrays, got {type(arrays).__name__}")
     items = list(arrays)
+    if not items:
+        raise ValueError(f"{name}: an empty list of arrays has no element dtype to launch with")
     try:
         key = (rank, int32, *((t.data_ptr(), t.shape, t.stride(), t.dtype, t.device) for t in items))
         hash(key)
@@ -1090,12 +1092,12 @@ def _c2t_array_list(name, arrays, rank, int32):
                          f"{', '.join(sorted({type(t).__name__ for t in items}))}") from None
     import torch
 
-    device = items[0].device if items else None
-    capturing = device is not None and device.type == "cuda" and torch.cuda.is_current_stream_capturing()
+    device = items[0].device
+    capturing = device.type == "cuda" and torch.cuda.is_current_stream_capturing()
     with _c2t_list_lock:
         entry = _c2t_list_tables_captured.get(key) or _c2t_list_tables.pop(key, None)
     if entry is None:
-        entry = (_c2t_list_table(name, items, rank, int32), _c2t_list_facts(items, rank))
+        entry = _c2t_list_entry(name, items, rank, int32)
     with _c2t_list_lock:
         if capturing:
             _c2t_list_tables_captured[key] = entry
@@ -1108,12 +1110,11 @@ def _c2t_array_list(name, arrays, rank, int32):
     return items, entry[0], entry[1]
 
 
-def _c2t_list_table(name, items, rank, int32):
-    """The checks of _c2t_array_list, then the table of `items` on their device."""
+def _c2t_list_entry(name, items, rank, int32):
+    """The checks of _c2t_array_list on a non-empty list of tensors, then (its table on their
+    device, its facts)."""
     import torch
 
-    if not items:
-        raise ValueError(f"{name}: an empty list of arrays has no element dtype to launch with")
     first = items[0]
     if not all(t.dim() == rank and t.dtype == first.dtype and t.device == first.device for t in items):
         raise ValueError(f"{name}: every array of the list must have {rank} dimensions, and all the same dtype and "
@@ -1121,20 +1122,15 @@ def _c2t_list_table(name, items, rank, int32):
     if any(t.is_neg() or t.is_conj() for t in items):  # the kernel would read the memory without the sign
         raise ValueError(f"{name}: a negated or conjugated view is not an array the kernel can read; pass "
                          "t.resolve_neg() / t.resolve_conj()")
-    if int32 and not all(-2**31 <= v < 2**31 for t in items for v in (*t.shape, *t.stride())):
+    n = 1 + 2 * rank  # words per element: address, shapes, strides
+    words = [v for t in items for v in (t.data_ptr(), *t.shape, *t.stride())]
+    if int32 and not all(-2**31 <= v < 2**31 for i, v in enumerate(words) if i % n):
         raise ValueError(f"{name}: shapes and strides must fit in int32 (annotate the list with ct.IndexedWithInt64 "
                          "elements)")
-    words = [v for t in items for v in (t.data_ptr(), *t.shape, *t.stride())]
-    return torch.tensor(words, dtype=torch.int64, device=first.device)
-
-
-def _c2t_list_facts(items, rank):
-    n = 1 + 2 * rank  # words per element
-    words = [v for t in items for v in (t.data_ptr(), *t.shape, *t.stride())]
     facts = sum(1 << k for k in range(n) if all(v % 16 == 0 for v in words[k::n]))
     if rank and all(v == 1 for v in words[n - 1::n]):
         facts |= 1 << n
-    return facts
+    return torch.tensor(words, dtype=torch.int64, device=first.device), facts
 )PY";
 
 }  // namespace
