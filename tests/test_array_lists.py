@@ -79,12 +79,13 @@ def grouped_scale(Xs, Os, TILE_M: ConstInt, TILE_N: ConstInt):
 
 
 @pytest.mark.parametrize("in_dt", [torch.float32, torch.float16])
-@pytest.mark.parametrize("layout", ["strided", "one_transposed", "dense", "offset"])
+@pytest.mark.parametrize("layout", ["strided", "one_transposed", "all_transposed", "dense", "offset"])
 def test_grouped_runtime_index(tmp_path, in_dt, layout):
     # The launcher's facts per list (bit k: word k of every element, address/shapes/strides, a
-    # multiple of 16; bit 5: every last stride 1) become the kernel's hints, and a last stride of 1
-    # is taken as the literal 1: an element that breaks a fact must keep its list on the table's
-    # values ("one_transposed": Xs loses the unit stride, Os keeps it).
+    # multiple of 16; bit 5: every last stride 1, bit 6: every first stride 1) become the kernel's
+    # hints, and a stride of 1 is taken as the literal 1: an element that breaks a fact must keep
+    # its list on the table's values ("one_transposed": Xs loses the unit stride, Os keeps it;
+    # "all_transposed": Xs's unit stride is its first).
     mod = convert_and_load(GROUPED, tmp_path, "grouped")
     launched = _launches(mod)
     seed, g = _gen()
@@ -93,6 +94,8 @@ def test_grouped_runtime_index(tmp_path, in_dt, layout):
     xs = [dev(torch.randn(m, n, generator=g).to(in_dt)) for m, n in shapes]
     if layout in ("strided", "one_transposed"):  # a non-contiguous element: strides from the table
         xs[1] = dev(torch.randn(shapes[1][1], shapes[1][0], generator=g).to(in_dt)).T
+    if layout == "all_transposed":  # every element a transposed view: contiguous along dimension 0
+        xs = [dev(torch.randn(n, m, generator=g).to(in_dt)).T for m, n in shapes]
     if layout == "offset":  # an element one element past an aligned address, rows 33 apart
         xs[0] = dev(torch.randn(shapes[0][0], shapes[0][1] + 1, generator=g).to(in_dt))[:, 1:]
     outs = [poison(dev(torch.empty(m, n, dtype=torch.float32))) for m, n in shapes]
@@ -105,7 +108,8 @@ def test_grouped_runtime_index(tmp_path, in_dt, layout):
     (_, _, _, x_facts, _, _, _, o_facts) = launched[0][:8]
     widths = 0 if layout == "strided" else 4 | 8  # dims 1 and strides 0 of 16s
     assert o_facts == 1 | widths | 32, (layout, o_facts)
-    assert x_facts == {"strided": 1, "one_transposed": 1 | 4, "dense": 1 | 4 | 8 | 32, "offset": 4 | 32}[layout], \
+    assert x_facts == {"strided": 1, "one_transposed": 1 | 4, "all_transposed": 1 | 4 | 64, "dense": 1 | 4 | 8 | 32,
+                       "offset": 4 | 32}[layout], \
         (layout, x_facts)
 
 
@@ -169,7 +173,12 @@ def test_grouped_code_shape():
     assert ".to(Xs_first.dtype)" in code
     assert "X_shape_1_raw = tl.load(X_words + 2).to(tl.int32)" in code
     assert "Xs_len" in code and "len(_c2t_Xs)" in code
-    assert "X_stride_1 = 1 if Xs_facts & 32 else X_stride_1_raw" in code
+    # A unit stride (the last: bit 5, the first: bit 6) as the literal 1, else a multiple of 16 where every element's is.
+    flat = " ".join(code.split())
+    assert "X_stride_1 = ( 1 if Xs_facts & 32 else tl.multiple_of(X_stride_1_raw, 16) if Xs_facts & 16 else " \
+           "X_stride_1_raw )" in flat
+    assert "X_stride_0 = ( 1 if Xs_facts & 64 else tl.multiple_of(X_stride_0_raw, 16) if Xs_facts & 8 else " \
+           "X_stride_0_raw )" in flat
     assert "X_shape_1 = tl.multiple_of(X_shape_1_raw, 16) if Xs_facts & 4 else X_shape_1_raw" in code
     assert '_c2t_Xs, _c2t_Xs_table, _c2t_Xs_facts = _c2t_array_list("Xs", Xs, 2, int32=True)' in code
 
@@ -330,7 +339,8 @@ def test_int64_indexed_list(tmp_path):
     out = poison(dev(torch.empty(n, 1, dtype=torch.int32)))
     launched = _launches(mod)
     mod.launch_add_int64_index_arrays((-(-n // TILE),), arrays, out, TILE)
-    assert launched[0][3] == 1 | 32, launched[0][3]  # aligned addresses, unit last strides; 50, 1 and 1 no multiples
+    # aligned addresses, unit strides (an (n, 1) array's both: bits 5 and 6); 50, 1 and 1 no multiples of 16
+    assert launched[0][3] == 1 | 32 | 64, launched[0][3]
     assert_close(out, sum(arrays), msg=f"seed={seed}")
 
 

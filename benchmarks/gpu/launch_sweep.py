@@ -254,7 +254,42 @@ def cases(torch, tilegym):
 
     out["rms_backward"] = [(f"M=4096 N={n} {d}", rms_backward(n, getattr(torch, d)))
                            for n, d in ((16384, "float32"), (16384, "bfloat16"), (8192, "float32"))]
+
+    def group_gemm(G, n, dt, transpose_b, k_major=False):  # bench_group_gemm.py (lists of arrays)
+        def make():
+            g = lambda *sh: torch.rand(*sh, device=dev, dtype=torch.half).normal_(std=0.3).to(dt)
+            A = [g(n, n) for _ in range(G)]
+            # k_major: B (K x N) as a view of an N x K array, i.e. K contiguous as Hopper's fp8 wgmma
+            # wants its operands (the layout a K-major copy of B in the host code would give)
+            B = [g(n, n).t() if k_major else g(n, n) for _ in range(G)]
+            fn = lambda be: tilegym.ops.group_gemm(A, B, transpose_b=transpose_b, backend=be)
+            ref = lambda: [(a.float() @ (b.float().t() if transpose_b else b.float())) for a, b in zip(A, B)]
+            return fn, ref, G * 2 * n ** 3, "TFLOPS"
+        return make
+
+    out["group_gemm"] = [(f"{d} G={G} {n}^3 transpose_b={t}{' B K-major' if km else ''}",
+                          group_gemm(G, n, getattr(torch, d), t, km))
+                         for d, G, n, t, km in (("float16", 4, 1024, False, False), ("float16", 4, 1024, True, False),
+                                                ("float16", 16, 1024, False, False),
+                                                ("float8_e5m2", 4, 1024, False, False),
+                                                ("float8_e5m2", 4, 1024, True, False),
+                                                ("float8_e5m2", 4, 1024, False, True),
+                                                ("float8_e5m2", 4, 4096, False, False),
+                                                ("float8_e5m2", 4, 4096, True, False),
+                                                ("float8_e5m2", 4, 4096, False, True))]
     return out
+
+
+def check(torch, got, want) -> None:
+    """got against want (tensors, or lists of them as group_gemm returns); fp8 outputs at their own
+    rounding (e5m2 keeps 2 mantissa bits: 12.5% apart at most)."""
+    if isinstance(got, (list, tuple)):
+        assert len(got) == len(want), (len(got), len(want))
+        for x, y in zip(got, want):
+            check(torch, x, y)
+        return
+    fp8 = got.dtype in (torch.float8_e5m2, torch.float8_e4m3fn)
+    torch.testing.assert_close(got.float(), want.float(), atol=0.5 if fp8 else 2e-2, rtol=0.15 if fp8 else 2e-2)
 
 
 
@@ -279,18 +314,23 @@ SETTINGS = {
     # the grid-stride loop's prefetch stages (C2T_PREFETCH_STAGES) with the launch's
     "rms_backward": [None] + [{"num_warps": w, "num_stages": s, "C2T_PREFETCH_STAGES": s}
                               for w in (8, 16, 32) for s in (1, 2, 3)],
+    "group_gemm": [None, {"num_warps": 4}, {"num_warps": 8}, {"num_warps": 8, "num_stages": 2},
+                   {"num_warps": 8, "num_stages": 4}],
 }
 
 
 def render(points: Path) -> str:
     """A Markdown table per case from the points file: one row per shape, one column per setting
-    (value and unit; the best converted setting in bold)."""
+    (value and unit, with --host's points "kernel-only / host-timed"; the best converted setting in
+    bold)."""
     rows: dict = {}
     for line in points.read_text().splitlines():
         r = json.loads(line)
         label = r["backend"] if r["backend"] != C2T else (
             "auto" if r["setting"] == "auto" else ", ".join(f"{k}={v}" for k, v in r["setting"].items()))
         cell = f"{r['value']:.0f}" if "value" in r else "error: " + r["error"].split(":")[0]
+        if "value" in r and "ms_host" in r:  # kernel-only / host-timed (--host)
+            cell += f" / {r['value'] * r['ms'] / r['ms_host']:.0f}"
         rows.setdefault(r["case"], {}).setdefault(r["shape"], {})[label] = (cell, r.get("value"), r["unit"])
     out = []
     for case, shapes in rows.items():
@@ -317,6 +357,8 @@ def main() -> int:
     ap.add_argument("--cutile", action="store_true", help="also time cuTile once per shape")
     ap.add_argument("--search-filter", default="", help="Python expression of a config `c`: host-side searches "
                     "try only the configs for which it is true (all when none is)")
+    ap.add_argument("--host", action="store_true", help="also time each setting with triton.testing.do_bench "
+                    "(host launch cost included, as TileGym's bench files do): ms_host")
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--rep", type=int, default=20)
     ap.add_argument("--budget", type=float, default=400.0, help="seconds; later points are skipped")
@@ -364,16 +406,22 @@ def main() -> int:
                     try:
                         got = fn(backend)
                         if ref is not None:
-                            torch.testing.assert_close(got.float(), ref().float(), atol=2e-2, rtol=2e-2)
+                            check(torch, got, ref())
                         ms = profile_with_l2flush(lambda: fn(backend), warmup=a.warmup, rep=a.rep)
                         rec["ms"] = ms
                         rec["value"] = work / ms / 1e6 if unit == "GB/s" else work / ms / 1e9
+                        if a.host:  # as TileGym's bench files time: do_bench, the host's launch cost included
+                            import triton.testing
+
+                            rec["ms_host"] = triton.testing.do_bench(lambda: fn(backend), warmup=a.warmup, rep=a.rep)
                     except Exception as e:  # noqa: BLE001
                         rec["error"] = _first_line(e)
                     rec["wall_s"] = round(time.time() - ts, 1)
                     out.write(json.dumps(rec) + "\n")
                     out.flush()
                     val = f"{rec['value']:.1f} {unit} ({rec['ms'] * 1000:.1f} us)" if "value" in rec else rec["error"]
+                    if "ms_host" in rec:
+                        val += f" host-timed {rec['ms_host'] * 1000:.1f} us"
                     print(f"{cname:9s} {label:32s} {backend:10s} {str(rec['setting']):45s} {val} [{rec['wall_s']}s]",
                           flush=True)
     Override.options = None

@@ -12,7 +12,8 @@ mkdir -p "$OUT" && rm -rf "$WORK" && mkdir -p "$WORK/tg"
 . "$(dirname "$0")/cutile_env.sh"
 c2t_install_cutile  # cuTile is needed only for --cutile
 tar -xJf .tilegym/tilegym.tar.xz -C "$WORK/tg" || exit 1
-c2t_plugin_package "$WORK/plug" --no-fast-launch  # as the earlier sweeps ran: Triton's own launch
+# as the earlier sweeps ran: Triton's own launch (SWEEP_FAST_LAUNCH=1: the native launch, as users get it)
+c2t_plugin_package "$WORK/plug" $([ "${SWEEP_FAST_LAUNCH:-0}" = 1 ] || echo --no-fast-launch)
 export PYTHONPATH=$WORK/tg/TileGym/src:$WORK/plug:/tmp/site
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 export TRITON_CACHE_DIR=${TRITON_CACHE_DIR:-$REPO/.triton-cache}  # kept while the machine stays warm

@@ -1066,8 +1066,8 @@ def _c2t_array_list(name, arrays, rank, int32):
     list or tuple of tensors with `rank` dimensions and one dtype and device (one cuTile list
     type), and with int32 indexing (no ct.IndexedWithInt64) shapes and strides that fit in int32;
     ValueError otherwise, naming the list parameter `name`.
-    facts: bit k when word k of every element is a multiple of 16, bit 1 + 2 * rank when every
-    last stride is 1 -- for the list what Triton's launcher specializes for one array argument
+    facts: bit k when word k of every element is a multiple of 16, bit 1 + 2 * rank + (rank - 1 - d)
+    when every element's stride d is 1 (1 + 2 * rank: the last stride) -- for the list what Triton's launcher specializes for one array argument
     (16-byte aligned pointers, integers divisible by 16), which the kernel hints so that Triton
     vectorizes and pipelines the elements' loads (cutile2triton: lower/value.h ArrayListVal).
     A list seen before (the same elements' addresses, shapes, strides, dtypes and devices) reuses
@@ -1128,8 +1128,9 @@ def _c2t_list_entry(name, items, rank, int32):
         raise ValueError(f"{name}: shapes and strides must fit in int32 (annotate the list with ct.IndexedWithInt64 "
                          "elements)")
     facts = sum(1 << k for k in range(n) if all(v % 16 == 0 for v in words[k::n]))
-    if rank and all(v == 1 for v in words[n - 1::n]):
-        facts |= 1 << n
+    for d in range(rank):  # unit strides (a list of transposed views is contiguous along its first)
+        if all(v == 1 for v in words[1 + rank + d::n]):
+            facts |= 1 << (n + rank - 1 - d)
     return torch.tensor(words, dtype=torch.int64, device=first.device), facts
 )PY";
 

@@ -106,8 +106,8 @@ LVal Lowerer::array_list_item(const LVal& list, const Node* index, const Node* a
   a->rank = l.rank;
   a->int64_index = l.int64_index;
   // What the launcher found of every element's word k (ArrayListVal::facts, a constexpr: Triton
-  // keeps one branch) is told to Triton: `tl.multiple_of(..., 16)`, and the literal 1 for a last
-  // stride of 1.
+  // keeps one branch) is told to Triton: `tl.multiple_of(..., 16)`, and the literal 1 for a stride
+  // of 1 (any dimension's: a list of transposed views is contiguous along its first).
   auto bit = [&](int k) { return binop("&", l.facts, lit_int(1LL << k)); };
   auto hinted = [&](const std::string& n, TExprPtr raw, int k) {
     auto r = bind(n + "_raw", raw);
@@ -122,13 +122,13 @@ LVal Lowerer::array_list_item(const LVal& list, const Node* index, const Node* a
   };
   for (int k = 0; k < l.rank; ++k) a->shape.push_back(hinted(hint + "_shape_" + std::to_string(k), index_word(1 + k), 1 + k));
   for (int k = 0; k < l.rank; ++k) {
+    // Stride k: 1 where every element's is (Triton then sees contiguous offsets along k), else a
+    // multiple of 16 where every element's is.
     std::string n = hint + "_stride_" + std::to_string(k);
-    if (k + 1 < l.rank) {
-      a->strides.push_back(hinted(n, index_word(1 + l.rank + k), 1 + l.rank + k));
-    } else {  // the last stride: 1 where every element's is (Triton then sees contiguous offsets)
-      auto r = bind(n + "_raw", index_word(1 + l.rank + k));
-      a->strides.push_back(bind(n, ifexp(bit(l.words()), lit_int(1), r)));
-    }
+    int word = 1 + l.rank + k;
+    auto r = bind(n + "_raw", index_word(word));
+    auto multiple = ifexp(bit(word), tl_call("multiple_of", {r, lit_int(16)}), r);
+    a->strides.push_back(bind(n, ifexp(bit(l.unit_stride_bit(k)), lit_int(1), multiple)));
   }
   a->dtype = list.info.dtype;
   LVal v;

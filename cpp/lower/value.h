@@ -49,8 +49,8 @@ struct ArrayListVal {
   TExprPtr length;                   // runtime int32
   TExprPtr first;                    // pointer to the first element (its dtype)
   // constexpr int, from the launcher (the runtime's _c2t_array_list, host/runtime.cpp): bit k set when word k
-  // (address in bytes, shapes, strides) of every element is a multiple of 16, bit words() when every
-  // last stride is 1. The table's words are runtime values Triton knows nothing of; these are the
+  // (address in bytes, shapes, strides) of every element is a multiple of 16, bit unit_stride_bit(d)
+  // when every element's stride d is 1. The table's words are runtime values Triton knows nothing of; these are the
   // facts its own specialization finds in pointer and integer arguments, without which it neither
   // vectorizes nor software-pipelines the loads (masks on extents it cannot divide). As with that
   // specialization, each facts value a launch brings compiles a kernel of its own.
@@ -60,6 +60,9 @@ struct ArrayListVal {
   int rank = 0;                      // of every element
   bool int64_index = false;          // elements' shapes/strides kept in int64
   int words() const { return 1 + 2 * rank; }
+  /// The facts' bit for "every element's stride d is 1": words() for the last dimension, then one
+  /// up per dimension towards the first (the runtime's _c2t_list_entry sets them).
+  int unit_stride_bit(int d) const { return words() + rank - 1 - d; }
 };
 
 /// What Array.tiled_view fixes at compile time (cuTile TiledViewTy): the

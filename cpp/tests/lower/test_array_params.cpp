@@ -65,12 +65,15 @@ TEST(ArrayLists, ElementsAreLoadedFromTheTableInCuTileLayout) {
   EXPECT_TRUE(has(t, "Ai_ptr_raw = tl.load(Ai_words).to(As_first.dtype)")) << t;
   EXPECT_TRUE(has(t, "Ai_shape_1_raw = tl.load(Ai_words + 2).to(tl.int32)")) << t;
   EXPECT_TRUE(has(t, "Ai_stride_1_raw = tl.load(Ai_words + 4).to(tl.int32)")) << t;
-  // The launcher's facts (a constexpr bitmask): multiples of 16 per word, and a unit last stride
-  // (bit 5), which Triton then sees as contiguous offsets; else the table's words as they are.
+  // The launcher's facts (a constexpr bitmask): multiples of 16 per word, and unit strides (bit 5
+  // the last, bit 6 the first), which Triton then sees as contiguous offsets; else the table's
+  // words as they are.
   EXPECT_TRUE(has(t, "Ai_ptr = tl.multiple_of(Ai_ptr_raw, 16) if As_facts & 1 else Ai_ptr_raw")) << t;
   EXPECT_TRUE(has(t, "Ai_shape_1 = tl.multiple_of(Ai_shape_1_raw, 16) if As_facts & 4 else Ai_shape_1_raw")) << t;
-  EXPECT_TRUE(has(t, "Ai_stride_0 = tl.multiple_of(Ai_stride_0_raw, 16) if As_facts & 8 else Ai_stride_0_raw")) << t;
-  EXPECT_TRUE(has(t, "Ai_stride_1 = 1 if As_facts & 32 else Ai_stride_1_raw")) << t;
+  EXPECT_TRUE(has(t, "Ai_stride_0 = 1 if As_facts & 64 else tl.multiple_of(Ai_stride_0_raw, 16) if As_facts & 8 else "
+                     "Ai_stride_0_raw")) << t;
+  EXPECT_TRUE(has(t, "Ai_stride_1 = 1 if As_facts & 32 else tl.multiple_of(Ai_stride_1_raw, 16) if As_facts & 16 else "
+                     "Ai_stride_1_raw")) << t;
 }
 
 TEST(ArrayLists, ConstantIndexAndListPassedToAHelper) {
