@@ -558,3 +558,42 @@ def test_a_choice_changed_while_a_launch_stores_its_native_entry_is_not_native(t
         if launch == 1:  # reused, stored, then found changed (the third read): not kept
             assert not k.__dict__.get("_c2t_fast_shapes") and k.native == []
     assert len(k.native) == 1, "stored again under the new choice, then native"
+
+
+GROUPED = """
+import cuda.tile as ct
+
+@ct.kernel
+def grouped_scale(Xs, Os, T: ct.Constant[int]):
+    # Block g scales list element g's first T elements by g + 1.
+    g = ct.bid(0)
+    x = ct.load(Xs[g], index=(0,), shape=(T,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(Os[g], index=(0,), tile=x * (g + 1))
+"""
+
+
+def test_a_list_kernels_reused_launch_is_native(tmp_path, monkeypatch):
+    # Lists of arrays (grouped GEMMs) go natively too: the launcher makes or finds the list's table
+    # first (_c2t_array_list), then passes table, length, first array and facts as they are. Other
+    # lengths are the same specialization; other facts (a list of strided views) another one.
+    m = _native_module(tmp_path, monkeypatch, GROUPED, "grouped_scale")
+    k = m.grouped_scale
+
+    def run(n, step=1):
+        gen = torch.Generator().manual_seed(n * 10 + step)
+        xs = [dev(torch.randn(16 * step, generator=gen))[::step] for _ in range(n)]
+        os_ = [dev(torch.zeros(16)) for _ in range(n)]
+        m.launch_grouped_scale((n,), xs, os_, 16)
+        for g, (x, o) in enumerate(zip(xs, os_)):
+            assert_close(o, x * (g + 1), msg=f"group {g} of {n}")
+
+    for _ in range(3):
+        run(3)
+    assert (len(k.jit_launches), len(k.reused), len(k.native), k.expanded) == (1, 1, 1, 1)
+    run(5)  # another length: the same specialization, native
+    assert (len(k.jit_launches), len(k.native)) == (1, 2)
+    assert k.native[-1]["grid"] == (5, 1, 1)
+    run(3, step=2)  # strided elements: other facts (a constexpr), through Triton
+    assert (len(k.jit_launches), len(k.native)) == (2, 2)
+    with pytest.raises(ValueError, match="every array of the list must have 1 dimensions"):
+        m.launch_grouped_scale((1,), [dev(torch.zeros(4, 4))], [dev(torch.zeros(16))], 16)

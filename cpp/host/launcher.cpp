@@ -253,7 +253,8 @@ struct NativeArgs {
 std::string launcher_source(const lower::LoweredKernel& k) {
   std::string kernel_fn(k.info->def->str("name"));
   std::vector<std::string> lines;
-  std::string prep;  // statements before the launch (list tables, rank checks)
+  std::string lists;  // list tables, made before the native launch (which takes them as they are)
+  std::string prep;   // statements before the launch (rank checks)
   Unpacked unpacked;  // fixed-rank arrays' extents and strides, unpacked after `prep`
   bool needs_torch = false;
   // Parameters named like the launcher's own names (grid, options, the
@@ -291,9 +292,14 @@ std::string launcher_source(const lower::LoweredKernel& k) {
     params += ", " + p.name;
     switch (p.kind) {
       case sema::ParamKind::Kind::ArrayList: {
-        native.ok = false;
+        // The runtime's _c2t_array_list checks the list and keeps its table (one dict lookup for
+        // a list seen before): the native launch then takes the table, length, first array and
+        // facts as they are, so a grouped GEMM's reused launch skips Triton's binder too.
         std::string items = "_c2t_" + p.name;
-        prep += list_args_source(p, items);
+        lists += list_args_source(p, items);
+        for (const std::string& a : {items + "_table", "len(" + items + ")", items + "[0]", items + "_facts"}) {
+          native.add(a, 0);
+        }
         lines.push_back(items + "_table, len(" + items + "), " + items + "[0], " + items + "_facts");
         break;
       }
@@ -370,6 +376,7 @@ std::string launcher_source(const lower::LoweredKernel& k) {
   // caller (or a num_worker_warps hint) chose them.
   if (use_tma.empty()) out += "    " + options + ".pop(\"use_tma\", None)  # no TMA path in this kernel\n";
   out += num_warps_source(k, renamed, options);
+  out += lists;
   if (native.ok) {
     // The native launch of a reused kernel: the keyword arguments _c2t_run_kernel would get (the
     // TMA flag first), the arrays unexpanded; not with the TMA flag among the caller's options too
@@ -381,6 +388,7 @@ std::string launcher_source(const lower::LoweredKernel& k) {
     // Said in the generated code too: a newcomer found the bytes opaque.
     out += "    # A launch like the last one goes natively (_c2t_run_native); its bytes, one per argument: r for an\n"
            "    # array of rank r (passed with its extents and strides), 128 + r for rank at most r, 0 as it is.\n";
+    if (!lists.empty()) out += "    # A list goes as its table, length, first array and facts (all as they are).\n";
     if (use_tma.empty()) {
       out += "    " + native_args + " = " + tuple + "\n";
     } else {

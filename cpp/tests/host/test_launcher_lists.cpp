@@ -140,10 +140,21 @@ TEST(LauncherLists, NativeReuseTakesTheLaunchersArguments) {
       "    ct.store(out, index=(0, 0), tile=ct.load(native_args, index=(0, 0), shape=(T, T)))\n");
   EXPECT_TRUE(has(v, "    native_args_ = (native_args, out, T) if ")) << v;
   EXPECT_TRUE(has(v, "        _c2t_shape=native_args_,\n")) << v;
+  // A list of arrays: its table is made (or found) first, then goes as it is with its length, first
+  // array and facts (runtime _c2t_array_list).
+  std::string l = launcher_of(
+      "import cuda.tile as ct\n"
+      "@ct.kernel\ndef k(As, out, T: ct.Constant[int]):\n    for g in range(len(As)):\n"
+      "        ct.store(out, index=(g, 0), tile=ct.load(As[g], index=(0, 0), shape=(T, T)))\n");
+  const std::string list_call =
+      "    native_args = (_c2t_As_table, len(_c2t_As), _c2t_As[0], _c2t_As_facts, out, T) if use_tma in (False, "
+      "\"tuned\") and \"USE_TMA\" not in options else None\n"
+      "    if native_args is not None and _c2t_run_native(k, grid, native_args, {\"USE_TMA\": False, **options}, "
+      "b\"\\x00\\x00\\x00\\x00\\x02\\x00\") is not None:\n";
+  EXPECT_TRUE(has(l, list_call)) << l;
+  EXPECT_LT(l.find("_c2t_As, _c2t_As_table, _c2t_As_facts = _c2t_array_list("), l.find(list_call)) << l;
   // Parameters the launcher expands otherwise: no native call.
   for (const char* src : {
-           "@ct.kernel\ndef k(As, out, T: ct.Constant[int]):\n    for g in range(len(As)):\n"
-           "        ct.store(out, index=(g, 0), tile=ct.load(As[g], index=(0, 0), shape=(T, T)))\n",
            "@ct.kernel\ndef k(OUT, MODE: ct.Constant[int]):\n    if MODE == 0:\n"
            "        ct.store(OUT, index=(0,), tile=ct.zeros((4,), dtype=ct.float32))\n    else:\n"
            "        ct.store(OUT, index=(0, 0, 0), tile=ct.zeros((4, 4, 4), dtype=ct.float32))\n"}) {
