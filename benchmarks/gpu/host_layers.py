@@ -136,10 +136,15 @@ def ops():
     yield "softmax 4096x1024", lambda be: tilegym.ops.softmax(s, use_tma=False, use_chunked=False, use_multi_wave=False, backend=be)
 
 
-def host_bound_ops(transpose_b=False, gemma=False):
+def host_bound_ops(transpose_b=False, gemma=False, group_gemm=False):
     """(name, op(backend)) of the TileGym ops whose small benchmark shapes do_bench times on the host
     (host_profile.py, host_stack.py): bmm 2x1024^3 (and with transpose_b), persistent layernorm
-    30000x256, legacy layernorm 4096x256 (and gemma attention at 512)."""
+    30000x256, legacy layernorm 4096x256 (and gemma attention at 512; group_gemm, 4 groups of
+    1024^3 fp16, lists of arrays)."""
+    if group_gemm:
+        ga = [torch.randn(1024, 1024, dtype=torch.float16, device=dev) for _ in range(4)]
+        gb = [torch.randn(1024, 1024, dtype=torch.float16, device=dev) for _ in range(4)]
+        yield "group_gemm 4x1024^3", lambda be: tilegym.ops.group_gemm(ga, gb, transpose_b=True, backend=be)
     a = torch.rand(2, 1024, 1024, dtype=torch.float16, device=dev); b = torch.rand_like(a)
     yield "bmm 2x1024^3", lambda be: tilegym.ops.bmm(a, b, backend=be)
     if transpose_b:

@@ -6,7 +6,8 @@ Python's garbage collector on and off, how many of 200 calls went through Triton
 instead of the reused compiled kernel, and the 18 functions with the most own time (cProfile) over
 2000 calls.
 
-  PYTHONPATH=TILEGYM/src:PLUGIN:CUTILE_SITE python3 host_profile.py TILEGYM CONVERTED"""
+  PYTHONPATH=TILEGYM/src:PLUGIN:CUTILE_SITE python3 host_profile.py TILEGYM CONVERTED [NAME...]
+(NAME: only the ops whose name contains one of them, e.g. group_gemm.)"""
 import cProfile, gc, io, pstats, sys
 from pathlib import Path
 
@@ -47,7 +48,10 @@ def top(fn, n=2000, rows=18):
     return "\n".join(line for line in s.getvalue().splitlines() if line.strip())
 
 
-for name, op in host_bound_ops(transpose_b=True):
+only = sys.argv[3:]
+for name, op in host_bound_ops(transpose_b=True, group_gemm=True):
+    if only and not any(o in name for o in only):
+        continue
     for be in ("c2t_triton", "cutile"):
         try:
             f = lambda: op(be)

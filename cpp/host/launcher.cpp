@@ -205,7 +205,10 @@ std::string num_warps_source(const lower::LoweredKernel& k, const std::map<std::
     for (auto& d : dims)
       if (d != "1") elems += (elems.empty() ? "" : " * ") + d;
     if (elems.empty()) elems = "1";
-    std::string item = f.dot ? "(" + (dims.size() >= 2 ? dims[dims.size() - 2] : dims[0]) + ", " + elems + ")" : elems;
+    // A product: (rows, elements, depth K; 0 where the launcher cannot name it).
+    std::string depth = f.depth.empty() ? "0" : local(f.depth).value_or("0");
+    std::string item =
+        f.dot ? "(" + (dims.size() >= 2 ? dims[dims.size() - 2] : dims[0]) + ", " + elems + ", " + depth + ")" : elems;
     auto& to = f.dot ? dots : f.trips.empty() ? tiles : walked;
     if (std::find(to.begin(), to.end(), item) == to.end()) to.push_back(item);
   }

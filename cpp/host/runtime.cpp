@@ -487,17 +487,20 @@ def _c2t_num_warps(dots, tiles):
     H200 spills registers and starves large tiles (cutile2triton's BENCHMARKS.md, "Launch options":
     e.g. TileGym's static persistent RMSNorm over 16384-wide rows 2.4 -> 3.7 TB/s with 8 warps,
     attention with 128x128 tiles 3.5x faster).
-    dots(): (rows, elements) of each tl.dot accumulator; tiles(): the elements of each tile the
-    kernel loads or stores. With tl.dot: 8 warps when the accumulators hold more than 16384
-    elements (128 x 128 fp32: 128 registers per thread at 4 warps) and at most 65536 (beyond,
-    they spill at 8 warps as well, and gemma attention's 256 x 128 tiles over a 256-wide head ran
-    faster at 4), and one has 128 rows or more (Hopper's wgmma gives each 4-warp group 64 rows),
+    dots(): (rows, elements, depth K or 0 if unknown) of each tl.dot accumulator; tiles(): the
+    elements of each tile the kernel loads or stores. With tl.dot: 8 warps when the accumulators
+    hold more than 16384 elements (128 x 128 fp32: 128 registers per thread at 4 warps) and at most
+    65536 (beyond, they spill at 8 warps as well, and gemma attention's 256 x 128 tiles over a
+    256-wide head ran faster at 4), and one has 128 rows or more (Hopper's wgmma gives each 4-warp
+    group 64 rows); or when one accumulator of 128+ rows and 16384+ elements is 128 or more deep
+    (TileGym's group_gemm at 128 x 128 x 128 on the H200: fp8 586 -> 929 TFLOPS at 4096^3 with 8
+    warps, fp16 336 -> 407 at 1024^3; 128 x 128 x 32 matmul tiles ran as fast or faster at 4);
     or when they hold at most 65536 and a loaded or stored tile has 65536 elements or more
     (decoding kernels at head dim 512: TileGym's split-KV MLA decoding, 128 x 512 K tiles and
     16-column accumulators, uses 255 registers and spills at 4 warps, none at 8, and ran 1.34x
     faster at 8 on the H200, 16 slower; at head dim 128, 4 warps as fast or faster; the flash,
     gemma and attention-sink decoding kernels and MLA prefill at head dim 512 get 8 too, unmeasured);
-    else 4 -- e.g. attention with 128 x 64 tiles spills registers at 4 warps, a 128 x 128 GEMM
+    else 4 -- e.g. attention with 128 x 64 tiles spills registers at 4 warps, a 128 x 128 x 32 GEMM
     tile ran as fast or faster at 4. Otherwise 4, 8 or 16 warps: the largest power of two not
     above one warp per 1024 elements of the largest tile (32 per thread), from 4 to 16."""
     try:
@@ -506,8 +509,9 @@ def _c2t_num_warps(dots, tiles):
         if warps is None:
             d, t = key
             if d:
-                acc, rows, big = sum(e for _, e in d), max(r for r, _ in d), max(t, default=0)
-                warps = 8 if acc <= 65536 and ((acc > 16384 and rows >= 128) or big >= 65536) else 4
+                acc, rows, big = sum(e for _, e, _ in d), max(r for r, _, _ in d), max(t, default=0)
+                deep = any(r >= 128 and e >= 16384 and k >= 128 for r, e, k in d)
+                warps = 8 if acc <= 65536 and ((acc > 16384 and rows >= 128) or deep or big >= 65536) else 4
             else:
                 big, warps = max(t, default=0), 4
                 while warps < 16 and big >= 2048 * warps:

@@ -42,9 +42,14 @@ std::optional<std::string> plain_dim_text(const std::string& s) {
   return dim_kind(s) == DimKind::Other ? std::nullopt : std::optional<std::string>(s);
 }
 
-std::optional<TileFootprint> footprint_of(const sema::Shape& shape, bool dot, const DimText& text) {
+std::optional<TileFootprint> footprint_of(const sema::Shape& shape, bool dot, const DimText& text,
+                                          const sema::Dim* depth) {
   TileFootprint f;
   f.dot = dot;
+  if (dot && depth) {
+    auto t = depth->value ? std::optional<std::string>(std::to_string(*depth->value)) : text(depth->expr);
+    if (t) f.depth = *t;
+  }
   bool known = !shape.unknown_rank && !shape.empty();
   for (size_t k = 0; known && k < shape.size(); ++k) {
     const sema::Dim& d = shape[k];
@@ -65,22 +70,23 @@ void add_footprint(std::vector<TileFootprint>& to, TileFootprint f) {
 std::vector<TileFootprint> map_footprints(const std::vector<TileFootprint>& fps,
                                           const std::map<std::string, std::string>& subst, const DimText& text) {
   std::vector<TileFootprint> out;
+  auto mapped = [&](const std::string& d) -> std::optional<std::string> {
+    if (is_int_literal(d)) return d;
+    auto it = subst.find(d);
+    return it == subst.end() ? std::nullopt : text(it->second);
+  };
   for (auto& fp : fps) {
     TileFootprint f;  // a helper's loop trips are not mapped: its tiles count without them
     f.dot = fp.dot;
     bool ok = true;
     for (auto& d : fp.dims) {
-      if (is_int_literal(d)) {
-        f.dims.push_back(d);
-        continue;
-      }
-      auto it = subst.find(d);
-      auto t = it == subst.end() ? std::nullopt : text(it->second);
+      auto t = mapped(d);
       ok = ok && t;
       if (ok) f.dims.push_back(*t);
     }
+    if (!fp.depth.empty()) f.depth = mapped(fp.depth).value_or("");
     if (ok) add_footprint(out, std::move(f));
-    else if (f.dot) add_footprint(out, TileFootprint{{}, true, {}});
+    else if (f.dot) add_footprint(out, TileFootprint{{}, true, {}, f.depth});
   }
   return out;
 }

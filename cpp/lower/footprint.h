@@ -28,12 +28,17 @@ using LoopTrip = std::pair<std::string, std::string>;
 struct TileFootprint {
   std::vector<std::string> dims;
   bool dot = false;  // a tl.dot accumulator (dims: ..., rows, columns)
+  /// A tl.dot's depth K (the operands' shared dimension) as a dim text; "" when unknown. Deep
+  /// products want more warps than their accumulator alone says (the runtime's _c2t_num_warps).
   /// A tile loaded or stored in loops whose trip counts are compile-time, one
   /// per loop (texts as dims). The tile's elements times the trips are what one
   /// program walks, which sizes its warps like a tile of that many elements (the
   /// launcher's num_warps; BENCHMARKS.md, "Warps for a row walked in tiles").
   std::vector<LoopTrip> trips = {};
-  bool operator==(const TileFootprint& o) const { return dims == o.dims && dot == o.dot && trips == o.trips; }
+  std::string depth = {};
+  bool operator==(const TileFootprint& o) const {
+    return dims == o.dims && dot == o.dot && trips == o.trips && depth == o.depth;
+  }
 };
 
 /// What a dim text is: an int literal, a name, `p.shape[k]`, or none of these.
@@ -47,8 +52,9 @@ using DimText = std::function<std::optional<std::string>(const std::string&)>;
 std::optional<std::string> plain_dim_text(const std::string& s);
 
 /// The footprint of a tile of `shape`; nullopt when a dim has no text and the
-/// tile is no matrix-product accumulator.
-std::optional<TileFootprint> footprint_of(const sema::Shape& shape, bool dot, const DimText& text = plain_dim_text);
+/// tile is no matrix-product accumulator. `depth`: a matrix product's K, kept where it has a text.
+std::optional<TileFootprint> footprint_of(const sema::Shape& shape, bool dot, const DimText& text = plain_dim_text,
+                                          const sema::Dim* depth = nullptr);
 
 /// Appends `f` unless `to` has it already.
 void add_footprint(std::vector<TileFootprint>& to, TileFootprint f);
@@ -56,7 +62,7 @@ void add_footprint(std::vector<TileFootprint>& to, TileFootprint f);
 /// A callee's footprints in the caller's texts: `subst` maps the callee's
 /// parameter names (and `p.shape[k]`) to the caller's argument texts, which
 /// `text` checks. A tile with an unmapped dim is dropped; a matrix product
-/// keeps its `dot` mark.
+/// keeps its `dot` mark (and its depth where that maps).
 std::vector<TileFootprint> map_footprints(const std::vector<TileFootprint>& fps,
                                           const std::map<std::string, std::string>& subst,
                                           const DimText& text = plain_dim_text);

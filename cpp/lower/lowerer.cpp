@@ -56,11 +56,11 @@ void Lowerer::note_op(const std::string& op) {
   ops.push_back(op);
 }
 
-void Lowerer::note_footprint(const sema::Shape& shape, bool dot) {
+void Lowerer::note_footprint(const sema::Shape& shape, bool dot, const sema::Dim* depth) {
   // A parameter this function rebinds (`B = B * 2`) names another value here than at the launch.
   if (dot) ++effects_.dots;
   auto text = [this](const std::string& e) { return footprint_dim(e); };
-  auto f = footprint_of(shape, dot, text);
+  auto f = footprint_of(shape, dot, text, depth);
   if (!f) return;
   // Tile dimensions every specialization compiles (outside branches a Constant selects: cuTile and
   // Triton compile only the branch taken, so another specialization may pass any value there).

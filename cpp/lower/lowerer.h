@@ -108,7 +108,7 @@ class Lowerer {
   /// Records that the kernel used cuTile operation `op` (for the report).
   void note_op(const std::string& op);
   /// Records a tile of `shape` for the launcher's num_warps choice (footprint.h).
-  void note_footprint(const sema::Shape& shape, bool dot);
+  void note_footprint(const sema::Shape& shape, bool dot, const sema::Dim* depth = nullptr);
   /// Adds a called helper's footprints in this function's texts (map_footprints).
   void add_footprints(const std::vector<TileFootprint>& fps, const std::map<std::string, std::string>& subst);
   /// Adds a called helper's memory operations and tl.dot calls (loop_pipelining.h).

@@ -132,7 +132,7 @@ LVal dot(Lowerer& L, LVal x, LVal y, LVal* acc, const sema::DType& acc_dt, const
     return acc ? binop("+", acc->expr, prod) : prod;
   };
   if (small_k(K)) return ops::make_value(small_product(), out, acc_dt);
-  L.note_footprint(out, true);
+  L.note_footprint(out, true, &K);
   std::vector<TExprPtr> args{x.expr, y.expr};
   std::vector<std::pair<std::string, TExprPtr>> kw;
   if (acc) args.push_back(acc->expr);
@@ -292,7 +292,7 @@ LVal mma_scaled(OpCall& c) {
     c.L.error(c.node, "ct.mma_scaled: the shapes of x [M, K], y [K, N] and acc [M, N] do not match");
     return {};
   }
-  c.L.note_footprint(acc.info.shape, true);
+  c.L.note_footprint(acc.info.shape, true, x.info.shape.size() == 2 ? &x.info.shape[1] : nullptr);
   TExprPtr e = call(name(c.L.prelude("_c2t_mma_scaled")), {x.expr, xs.expr, y.expr, ys.expr, acc.expr});
   return ops::make_value(e, acc.info.shape, sema::DType::concrete("float32"));
 }

@@ -51,8 +51,22 @@ def k(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int])
 )");
   ASSERT_EQ(l->lm.kernels.size(), 1u);
   auto& fps = l->lm.kernels[0].footprints;
-  EXPECT_NE(std::find(fps.begin(), fps.end(), TileFootprint{{"TM", "TN"}, true}), fps.end());
+  // The product's depth (TK) crosses the helper call too: the launcher's warps rule reads it.
+  EXPECT_NE(std::find(fps.begin(), fps.end(), TileFootprint{{"TM", "TN"}, true, {}, "TK"}), fps.end());
   EXPECT_NE(std::find(fps.begin(), fps.end(), TileFootprint{{"TM", "TK"}, false}), fps.end());
+}
+
+TEST(Footprint, ProductDepthIsKeptWhereItMaps) {
+  std::vector<TileFootprint> helper = {TileFootprint{{"BM", "BN"}, true, {}, "BK"}};
+  auto mapped = map_footprints(helper, {{"BM", "TM"}, {"BN", "TN"}, {"BK", "TK"}});
+  ASSERT_EQ(mapped.size(), 1u);
+  EXPECT_EQ(mapped[0], (TileFootprint{{"TM", "TN"}, true, {}, "TK"}));
+  auto unmapped = map_footprints(helper, {{"BM", "TM"}, {"BN", "TN"}});  // K not a parameter: unknown
+  ASSERT_EQ(unmapped.size(), 1u);
+  EXPECT_EQ(unmapped[0], (TileFootprint{{"TM", "TN"}, true}));
+  auto literal = map_footprints({TileFootprint{{"BM", "BN"}, true, {}, "128"}}, {});  // dims unmapped, depth literal
+  ASSERT_EQ(literal.size(), 1u);
+  EXPECT_EQ(literal[0], (TileFootprint{{}, true, {}, "128"}));
 }
 
 }  // namespace
