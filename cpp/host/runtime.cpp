@@ -1077,9 +1077,11 @@ def _c2t_array_list(name, arrays, rank, int32):
     A list seen before (the same elements' addresses, shapes, strides, dtypes and devices) reuses
     its checks, facts and table: a launch then costs no host-to-device copy and little host time,
     which small grouped GEMMs (TileGym's group_gemm at 1024^3, timed with the host's launch cost)
-    are sensitive to. A table used on another stream than it was made on is recorded on that
-    stream, so the allocator reuses its memory only after that stream's work (PyTorch's
-    Tensor.record_stream); one used while a CUDA graph is being captured is kept for good, since
+    are sensitive to (the key reads each element's device as get_device(), an int: building
+    torch.device objects, and torch.cuda.current_stream, cost microseconds per call on the H200's
+    host). A table used on another stream than it was made on is recorded on that stream, so the
+    allocator reuses its memory only after that stream's work (PyTorch's Tensor.record_stream;
+    on its own stream there is nothing to record); one used while a CUDA graph is being captured is kept for good, since
     the graph replays its address. A capture must follow a launch with the same list: making a
     table copies from the host, which capture does not allow (Triton's first launch compiles,
     which it does not allow either)."""
@@ -1089,15 +1091,16 @@ def _c2t_array_list(name, arrays, rank, int32):
     if not items:
         raise ValueError(f"{name}: an empty list of arrays has no element dtype to launch with")
     try:
-        key = (rank, int32, *((t.data_ptr(), t.shape, t.stride(), t.dtype, t.device) for t in items))
+        key = (rank, int32, *((t.data_ptr(), t.shape, t.stride(), t.dtype, t.get_device()) for t in items))
         hash(key)
     except (AttributeError, TypeError, RuntimeError):  # not a tensor; a sparse one (no strides)
         raise ValueError(f"{name}: every element of the list must be an array (a strided tensor), got "
                          f"{', '.join(sorted({type(t).__name__ for t in items}))}") from None
     import torch
 
-    device = items[0].device
-    capturing = device.type == "cuda" and torch.cuda.is_current_stream_capturing()
+    first = items[0]
+    cuda = first.is_cuda
+    capturing = cuda and torch.cuda.is_current_stream_capturing()
     with _c2t_list_lock:
         entry = _c2t_list_tables_captured.get(key) or _c2t_list_tables.pop(key, None)
     if entry is None:
@@ -1109,14 +1112,25 @@ def _c2t_array_list(name, arrays, rank, int32):
             _c2t_list_tables[key] = entry  # now the most recently used
             while len(_c2t_list_tables) > 256:
                 del _c2t_list_tables[next(iter(_c2t_list_tables))]
-    if device.type == "cuda" and not capturing:
-        entry[0].record_stream(torch.cuda.current_stream(device))
+    if cuda and not capturing:
+        stream = _c2t_raw_stream(torch, first)
+        if stream is None or stream != entry[2]:
+            entry[0].record_stream(torch.cuda.current_stream(first.device))
     return items, entry[0], entry[1]
+
+
+def _c2t_raw_stream(torch, t):
+    """The handle of the current CUDA stream on tensor t's device (what Triton's launcher queries:
+    no Stream object), or None where torch lacks the query (then every use is recorded)."""
+    try:
+        return torch._C._cuda_getCurrentRawStream(t.get_device())
+    except AttributeError:
+        return None
 
 
 def _c2t_list_entry(name, items, rank, int32):
     """The checks of _c2t_array_list on a non-empty list of tensors, then (its table on their
-    device, its facts)."""
+    device, its facts, the current stream's handle for a table on a CUDA device it was made on)."""
     import torch
 
     first = items[0]
@@ -1135,7 +1149,8 @@ def _c2t_list_entry(name, items, rank, int32):
     for d in range(rank):  # unit strides (a list of transposed views is contiguous along its first)
         if all(v == 1 for v in words[1 + rank + d::n]):
             facts |= 1 << (n + rank - 1 - d)
-    return torch.tensor(words, dtype=torch.int64, device=first.device), facts
+    made_on = _c2t_raw_stream(torch, first) if first.is_cuda else None
+    return torch.tensor(words, dtype=torch.int64, device=first.device), facts, made_on
 )PY";
 
 }  // namespace
