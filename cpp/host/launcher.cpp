@@ -157,6 +157,31 @@ std::string unpack_source(const Unpacked& u, const std::string& launcher) {
 // (cuTile's launch layout, compilation.rst ListConstraint: (pointer, shapes,
 // strides) per element) and facts; the kernel also takes the length and the
 // first array, whose pointer type gives it the element dtype.
+// `X = _c2t_k_major(X, layouts...)` for each parameter whose fp8 matrix-product operands the
+// runtime may copy K-major (lower/k_major.h), one layout (k axis, other axis) per use, None where
+// the use's constexpr branch is not taken: the runtime copies only when exactly one layout is.
+std::string k_major_source(const lower::LoweredKernel& k, const std::map<std::string, std::string>& renamed) {
+  auto local = [&](const std::string& n) {
+    auto r = renamed.find(n);
+    return r == renamed.end() ? n : r->second;
+  };
+  std::vector<std::string> order;
+  std::map<std::string, std::string> layouts;
+  for (auto& u : k.k_major) {
+    std::string cond;
+    for (auto& [name, then] : u.conds) cond += (cond.empty() ? "" : " and ") + std::string(then ? "" : "not ") + local(name);
+    std::string layout = "(" + std::to_string(u.k_axis) + ", " + std::to_string(u.other_axis) + ")";
+    if (!layouts.count(u.param)) order.push_back(u.param);
+    layouts[u.param] += ", " + (cond.empty() ? layout : "(" + layout + " if " + cond + " else None)");
+  }
+  std::string out;
+  if (!order.empty())
+    out += "    # fp8 operands K-major on Hopper, where a launch's layout would make Triton transpose them through\n"
+           "    # registers (cutile2triton lower/k_major.h); a copy only of arrays the kernel just reads.\n";
+  for (auto& p : order) out += "    " + local(p) + " = _c2t_k_major(" + local(p) + layouts[p] + ")\n";
+  return out;
+}
+
 std::string list_args_source(const sema::ParamKind& p, const std::string& items) {
   return "    " + items + ", " + items + "_table, " + items + "_facts = _c2t_array_list(\"" + p.name + "\", " + p.name +
          ", " + std::to_string(p.rank < 0 ? 0 : p.rank) + ", int32=" + (p.int64_index ? "False" : "True") + ")\n";
@@ -379,6 +404,7 @@ std::string launcher_source(const lower::LoweredKernel& k) {
   // caller (or a num_worker_warps hint) chose them.
   if (use_tma.empty()) out += "    " + options + ".pop(\"use_tma\", None)  # no TMA path in this kernel\n";
   out += num_warps_source(k, renamed, options);
+  out += k_major_source(k, renamed);
   out += lists;
   if (native.ok) {
     // The native launch of a reused kernel: the keyword arguments _c2t_run_kernel would get (the

@@ -1054,6 +1054,54 @@ def _c2t_device_capability(torch, device=None):
     return props.major, props.minor
 )PY";
 
+// fp8 matrix-product operands laid out K-major (lower/k_major.h, host/launcher.cpp k_major_source).
+const char* kKMajor = R"PY(
+_C2T_FP8 = ("torch.float8_e4m3fn", "torch.float8_e5m2", "torch.float8_e4m3fnuz", "torch.float8_e5m2fnuz")
+
+
+def _c2t_k_major(x, *layouts):
+    """x, or a copy of it (of each element, for a list or tuple of arrays) that is contiguous along
+    the axis a matrix product's depth K runs along. layouts: (k axis, other axis) of each of the
+    kernel's products that take the array as an operand, None where the launch's constexpr branch
+    does not take the product; the copy is made when exactly one layout is taken, and only for an
+    fp8 CUDA tensor on an sm_90 device that is contiguous along the other axis and not along K,
+    outside CUDA graph capture. Why: Hopper's wgmma reads 8-bit operands only K-major, and Triton
+    3.6 transposes such an operand through registers without pipelining its loads: TileGym's
+    group_gemm in fp8, B of 4 x 4096 x 4096 with N contiguous, 152 TFLOPS on the H200, 585-928 with
+    B K-major (cutile2triton's BENCHMARKS.md, s25). The converter passes here only arrays the kernel
+    just reads (ct.load, shapes), so the copy cannot change what it computes."""
+    taken = {layout for layout in layouts if layout is not None}
+    if len(taken) != 1:
+        return x
+    k, other = next(iter(taken))
+    if isinstance(x, (list, tuple)):
+        return [_c2t_k_major_array(t, k, other) for t in x]
+    return _c2t_k_major_array(x, k, other)
+
+
+def _c2t_k_major_array(t, k, other):
+    """t, or its copy contiguous along axis k (see _c2t_k_major); t itself for anything else
+    (the launcher's own checks then speak about it)."""
+    try:
+        if (str(t.dtype) not in _C2T_FP8 or t.stride(other) != 1 or t.stride(k) == 1 or t.shape[k] <= 1
+                or t.shape[other] <= 1 or not _c2t_k_major_device(t)):
+            return t
+        return t.detach().movedim(k, -1).contiguous().movedim(-1, k)
+    except (AttributeError, TypeError, IndexError, RuntimeError):  # not an array of that rank
+        return t
+
+
+def _c2t_k_major_device(t):
+    """Whether tensor t's device is one _c2t_k_major lays operands out for: a CUDA device of
+    compute capability 9.x (Hopper; the layout was measured there), outside CUDA graph capture (a
+    copy's new address would miss the list tables made before the capture)."""
+    if not t.is_cuda:
+        return False
+    import torch
+
+    return _c2t_device_capability(torch, t.device)[0] == 9 and not torch.cuda.is_current_stream_capturing()
+)PY";
+
 // A list of arrays as its kernel takes it (host/launcher.cpp list_args_source).
 const char* kArrayLists = R"PY(
 # The lists checked, as (table on the device, facts), by the kernel's list type (rank, int32
@@ -1170,6 +1218,7 @@ std::string runtime_source(const RuntimeNeeds& n) {
   if (n.private_apis) body += std::string(kPrivateApis) + "\n";
   if (n.torch_queries) body += std::string(kTorchQueries) + "\n";
   if (n.array_lists) body += std::string(kArrayLists) + "\n";
+  if (n.k_major) body += std::string(kKMajor) + "\n";
   // Blocks are separated by two blank lines (each block starts and ends with '\n').
   body = body.substr(1);
   while (body.size() >= 2 && body.compare(body.size() - 2, 2, "\n\n") == 0) body.pop_back();

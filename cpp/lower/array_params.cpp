@@ -40,6 +40,7 @@ LVal Lowerer::array_use_view(LVal v, const Node* use) {
   view->ranks.clear();
   view->ndim_param.clear();
   view->use_ranks.reset();
+  view->rank_view_of = view->kernel_param;  // still the parameter's memory (lower/k_major.h)
   view->kernel_param.clear();  // no TMA descriptor: it would be built for every rank
   v.array = view;
   v.info.rank = r;
@@ -105,6 +106,7 @@ LVal Lowerer::array_list_item(const LVal& list, const Node* index, const Node* a
   a->display = hint;
   a->rank = l.rank;
   a->int64_index = l.int64_index;
+  a->list_param = l.kernel_param;
   // What the launcher found of every element's word k (ArrayListVal::facts, a constexpr: Triton
   // keeps one branch) is told to Triton: `tl.multiple_of(..., 16)`, and the literal 1 for a stride
   // of 1 (any dimension's: a list of transposed views is contiguous along its first).

@@ -81,6 +81,53 @@ void Lowerer::note_footprint(const sema::Shape& shape, bool dot, const sema::Dim
   add_footprint(footprints_, std::move(*f));
 }
 
+std::optional<std::pair<std::string, bool>> Lowerer::constexpr_param_test(const TExprPtr& cond, bool then) const {
+  const TExpr* e = cond.get();
+  if (e && e->kind == TExpr::Kind::UnaryOp && e->text == "not " && e->args.size() == 1) {
+    then = !then;
+    e = e->args[0].get();
+  }
+  if (!e || e->kind != TExpr::Kind::Name) return std::nullopt;
+  for (auto& p : spec_.kernel_params)
+    if (p.name == e->text && p.kind == sema::ParamKind::Kind::Constexpr) return std::make_pair(p.name, then);
+  return std::nullopt;
+}
+
+bool Lowerer::constexpr_branch_conds(std::vector<std::pair<std::string, bool>>& out) const {
+  bool known = true;
+  for (auto& c : k_major_conds_) {
+    if (c) out.push_back(*c);
+    else known = false;
+  }
+  return known;
+}
+
+void Lowerer::note_k_major(const LVal& v, bool lhs) {
+  const TileOrigin* o = v.origin.get();
+  size_t r = v.info.shape.size();
+  if (!spec_.is_kernel || !o || r < 2) return;
+  std::vector<std::pair<std::string, bool>> here;  // the product's own branches
+  bool known = constexpr_branch_conds(here);
+  for (auto& s : o->sources) {
+    if (s.axes.size() != r) continue;
+    KMajorUse u;
+    u.param = s.param;
+    u.list = s.list;
+    u.k_axis = s.axes[lhs ? r - 1 : r - 2];
+    u.other_axis = s.axes[lhs ? r - 2 : r - 1];
+    u.known = known && s.known;
+    u.conds = s.conds;
+    bool never = false;  // the load's branches contradict the product's: no launch takes both
+    for (auto& c : here) {
+      if (std::find(u.conds.begin(), u.conds.end(), c) != u.conds.end()) continue;
+      never = never || std::find(u.conds.begin(), u.conds.end(), std::make_pair(c.first, !c.second)) != u.conds.end();
+      u.conds.push_back(c);
+    }
+    if (never || u.k_axis < 0 || u.other_axis < 0) continue;
+    if (std::find(k_major_.begin(), k_major_.end(), u) == k_major_.end()) k_major_.push_back(std::move(u));
+  }
+}
+
 void Lowerer::array_keys(const LVal& v, std::vector<std::string>& out) const {
   if (v.array) {
     auto keys = pointer_params_in(v.array->ptr, pointer_params_);
@@ -466,6 +513,7 @@ LVal Lowerer::kernel_param_value(const sema::ParamKind& p) {
       // table (int64 words), length, first array (for the element dtype), facts:
       // the launcher passes them (host/launcher.cpp, the runtime's _c2t_array_list).
       auto l = std::make_shared<ArrayListVal>();
+      l->kernel_param = p.name;
       l->rank = p.rank < 0 ? 0 : p.rank;
       l->int64_index = p.int64_index || options().int64_indexing;
       v.info.kind = VKind::ArrayList;
@@ -618,6 +666,7 @@ LoweredFunction Lowerer::run() {
   if (!prefetch_param_.empty()) fn_.params.push_back({prefetch_param_, "tl.constexpr", lit_int(kGridStrideStages)});
   out.ok = !failed_;
   out.footprints = std::move(footprints_);
+  out.k_major = std::move(k_major_);
   out.tile_dims = std::move(tile_dims_);
   out.effects = std::move(effects_);
   out.fn = std::move(fn_);
@@ -1105,6 +1154,13 @@ void Lowerer::merge_envs(const std::map<std::string, LVal>& a, const std::map<st
       continue;
     }
     m.info.sign = sema::sign_join(va.info.sign, vb.info.sign);
+    if (va.origin && vb.origin && va.origin != vb.origin) {  // either path's loaded tile (lower/k_major.h)
+      auto o = std::make_shared<TileOrigin>(*va.origin);
+      for (auto& s : vb.origin->sources) o->sources.push_back(s);
+      m.origin = std::move(o);
+    } else if (!va.origin) {
+      m.origin = vb.origin;
+    }
     if (!va.info.dtype.same(vb.info.dtype) && !(va.info.dtype.known() && vb.info.dtype.known() && va.info.dtype.name == vb.info.dtype.name))
       m.info.dtype = sema::DType::dynamic();
     if (va.info.cval && vb.info.cval && !(*va.info.cval == *vb.info.cval)) m.info.cval.reset();
@@ -1198,7 +1254,9 @@ void Lowerer::lower_if(const Node* s, const std::vector<const Node*>& rest, bool
     if (exclusive_branches) constexpr_branch_.push_back({if_id, then});
     if (!speculative) ++runtime_ifs_;
     else ++constexpr_if_depth_;
+    if (speculative) k_major_conds_.push_back(constexpr_param_test(cond.expr, then));
     out_body = lower_nested(stmts);
+    if (speculative) k_major_conds_.pop_back();
     if (exclusive_branches) constexpr_branch_.pop_back();
     if (!speculative) --runtime_ifs_;
     else --constexpr_if_depth_;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "lower/footprint.h"
+#include "lower/k_major.h"
 #include "lower/loop_pipelining.h"
 #include "lower/options.h"
 #include "lower/report.h"
@@ -63,6 +64,7 @@ struct LoweredFunction {
   MemoryEffects effects;            // memory operations and tl.dot calls (loop_pipelining.h)
   std::vector<TmaRequirement> tma;  // kernels: descriptors behind the flag
   std::string tma_flag;             // kernels: name of the constexpr flag ("" = no TMA path)
+  std::vector<KMajorUse> k_major;   // kernels: matrix-product operands loaded from parameters (k_major.h)
   LVal result;          // helpers: template of the returned value (exprs unused)
   bool has_result = false;
   bool ok = true;
@@ -109,6 +111,15 @@ class Lowerer {
   void note_op(const std::string& op);
   /// Records a tile of `shape` for the launcher's num_warps choice (footprint.h).
   void note_footprint(const sema::Shape& shape, bool dot, const sema::Dim* depth = nullptr);
+  /// Notes a possibly-fp8 tl.dot operand (x when `lhs`, else y) that is a kernel parameter's tile as
+  /// loaded (LVal::origin): which array axes carry K and the other matrix dimension (k_major.h).
+  void note_k_major(const LVal& operand, bool lhs);
+  /// (parameter, branch taken when it is true) for a constexpr-if condition that is a bare
+  /// constexpr kernel parameter or its `not`; nullopt otherwise.
+  std::optional<std::pair<std::string, bool>> constexpr_param_test(const TExprPtr& cond, bool then) const;
+  /// The branches of ifs on a Constant being lowered, as constexpr_param_test gives them, into
+  /// `out`; false when one is not a bare parameter (or its `not`).
+  bool constexpr_branch_conds(std::vector<std::pair<std::string, bool>>& out) const;
   /// Adds a called helper's footprints in this function's texts (map_footprints).
   void add_footprints(const std::vector<TileFootprint>& fps, const std::map<std::string, std::string>& subst);
   /// Adds a called helper's memory operations and tl.dot calls (loop_pipelining.h).
@@ -304,6 +315,10 @@ class Lowerer {
   /// The pointer parameters the arrays in `v` (a tuple's too) are addressed from.
   void array_keys(const LVal& v, std::vector<std::string>& out) const;
   ConstexprBranches constexpr_branch_;        // the constexpr-if branches being lowered
+  // The same branches' conditions as (constexpr parameter, branch taken when true), nullopt for a
+  // condition that is not a bare parameter or its `not` (KMajorUse::conds).
+  std::vector<std::optional<std::pair<std::string, bool>>> k_major_conds_;
+  std::vector<KMajorUse> k_major_;
   int constexpr_ifs_ = 0;                     // ids for them
   int runtime_ifs_ = 0;                       // runtime `if` branches being lowered
   // ct.static_iter bodies being lowered: a constexpr `if` there may test the

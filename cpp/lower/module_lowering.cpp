@@ -119,6 +119,14 @@ LoweredModule ModuleLowering::run() {
       lk.tile_dims = std::move(f.tile_dims);
       lk.tma = std::move(f.tma);
       lk.tma_flag = f.tma_flag;
+      if (!f.k_major.empty()) {  // only parameters the kernel just reads may be copied (k_major.h)
+        std::set<std::string> arrays, lists;
+        for (auto& p : params) {
+          if (p.kind == sema::ParamKind::Kind::Array) arrays.insert(p.name);
+          if (p.kind == sema::ParamKind::Kind::ArrayList) lists.insert(p.name);
+        }
+        lk.k_major = k_major_operands(f.k_major, load_only_params(mi_, k.def, arrays, lists));
+      }
       lk.pipelined = f.effects.pipelined_loops > 0;
       lk.dots = f.effects.dots > 0;
       lk.ok = f.ok;

@@ -31,6 +31,7 @@ struct LoweredKernel {
   bool dots = false;                     // a tl.dot, its own or a helper's (MemoryEffects::dots)
   std::vector<TmaRequirement> tma;       // descriptors behind `tma_flag` (host checks them)
   std::string tma_flag;                  // constexpr TMA flag parameter ("" = pointer path only)
+  std::vector<KMajorUse> k_major;        // fp8 product operands the launcher may copy K-major (k_major.h)
   // The module uses ct.mma_scaled: its float8_e8m0fnu scale arrays, which have
   // no Triton dtype, are passed as their uint8 bits (host/launcher.cpp).
   bool e8m0_as_uint8 = false;

@@ -30,7 +30,12 @@ LVal astype(OpCall& c) {
     c.L.error(c.at("dtype"), "cannot determine this target dtype");
     return {};
   }
-  return ops::cast_to(c.L, x, *to, c.node, rounding);
+  LVal r = ops::cast_to(c.L, x, *to, c.node, rounding);
+  // A loaded tile cast to a dtype that may be fp8 (the same fp8 dtype: a no-op) stays that
+  // parameter's tile for the K-major layout of fp8 products (lower/k_major.h; the runtime copies
+  // only fp8 arrays, so a cast that is no no-op costs at most an unneeded copy).
+  if (x.origin && r.ok() && may_be_fp8(*to)) r.origin = x.origin;
+  return r;
 }
 
 // ct.pack_to_bytes (cuTile _stub.py): the tile flattened and its raw bits

@@ -185,6 +185,25 @@ LVal lower_tile_load(OpCall& c, const TileAccess& t) {
 
 namespace {
 
+// A tile loaded from a kernel parameter (or an element of a list parameter) records which array
+// axis each of its dimensions runs along: tile dimension k is the permuted view's axis k, i.e.
+// array axis order[k] (lower/k_major.h).
+LVal with_origin(LVal v, const ArrayVal& arr, const TileAccess& t, OpCall& c) {
+  const std::string& param = !arr.kernel_param.empty() ? arr.kernel_param
+                             : !arr.rank_view_of.empty() ? arr.rank_view_of : arr.list_param;
+  if (!v.ok() || param.empty() || !t.sem.empty() || t.shape.size() != (size_t)arr.rank || t.order.size() != t.shape.size())
+    return v;
+  TileOrigin::Source s;
+  s.param = param;
+  s.list = &param == &arr.list_param;
+  s.axes.assign(t.order.begin(), t.order.end());
+  s.known = c.L.constexpr_branch_conds(s.conds);
+  auto o = std::make_shared<TileOrigin>();
+  o->sources.push_back(std::move(s));
+  v.origin = std::move(o);
+  return v;
+}
+
 LVal load(OpCall& c) {
   LVal& a = c.arg("array");
   if (!a.ok()) return {};
@@ -229,10 +248,10 @@ LVal load(OpCall& c) {
         p.shape[k] = t.shape[(*perm)[k]];
         p.order[k] = t.order[(*perm)[k]];
       }
-      return lower_tile_load(c, p);
+      return with_origin(lower_tile_load(c, p), arr, p, c);
     }
   }
-  return lower_tile_load(c, t);
+  return with_origin(lower_tile_load(c, t), arr, t, c);
 }
 
 LVal store(OpCall& c) {

@@ -38,15 +38,6 @@ TExprPtr precision(const sema::DType& dt) {
 
 bool small_k(const sema::Dim& k) { return k.value && *k.value < 16; }
 
-// True unless `dt` is certainly not fp8 (a dtype only Triton knows may be).
-bool may_be_fp8(const sema::DType& dt) {
-  switch (dt.kind) {
-    case sema::DType::Kind::Concrete: return dt.name == "float8_e4m3fn" || dt.name == "float8_e5m2";
-    case sema::DType::Kind::Select: return may_be_fp8(*dt.then_) || may_be_fp8(*dt.else_);
-    default: return true;
-  }
-}
-
 // max_num_imprecise_acc for an fp8 dot over K: K itself, i.e. the dot's product is added to the
 // fp32 accumulator once, as cuTile's ct.mma (without use_fast_acc) does once per call: on an H200,
 // TileGym's fp8 matmul converted this way gave errors identical to cuTile's own to the printed
@@ -107,6 +98,10 @@ LVal dot(Lowerer& L, LVal x, LVal y, LVal* acc, const sema::DType& acc_dt, const
       y.info.shape.size() < 2) {
     L.unsupported(at, "mma operands", "matrix products need tiles of rank 2 or 3 here");
     return {};
+  }
+  if (may_be_fp8(x.info.dtype) && may_be_fp8(y.info.dtype)) {  // operands the launcher may lay out K-major
+    L.note_k_major(x, true);
+    L.note_k_major(y, false);
   }
   if (!match_ranks(L, x, y, at)) return {};
   size_t r = x.info.shape.size();

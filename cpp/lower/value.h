@@ -35,6 +35,11 @@ struct ArrayVal {
   std::vector<int> ranks;
   std::string ndim_param;
   std::shared_ptr<const std::map<const syntax::Node*, int>> use_ranks;
+  /// The kernel's list-of-arrays parameter this array is an element of (`Bs[g]`), else empty.
+  std::string list_param;
+  /// The kernel parameter this array is a one-rank view of (a parameter used with several ranks,
+  /// `ranks` above), else empty.
+  std::string rank_view_of;
 };
 
 /// A list of arrays (cuTile ListTy): every element has rank `rank` and one
@@ -59,6 +64,7 @@ struct ArrayListVal {
   std::vector<TExprPtr> args() const { return {table, length, first, facts}; }
   int rank = 0;                      // of every element
   bool int64_index = false;          // elements' shapes/strides kept in int64
+  std::string kernel_param;          // the kernel parameter this list is (empty in helpers)
   int words() const { return 1 + 2 * rank; }
   /// The facts' bit for "every element's stride d is 1": words() for the last dimension, then one
   /// up per dimension towards the first (the runtime's _c2t_list_entry sets them).
@@ -101,6 +107,22 @@ struct TiledSpec {
   }
 };
 
+/// A tile as ct.load read it from a kernel parameter (an array, or an element of a list of
+/// arrays), possibly transposed since: per tile dimension, the array axis it runs along, and the
+/// branches of ifs on a Constant the load is in. A name bound in both branches of an if holds
+/// either branch's tile: one source each. What the launcher needs to lay out fp8 matrix-product
+/// operands K-major (lower/k_major.h).
+struct TileOrigin {
+  struct Source {
+    std::string param;
+    bool list = false;
+    std::vector<int> axes;
+    std::vector<std::pair<std::string, bool>> conds;  // as KMajorUse::conds
+    bool known = true;
+  };
+  std::vector<Source> sources;
+};
+
 struct LVal {
   TExprPtr expr;                     // Triton expression (null for pure compile-time entities)
   sema::ValueInfo info;
@@ -111,6 +133,7 @@ struct LVal {
   std::shared_ptr<LVal> self;        // info.kind == Method: the receiver
   std::vector<std::shared_ptr<LVal>> slice_parts;  // info.kind == Slice: start, length
   const syntax::Node* node = nullptr;  // source expression, for diagnostics
+  std::shared_ptr<const TileOrigin> origin;  // Tile: a kernel parameter's tile as loaded, if known
 
   bool ok() const { return info.kind != sema::VKind::Unknown; }
   /// Arrays and the views of one (raw memory, tiled views) travel as the

@@ -102,6 +102,28 @@ TEST(LauncherLists, RankChosenByAConstant) {
       << s;
 }
 
+// fp8 product operands (lower/k_major.h): the launcher hands each read-only operand parameter to
+// the runtime's _c2t_k_major with its layouts, per constexpr branch, before the list tables are
+// made (a copy is then what the table describes) and before the native launch.
+TEST(LauncherLists, KMajorOperandsBeforeTablesAndNativeLaunch) {
+  std::string s = launcher_of(
+      "import cuda.tile as ct\n"
+      "@ct.kernel\ndef k(As, Bs, Cs, T: ct.Constant[int], TB: ct.Constant[bool]):\n"
+      "    for g in range(len(As)):\n"
+      "        Ai = As[g]\n        Bi = Bs[g]\n        Ci = Cs[g]\n"
+      "        a = ct.load(Ai, (0, 0), shape=(T, T))\n"
+      "        if TB:\n            b = ct.transpose(ct.load(Bi, (0, 0), shape=(T, T)))\n"
+      "        else:\n            b = ct.load(Bi, (0, 0), shape=(T, T))\n"
+      "        ct.store(Ci, (0, 0), tile=ct.mma(a, b, ct.zeros((T, T), dtype=ct.float32)))\n");
+  ASSERT_FALSE(s.empty());
+  const std::string b = "    Bs = _c2t_k_major(Bs, ((1, 0) if TB else None), ((0, 1) if not TB else None))\n";
+  EXPECT_TRUE(has(s, "    As = _c2t_k_major(As, (1, 0))\n")) << s;
+  EXPECT_TRUE(has(s, b)) << s;
+  EXPECT_FALSE(has(s, "Cs = _c2t_k_major")) << s;  // stored to
+  EXPECT_LT(s.find(b), s.find("_c2t_array_list(\"Bs\"")) << s;
+  EXPECT_LT(s.find(b), s.find("_c2t_run_native(")) << s;
+}
+
 // A reused launch is one native call from the launcher (runtime _c2t_run_native): the launcher's
 // own arguments with one expand code each (src/cutile2triton/_fast_launch.c), after the options
 // and before any array is read; only where every parameter is one the native launch expands.

@@ -1,0 +1,154 @@
+"""fp8 matrix-product operands laid out K-major by the generated launcher (cpp/lower/k_major.h).
+
+Hopper's wgmma reads 8-bit operands only K-major; Triton transposes any other layout through
+registers and does not pipeline that load (TileGym's group_gemm fp8, B with N contiguous: 152
+TFLOPS on the H200, 585-928 with B K-major; BENCHMARKS.md s25). The launcher therefore passes a
+K-major copy of an fp8 operand's array on sm_90, for arrays the kernel only reads. Here:
+
+* which parameters and layouts the launcher names (the lowering's analysis, a group_gemm-like
+  kernel whose B layout depends on a Constant);
+* the runtime's copy itself (dtype, strides, values; what it leaves alone);
+* the copy is invisible to the program: the kernel, run under the interpreter with the copy forced
+  (fp16 stands in for fp8, which the interpreter's dot lacks), on ragged sizes and fresh inputs,
+  matches torch, and the caller's arrays are untouched;
+* the reason, on the CPU: the sm_90 compile of the fp8 kernel pipelines B's loads (cp.async) only
+  when B is K-major.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from c2t_interp import assert_close, convert, convert_and_load, dev, fresh_seed, load, poison
+
+import torch  # noqa: E402  (after c2t_interp set TRITON_INTERPRET)
+
+GROUPED = """
+import cuda.tile as ct
+
+ConstInt = ct.Constant[int]
+ConstBool = ct.Constant[bool]
+ZERO = ct.PaddingMode.ZERO
+
+
+@ct.kernel
+def gg(As, Bs, Cs, TM: ConstInt, TN: ConstInt, TK: ConstInt, TRANSPOSE_B: ConstBool):
+    # One output tile per block over all groups: C_g = A_g @ B_g (B_g given as N x K with TRANSPOSE_B).
+    bid = ct.bid(0)
+    start = 0
+    for g in range(len(As)):
+        Ai = As[g]
+        Bi = Bs[g]
+        Ci = Cs[g]
+        nn = ct.num_tiles(Ci, 1, (TM, TN))
+        n = ct.num_tiles(Ci, 0, (TM, TN)) * nn
+        if bid >= start and bid < start + n:
+            t = bid - start
+            acc = ct.zeros((TM, TN), dtype=ct.float32)
+            for kk in range(ct.num_tiles(Ai, 1, (TM, TK))):
+                ta = ct.load(Ai, (t // nn, kk), shape=(TM, TK), padding_mode=ZERO)
+                if TRANSPOSE_B:
+                    tb = ct.transpose(ct.load(Bi, (t % nn, kk), shape=(TN, TK), padding_mode=ZERO))
+                else:
+                    tb = ct.load(Bi, (kk, t % nn), shape=(TK, TN), padding_mode=ZERO)
+                acc = ct.mma(ta, tb, acc)
+            ct.store(Ci, (t // nn, t % nn), tile=ct.astype(acc, Ci.dtype))
+        start += n
+"""
+
+
+def _launches(mod) -> list:
+    """The Triton-side arguments of every launch the module's launchers make from now on."""
+    got, real_run = [], mod._c2t_run_kernel
+
+    def run(kernel, grid, *args, **kwargs):
+        got.append(args)
+        return real_run(kernel, grid, *args, **kwargs)
+
+    mod._c2t_run_kernel = run
+    return got
+
+
+def test_launcher_lays_out_each_branchs_operand():
+    code = convert(GROUPED, "gg.py")
+    # A (M x K): K along axis 1; B: axis 1 when given N x K, axis 0 when K x N; C is stored to: never.
+    assert "    As = _c2t_k_major(As, (1, 0))\n" in code
+    assert "    Bs = _c2t_k_major(Bs, ((1, 0) if TRANSPOSE_B else None), ((0, 1) if not TRANSPOSE_B else None))\n" in code
+    assert "Cs = _c2t_k_major" not in code
+    assert code.index("Bs = _c2t_k_major(") < code.index('_c2t_array_list("Bs"')
+
+
+def test_the_copy_is_k_major_and_equal(tmp_path, monkeypatch):
+    mod = convert_and_load(GROUPED, tmp_path, "gg_copy")
+    monkeypatch.setattr(mod, "_c2t_k_major_device", lambda t: True)  # as on an sm_90 device
+    g = torch.Generator().manual_seed(fresh_seed())
+    b = dev(torch.randn(96, 80, generator=g)).to(torch.float8_e5m2)  # K x N, N contiguous
+    out = mod._c2t_k_major(b, (0, 1))
+    assert out is not b and out.shape == b.shape and out.stride() == (1, 96) and out.dtype == b.dtype
+    assert torch.equal(out.float(), b.float())
+    # A list: each element; a tuple comes back as a list (the launcher's list check takes both).
+    outs = mod._c2t_k_major((b, b[:, :40]), (0, 1))
+    assert [o.stride(0) for o in outs] == [1, 1] and torch.equal(outs[1].float(), b[:, :40].float())
+    k_major = b.t().contiguous().t()
+    left_alone = [
+        (k_major, ((0, 1),)),                          # already K-major
+        (b.to(torch.float16), ((0, 1),)),              # not fp8: 16-bit wgmma reads either layout
+        (b, ((0, 1), (1, 0))),                         # two layouts taken: no one copy serves both
+        (b, (None, None)),                             # no product's branch taken
+        (b[:1], ((0, 1),)),                            # one row: no axis to transpose
+        (b, ((0, 2),)),                                # an axis the array does not have
+    ]
+    for x, layouts in left_alone:
+        assert mod._c2t_k_major(x, *layouts) is x, layouts
+    assert mod._c2t_k_major("not an array", (0, 1)) == "not an array"  # the launcher's checks speak about it
+    monkeypatch.setattr(mod, "_c2t_k_major_device", lambda t: False)  # a CPU tensor, another GPU, a capture
+    assert mod._c2t_k_major(b, (0, 1)) is b
+
+
+@pytest.mark.parametrize("transpose_b", [False, True])
+def test_grouped_gemm_runs_the_same_on_the_copies(tmp_path, monkeypatch, transpose_b):
+    # The copy forced for fp16 (the interpreter's dot has no fp8): results as torch's, the
+    # caller's arrays untouched, and the kernel given B contiguous along K (the list's facts:
+    # bit 6 = every first stride 1, bit 5 = every last stride 1).
+    mod = convert_and_load(GROUPED, tmp_path, "gg_run")
+    monkeypatch.setattr(mod, "_c2t_k_major_device", lambda t: True)
+    monkeypatch.setattr(mod, "_C2T_FP8", mod._C2T_FP8 + ("torch.float16",))
+    launched = _launches(mod)
+    seed = fresh_seed()
+    g = torch.Generator().manual_seed(seed)
+    dims = [(50, 70, 30), (64, 33, 48), (17, 40, 64)]  # (M, K, N), not multiples of the tiles
+    As = [dev(torch.randn(m, k, generator=g).half()) for m, k, n in dims]
+    Bs = [dev(torch.randn(*((n, k) if transpose_b else (k, n)), generator=g).half()) for m, k, n in dims]
+    strides = [b.stride() for b in Bs]
+    Cs = [poison(dev(torch.empty(m, n, dtype=torch.float16))) for m, k, n in dims]
+    TM, TN, TK = 16, 16, 16
+    tiles = sum(-(-m // TM) * -(-n // TN) for m, k, n in dims)
+    mod.launch_gg((tiles,), As, Bs, Cs, TM, TN, TK, transpose_b)
+    for i, (a, b, c) in enumerate(zip(As, Bs, Cs)):
+        want = a.float() @ (b.float().t() if transpose_b else b.float())
+        assert_close(c, want.half(), relaxed=True, msg=f"group {i} transpose_b={transpose_b} seed={seed}")
+    assert [b.stride() for b in Bs] == strides
+    b_facts = launched[0][7]  # (table, length, first, facts) of As, then of Bs
+    if transpose_b:  # N x K with K contiguous: left as it is
+        assert b_facts & 32 and not b_facts & 64, b_facts
+    else:  # K x N copied K-major
+        assert b_facts & 64 and not b_facts & 32, b_facts
+
+
+def test_sm90_compile_pipelines_b_only_when_k_major(tmp_path):
+    # Why the copy: the fp8 kernel compiled for sm_90 (on the CPU) loads B asynchronously into shared
+    # memory (cp.async, software-pipelined) when B is K-major, and through registers when N is
+    # contiguous (what TileGym's group_gemm fp8 with transpose_b=False ran at 0.3x cuTile).
+    from triton_compile_check import compile_launch, load_for_compile
+
+    gpu = load_for_compile(convert(GROUPED, "gg.py"), tmp_path, "gg_sm90")
+    fp8 = torch.float8_e5m2
+    As = [torch.zeros(256, 256, dtype=fp8) for _ in range(2)]
+    Cs = [torch.zeros(256, 256, dtype=torch.float16) for _ in range(2)]
+    n_major = [torch.zeros(256, 256, dtype=fp8) for _ in range(2)]
+    k_major = [torch.zeros(256, 256, dtype=fp8).t() for _ in range(2)]
+    counts = {}
+    for name, Bs in (("n_major", n_major), ("k_major", k_major)):
+        stages = compile_launch(gpu.launch_gg, (8,), As, Bs, Cs, 128, 128, 128, False)
+        counts[name] = stages["ttgir"].count("async_copy_global_to_local")
+    assert counts["k_major"] > counts["n_major"], counts
