@@ -71,9 +71,11 @@ def _launches(mod) -> list:
 
 def test_launcher_lays_out_each_branchs_operand():
     code = convert(GROUPED, "gg.py")
-    # A (M x K): K along axis 1; B: axis 1 when given N x K, axis 0 when K x N; C is stored to: never.
+    # A (M x K): K along axis 1; B: axis 1 when given N x K, axis 0 when K x N, each read by A's M rows
+    # (As, axis 0); C is stored to: never.
     assert "    As = _c2t_k_major(As, (1, 0))\n" in code
-    assert "    Bs = _c2t_k_major(Bs, ((1, 0) if TRANSPOSE_B else None), ((0, 1) if not TRANSPOSE_B else None))\n" in code
+    assert ("    Bs = _c2t_k_major(Bs, ((1, 0, As, 0) if TRANSPOSE_B else None), ((0, 1, As, 0) if not TRANSPOSE_B "
+            "else None))\n") in code
     assert "Cs = _c2t_k_major" not in code
     assert code.index("Bs = _c2t_k_major(") < code.index('_c2t_array_list("Bs"')
 
@@ -81,6 +83,7 @@ def test_launcher_lays_out_each_branchs_operand():
 def test_the_copy_is_k_major_and_equal(tmp_path, monkeypatch):
     mod = convert_and_load(GROUPED, tmp_path, "gg_copy")
     monkeypatch.setattr(mod, "_c2t_k_major_device", lambda t: True)  # as on an sm_90 device
+    monkeypatch.setattr(mod, "_C2T_K_MAJOR_MIN_ELEMENTS", 1000)  # small arrays here
     g = torch.Generator().manual_seed(fresh_seed())
     b = dev(torch.randn(96, 80, generator=g)).to(torch.float8_e5m2)  # K x N, N contiguous
     out = mod._c2t_k_major(b, (0, 1))
@@ -97,10 +100,14 @@ def test_the_copy_is_k_major_and_equal(tmp_path, monkeypatch):
         (b, (None, None)),                             # no product's branch taken
         (b[:1], ((0, 1),)),                            # one row: no axis to transpose
         (b, ((0, 2),)),                                # an axis the array does not have
+        (b[:, :10], ((0, 1),)),                        # 960 elements: a copy's launch costs more
+        (b, ((0, 1, [torch.empty(255, 1), torch.empty(300, 1)], 0),)),  # 255 rows: bound by reading b
     ]
     for x, layouts in left_alone:
         assert mod._c2t_k_major(x, *layouts) is x, layouts
     assert mod._c2t_k_major("not an array", (0, 1)) == "not an array"  # the launcher's checks speak about it
+    assert mod._c2t_k_major(b, (0, 1, [torch.empty(256, 1)], 0)).stride(0) == 1  # 256 rows: copied
+    assert mod._c2t_k_major(b, (0, 1, "no partner", 0)).stride(0) == 1  # rows unknown: copied
     monkeypatch.setattr(mod, "_c2t_k_major_device", lambda t: False)  # a CPU tensor, another GPU, a capture
     assert mod._c2t_k_major(b, (0, 1)) is b
 
@@ -113,6 +120,8 @@ def test_grouped_gemm_runs_the_same_on_the_copies(tmp_path, monkeypatch, transpo
     mod = convert_and_load(GROUPED, tmp_path, "gg_run")
     monkeypatch.setattr(mod, "_c2t_k_major_device", lambda t: True)
     monkeypatch.setattr(mod, "_C2T_FP8", mod._C2T_FP8 + ("torch.float16",))
+    monkeypatch.setattr(mod, "_C2T_K_MAJOR_MIN_ELEMENTS", 0)  # small ragged sizes here
+    monkeypatch.setattr(mod, "_C2T_K_MAJOR_MIN_REUSE", 0)
     launched = _launches(mod)
     seed = fresh_seed()
     g = torch.Generator().manual_seed(seed)

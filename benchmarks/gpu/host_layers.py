@@ -145,6 +145,10 @@ def host_bound_ops(transpose_b=False, gemma=False, group_gemm=False):
         ga = [torch.randn(1024, 1024, dtype=torch.float16, device=dev) for _ in range(4)]
         gb = [torch.randn(1024, 1024, dtype=torch.float16, device=dev) for _ in range(4)]
         yield "group_gemm 4x1024^3", lambda be: tilegym.ops.group_gemm(ga, gb, transpose_b=True, backend=be)
+        fa, fb = [a.to(torch.float8_e5m2) for a in ga], [b.to(torch.float8_e5m2) for b in gb]
+        for t in (True, False):  # B given N x K (K contiguous) or K x N (copied K-major on sm_90)
+            yield f"group_gemm fp8 4x1024^3 transpose_b={t}", (
+                lambda be, t=t: tilegym.ops.group_gemm(fa, fb, transpose_b=t, backend=be))
     a = torch.rand(2, 1024, 1024, dtype=torch.float16, device=dev); b = torch.rand_like(a)
     yield "bmm 2x1024^3", lambda be: tilegym.ops.bmm(a, b, backend=be)
     if transpose_b:

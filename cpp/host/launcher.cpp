@@ -158,8 +158,9 @@ std::string unpack_source(const Unpacked& u, const std::string& launcher) {
 // strides) per element) and facts; the kernel also takes the length and the
 // first array, whose pointer type gives it the element dtype.
 // `X = _c2t_k_major(X, layouts...)` for each parameter whose fp8 matrix-product operands the
-// runtime may copy K-major (lower/k_major.h), one layout (k axis, other axis) per use, None where
-// the use's constexpr branch is not taken: the runtime copies only when exactly one layout is.
+// runtime may copy K-major (lower/k_major.h), one layout (k axis, other axis[, the product's other
+// operand, its other axis]) per use, None where the use's constexpr branch is not taken: the
+// runtime copies only when the layouts taken agree.
 std::string k_major_source(const lower::LoweredKernel& k, const std::map<std::string, std::string>& renamed) {
   auto local = [&](const std::string& n) {
     auto r = renamed.find(n);
@@ -170,7 +171,8 @@ std::string k_major_source(const lower::LoweredKernel& k, const std::map<std::st
   for (auto& u : k.k_major) {
     std::string cond;
     for (auto& [name, then] : u.conds) cond += (cond.empty() ? "" : " and ") + std::string(then ? "" : "not ") + local(name);
-    std::string layout = "(" + std::to_string(u.k_axis) + ", " + std::to_string(u.other_axis) + ")";
+    std::string layout = "(" + std::to_string(u.k_axis) + ", " + std::to_string(u.other_axis) +
+                         (u.partner.empty() ? "" : ", " + local(u.partner) + ", " + std::to_string(u.partner_axis)) + ")";
     if (!layouts.count(u.param)) order.push_back(u.param);
     layouts[u.param] += ", " + (cond.empty() ? layout : "(" + layout + " if " + cond + " else None)");
   }

@@ -1057,34 +1057,59 @@ def _c2t_device_capability(torch, device=None):
 // fp8 matrix-product operands laid out K-major (lower/k_major.h, host/launcher.cpp k_major_source).
 const char* kKMajor = R"PY(
 _C2T_FP8 = ("torch.float8_e4m3fn", "torch.float8_e5m2", "torch.float8_e4m3fnuz", "torch.float8_e5m2fnuz")
+_C2T_K_MAJOR_MIN_ELEMENTS = 1 << 22  # an operand's elements from which a copy pays (below: its launch)
+_C2T_K_MAJOR_MIN_REUSE = 256  # the product's other dimension from which it is compute-bound
 
 
 def _c2t_k_major(x, *layouts):
     """x, or a copy of it (of each element, for a list or tuple of arrays) that is contiguous along
-    the axis a matrix product's depth K runs along. layouts: (k axis, other axis) of each of the
-    kernel's products that take the array as an operand, None where the launch's constexpr branch
-    does not take the product; the copy is made when exactly one layout is taken, and only for an
-    fp8 CUDA tensor on an sm_90 device that is contiguous along the other axis and not along K,
-    outside CUDA graph capture. Why: Hopper's wgmma reads 8-bit operands only K-major, and Triton
-    3.6 transposes such an operand through registers without pipelining its loads: TileGym's
-    group_gemm in fp8, B of 4 x 4096 x 4096 with N contiguous, 152 TFLOPS on the H200, 585-928 with
-    B K-major (cutile2triton's BENCHMARKS.md, s25). The converter passes here only arrays the kernel
-    just reads (ct.load, shapes), so the copy cannot change what it computes."""
-    taken = {layout for layout in layouts if layout is not None}
-    if len(taken) != 1:
+    the axis a matrix product's depth K runs along. layouts: (k axis, other axis[, the product's
+    other operand, its other axis]) of each of the kernel's products that take the array as an
+    operand, None where the launch's constexpr branch does not take the product; the copy is made
+    when the layouts taken agree, for an fp8 CUDA tensor on an sm_90 device, outside CUDA graph
+    capture, that is contiguous along the other axis and not along K, has at least
+    _C2T_K_MAJOR_MIN_ELEMENTS elements, and whose product's other operand (if known) has at least
+    _C2T_K_MAJOR_MIN_REUSE along its other axis. Why: Hopper's wgmma reads 8-bit operands only
+    K-major, and Triton 3.6 transposes such an operand through registers without pipelining its
+    loads: TileGym's group_gemm in fp8, B of 4 x 4096 x 4096 with N contiguous, 0.33x cuTile on the
+    H200, 1.13x with the copy; at 4 x 1024^3 the copies' launches cost more host time than the
+    kernel saves (0.29x with them, 0.58x without), and a product with few rows (decoding) is
+    bound by reading B, which a copy reads twice more (cutile2triton's BENCHMARKS.md, s25). The
+    converter passes here only arrays the kernel just reads (ct.load, shapes), so the copy cannot
+    change what it computes."""
+    taken = [layout for layout in layouts if layout is not None]
+    if not taken or any(layout[:2] != taken[0][:2] for layout in taken):
         return x
-    k, other = next(iter(taken))
+    k, other = taken[0][:2]
+    reuse = [_c2t_min_extent(layout[2], layout[3]) for layout in taken if len(layout) == 4]
+    if any(r is not None and r < _C2T_K_MAJOR_MIN_REUSE for r in reuse):
+        return x
+    device = []  # _c2t_k_major_device of the first array that asks (one device per list)
     if isinstance(x, (list, tuple)):
-        return [_c2t_k_major_array(t, k, other) for t in x]
-    return _c2t_k_major_array(x, k, other)
+        return [_c2t_k_major_array(t, k, other, device) for t in x]
+    return _c2t_k_major_array(x, k, other, device)
 
 
-def _c2t_k_major_array(t, k, other):
+def _c2t_min_extent(arrays, axis):
+    """The smallest extent along `axis` of an array or list of arrays; None if not known."""
+    try:
+        if isinstance(arrays, (list, tuple)):
+            return min(t.shape[axis] for t in arrays) if arrays else None
+        return arrays.shape[axis]
+    except (AttributeError, TypeError, IndexError):
+        return None
+
+
+def _c2t_k_major_array(t, k, other, device):
     """t, or its copy contiguous along axis k (see _c2t_k_major); t itself for anything else
-    (the launcher's own checks then speak about it)."""
+    (the launcher's own checks then speak about it). device: [] or [_c2t_k_major_device(t)]."""
     try:
         if (str(t.dtype) not in _C2T_FP8 or t.stride(other) != 1 or t.stride(k) == 1 or t.shape[k] <= 1
-                or t.shape[other] <= 1 or not _c2t_k_major_device(t)):
+                or t.shape[other] <= 1 or t.numel() < _C2T_K_MAJOR_MIN_ELEMENTS):
+            return t
+        if not device:
+            device.append(_c2t_k_major_device(t))
+        if not device[0]:
             return t
         return t.detach().movedim(k, -1).contiguous().movedim(-1, k)
     except (AttributeError, TypeError, IndexError, RuntimeError):  # not an array of that rank

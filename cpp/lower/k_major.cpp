@@ -113,6 +113,12 @@ std::vector<KMajorUse> k_major_operands(const std::vector<KMajorUse>& uses, cons
       KMajorUse u = first;
       u.conds.clear();
       u.known = true;
+      for (auto& m : mine)  // partners that differ between the uses: none known
+        if (m.partner != u.partner || m.partner_list != u.partner_list || m.partner_axis != u.partner_axis) {
+          u.partner.clear();
+          u.partner_axis = -1;
+          u.partner_list = false;
+        }
       out.push_back(std::move(u));
     } else if (known) {
       out.insert(out.end(), mine.begin(), mine.end());

@@ -38,9 +38,16 @@ struct KMajorUse {
   /// is true). `known` is false when a branch's condition is not a bare parameter or its `not`.
   std::vector<std::pair<std::string, bool>> conds;
   bool known = true;
+  /// The product's other operand where it too is a parameter's tile ("" otherwise): its
+  /// parameter and the array axis of its other matrix dimension -- how often the product reads
+  /// each element of this operand (M rows for B), which decides whether a copy pays.
+  std::string partner;
+  bool partner_list = false;
+  int partner_axis = -1;
   bool operator==(const KMajorUse& o) const {
     return param == o.param && list == o.list && k_axis == o.k_axis && other_axis == o.other_axis &&
-           conds == o.conds && known == o.known;
+           conds == o.conds && known == o.known && partner == o.partner && partner_list == o.partner_list &&
+           partner_axis == o.partner_axis;
   }
 };
 

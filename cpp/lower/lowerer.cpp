@@ -102,30 +102,57 @@ bool Lowerer::constexpr_branch_conds(std::vector<std::pair<std::string, bool>>& 
   return known;
 }
 
-void Lowerer::note_k_major(const LVal& v, bool lhs) {
-  const TileOrigin* o = v.origin.get();
-  size_t r = v.info.shape.size();
-  if (!spec_.is_kernel || !o || r < 2) return;
+void Lowerer::note_k_major(const LVal& x, const LVal& y) {
+  if (!spec_.is_kernel) return;
   std::vector<std::pair<std::string, bool>> here;  // the product's own branches
   bool known = constexpr_branch_conds(here);
-  for (auto& s : o->sources) {
-    if (s.axes.size() != r) continue;
-    KMajorUse u;
-    u.param = s.param;
-    u.list = s.list;
-    u.k_axis = s.axes[lhs ? r - 1 : r - 2];
-    u.other_axis = s.axes[lhs ? r - 2 : r - 1];
-    u.known = known && s.known;
-    u.conds = s.conds;
-    bool never = false;  // the load's branches contradict the product's: no launch takes both
-    for (auto& c : here) {
-      if (std::find(u.conds.begin(), u.conds.end(), c) != u.conds.end()) continue;
-      never = never || std::find(u.conds.begin(), u.conds.end(), std::make_pair(c.first, !c.second)) != u.conds.end();
-      u.conds.push_back(c);
+  // An operand's sources with K's axis and the other matrix dimension's (M of x, N of y).
+  struct Side {
+    const TileOrigin::Source* s;
+    int k, other;
+  };
+  auto sides = [](const LVal& v, bool lhs) {
+    std::vector<Side> out;
+    size_t r = v.info.shape.size();
+    if (!v.origin || r < 2) return out;
+    for (auto& s : v.origin->sources)
+      if (s.axes.size() == r) out.push_back({&s, s.axes[lhs ? r - 1 : r - 2], s.axes[lhs ? r - 2 : r - 1]});
+    return out;
+  };
+  auto xs = sides(x, true), ys = sides(y, false);
+  auto note = [&](const std::vector<Side>& mine, const std::vector<Side>& theirs) {
+    // The partner: the other operand's one source (several, or none: unknown).
+    const Side* partner = nullptr;
+    for (auto& t : theirs) {
+      bool same = partner && partner->s->param == t.s->param && partner->s->list == t.s->list && partner->other == t.other;
+      partner = !partner || same ? &t : nullptr;
+      if (!partner) break;
     }
-    if (never || u.k_axis < 0 || u.other_axis < 0) continue;
-    if (std::find(k_major_.begin(), k_major_.end(), u) == k_major_.end()) k_major_.push_back(std::move(u));
-  }
+    for (auto& m : mine) {
+      KMajorUse u;
+      u.param = m.s->param;
+      u.list = m.s->list;
+      u.k_axis = m.k;
+      u.other_axis = m.other;
+      u.known = known && m.s->known;
+      u.conds = m.s->conds;
+      if (partner) {
+        u.partner = partner->s->param;
+        u.partner_list = partner->s->list;
+        u.partner_axis = partner->other;
+      }
+      bool never = false;  // the load's branches contradict the product's: no launch takes both
+      for (auto& c : here) {
+        if (std::find(u.conds.begin(), u.conds.end(), c) != u.conds.end()) continue;
+        never = never || std::find(u.conds.begin(), u.conds.end(), std::make_pair(c.first, !c.second)) != u.conds.end();
+        u.conds.push_back(c);
+      }
+      if (never || u.k_axis < 0 || u.other_axis < 0) continue;
+      if (std::find(k_major_.begin(), k_major_.end(), u) == k_major_.end()) k_major_.push_back(std::move(u));
+    }
+  };
+  note(xs, ys);
+  note(ys, xs);
 }
 
 void Lowerer::array_keys(const LVal& v, std::vector<std::string>& out) const {

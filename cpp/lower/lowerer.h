@@ -111,9 +111,10 @@ class Lowerer {
   void note_op(const std::string& op);
   /// Records a tile of `shape` for the launcher's num_warps choice (footprint.h).
   void note_footprint(const sema::Shape& shape, bool dot, const sema::Dim* depth = nullptr);
-  /// Notes a possibly-fp8 tl.dot operand (x when `lhs`, else y) that is a kernel parameter's tile as
-  /// loaded (LVal::origin): which array axes carry K and the other matrix dimension (k_major.h).
-  void note_k_major(const LVal& operand, bool lhs);
+  /// Notes the operands of a possibly-fp8 tl.dot x @ y that are a kernel parameter's tile as loaded
+  /// (LVal::origin): which array axes carry K and the other matrix dimension, and the other
+  /// operand's (k_major.h).
+  void note_k_major(const LVal& x, const LVal& y);
   /// (parameter, branch taken when it is true) for a constexpr-if condition that is a bare
   /// constexpr kernel parameter or its `not`; nullopt otherwise.
   std::optional<std::pair<std::string, bool>> constexpr_param_test(const TExprPtr& cond, bool then) const;

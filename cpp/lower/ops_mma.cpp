@@ -100,8 +100,7 @@ LVal dot(Lowerer& L, LVal x, LVal y, LVal* acc, const sema::DType& acc_dt, const
     return {};
   }
   if (may_be_fp8(x.info.dtype) && may_be_fp8(y.info.dtype)) {  // operands the launcher may lay out K-major
-    L.note_k_major(x, true);
-    L.note_k_major(y, false);
+    L.note_k_major(x, y);
   }
   if (!match_ranks(L, x, y, at)) return {};
   size_t r = x.info.shape.size();

@@ -116,7 +116,8 @@ TEST(LauncherLists, KMajorOperandsBeforeTablesAndNativeLaunch) {
       "        else:\n            b = ct.load(Bi, (0, 0), shape=(T, T))\n"
       "        ct.store(Ci, (0, 0), tile=ct.mma(a, b, ct.zeros((T, T), dtype=ct.float32)))\n");
   ASSERT_FALSE(s.empty());
-  const std::string b = "    Bs = _c2t_k_major(Bs, ((1, 0) if TB else None), ((0, 1) if not TB else None))\n";
+  // Each layout names the product's other operand and its other axis (A's M rows for B).
+  const std::string b = "    Bs = _c2t_k_major(Bs, ((1, 0, As, 0) if TB else None), ((0, 1, As, 0) if not TB else None))\n";
   EXPECT_TRUE(has(s, "    As = _c2t_k_major(As, (1, 0))\n")) << s;
   EXPECT_TRUE(has(s, b)) << s;
   EXPECT_FALSE(has(s, "Cs = _c2t_k_major")) << s;  // stored to
