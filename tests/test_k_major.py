@@ -108,6 +108,13 @@ def test_the_copy_is_k_major_and_equal(tmp_path, monkeypatch):
     assert mod._c2t_k_major("not an array", (0, 1)) == "not an array"  # the launcher's checks speak about it
     assert mod._c2t_k_major(b, (0, 1, [torch.empty(256, 1)], 0)).stride(0) == 1  # 256 rows: copied
     assert mod._c2t_k_major(b, (0, 1, "no partner", 0)).stride(0) == 1  # rows unknown: copied
+    # A ragged list is laid out alike (by its largest element), or it would lose its unit-stride facts.
+    small = b[:4, :4]
+    assert [t.stride(0) for t in mod._c2t_k_major([b, small], (0, 1))] == [1, 1]
+    assert mod._c2t_k_major([small, small], (0, 1))[0] is small
+    monkeypatch.setattr(mod, "_c2t_k_major_switch", [False])  # C2T_K_MAJOR=0
+    assert mod._c2t_k_major(b, (0, 1)) is b
+    monkeypatch.setattr(mod, "_c2t_k_major_switch", [True])
     monkeypatch.setattr(mod, "_c2t_k_major_device", lambda t: False)  # a CPU tensor, another GPU, a capture
     assert mod._c2t_k_major(b, (0, 1)) is b
 

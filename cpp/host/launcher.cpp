@@ -153,10 +153,6 @@ std::string unpack_source(const Unpacked& u, const std::string& launcher) {
          ": the kernel takes arrays of rank " + want + "; \"\n                         f\"got " + got + "\") from None\n";
 }
 
-// A list of arrays: the runtime's _c2t_array_list checks it and makes its table
-// (cuTile's launch layout, compilation.rst ListConstraint: (pointer, shapes,
-// strides) per element) and facts; the kernel also takes the length and the
-// first array, whose pointer type gives it the element dtype.
 // `X = _c2t_k_major(X, layouts...)` for each parameter whose fp8 matrix-product operands the
 // runtime may copy K-major (lower/k_major.h), one layout (k axis, other axis[, the product's other
 // operand, its other axis]) per use, None where the use's constexpr branch is not taken: the
@@ -184,6 +180,10 @@ std::string k_major_source(const lower::LoweredKernel& k, const std::map<std::st
   return out;
 }
 
+// A list of arrays: the runtime's _c2t_array_list checks it and makes its table
+// (cuTile's launch layout, compilation.rst ListConstraint: (pointer, shapes,
+// strides) per element) and facts; the kernel also takes the length and the
+// first array, whose pointer type gives it the element dtype.
 std::string list_args_source(const sema::ParamKind& p, const std::string& items) {
   return "    " + items + ", " + items + "_table, " + items + "_facts = _c2t_array_list(\"" + p.name + "\", " + p.name +
          ", " + std::to_string(p.rank < 0 ? 0 : p.rank) + ", int32=" + (p.int64_index ? "False" : "True") + ")\n";
@@ -200,6 +200,8 @@ std::string num_warps_source(const lower::LoweredKernel& k, const std::map<std::
   for (auto& p : k.params)
     if (p.kind == sema::ParamKind::Kind::Constexpr) constexprs.insert(p.name);
   std::vector<std::string> dots, tiles, walked;
+  std::vector<std::string> dot_shapes;  // products' (rows, elements), in order, and their depths
+  std::map<std::string, std::vector<std::string>> dot_depths;
   bool unknown_dot = false;
   // A dim in the launcher's names: an int literal or a constexpr parameter (renamed if reserved).
   auto local = [&](const std::string& d) -> std::optional<std::string> {
@@ -232,12 +234,26 @@ std::string num_warps_source(const lower::LoweredKernel& k, const std::map<std::
     for (auto& d : dims)
       if (d != "1") elems += (elems.empty() ? "" : " * ") + d;
     if (elems.empty()) elems = "1";
-    // A product: (rows, elements, depth K; 0 where the launcher cannot name it).
-    std::string depth = f.depth.empty() ? "0" : local(f.depth).value_or("0");
-    std::string item =
-        f.dot ? "(" + (dims.size() >= 2 ? dims[dims.size() - 2] : dims[0]) + ", " + elems + ", " + depth + ")" : elems;
-    auto& to = f.dot ? dots : f.trips.empty() ? tiles : walked;
-    if (std::find(to.begin(), to.end(), item) == to.end()) to.push_back(item);
+    if (f.dot) {  // a product: (rows, elements, depth K; 0 where the launcher cannot name it)
+      std::string shape = (dims.size() >= 2 ? dims[dims.size() - 2] : dims[0]) + ", " + elems;
+      std::string depth = f.depth.empty() ? "0" : local(f.depth).value_or("0");
+      auto& ds = dot_depths[shape];  // one accumulator per shape, as before depths were kept
+      if (ds.empty()) dot_shapes.push_back(shape);
+      if (std::find(ds.begin(), ds.end(), depth) == ds.end()) ds.push_back(depth);
+      continue;
+    }
+    auto& to = f.trips.empty() ? tiles : walked;
+    if (std::find(to.begin(), to.end(), elems) == to.end()) to.push_back(elems);
+  }
+  for (auto& shape : dot_shapes) {
+    auto& ds = dot_depths[shape];
+    std::string depth = ds.front();
+    if (ds.size() > 1) {
+      depth = "max(";
+      for (size_t i = 0; i < ds.size(); ++i) depth += (i ? ", " : "") + ds[i];
+      depth += ")";
+    }
+    dots.push_back("(" + shape + ", " + depth + ")");
   }
   // Walked tiles count for kernels without matrix products (whose warps follow their accumulators).
   if (dots.empty() && !unknown_dot) tiles.insert(tiles.begin(), walked.begin(), walked.end());
@@ -292,7 +308,7 @@ std::string launcher_source(const lower::LoweredKernel& k) {
   // inside the launcher: call sites pass them positionally (host_rewrite), so
   // only the local name changes.
   const std::set<std::string> reserved = {"grid", "options", kernel_fn, "torch", "triton", "tl", "_c2t_run_kernel",
-                                          "_c2t_run_native", "all", "str", "len", "list", "isinstance", "ValueError",
+                                          "_c2t_run_native", "all", "str", "len", "list", "isinstance", "ValueError", "max",
                                           "_allocation", "_c2t_stage_probe", "_c2t_tuned_options", "_c2t_check_tile_dims"};
   std::set<std::string> taken(reserved);
   std::map<std::string, std::string> renamed;

@@ -1066,17 +1066,26 @@ def _c2t_k_major(x, *layouts):
     the axis a matrix product's depth K runs along. layouts: (k axis, other axis[, the product's
     other operand, its other axis]) of each of the kernel's products that take the array as an
     operand, None where the launch's constexpr branch does not take the product; the copy is made
-    when the layouts taken agree, for an fp8 CUDA tensor on an sm_90 device, outside CUDA graph
-    capture, that is contiguous along the other axis and not along K, has at least
-    _C2T_K_MAJOR_MIN_ELEMENTS elements, and whose product's other operand (if known) has at least
-    _C2T_K_MAJOR_MIN_REUSE along its other axis. Why: Hopper's wgmma reads 8-bit operands only
-    K-major, and Triton 3.6 transposes such an operand through registers without pipelining its
-    loads: TileGym's group_gemm in fp8, B of 4 x 4096 x 4096 with N contiguous, 0.33x cuTile on the
-    H200, 1.13x with the copy; at 4 x 1024^3 the copies' launches cost more host time than the
-    kernel saves (0.29x with them, 0.58x without), and a product with few rows (decoding) is
-    bound by reading B, which a copy reads twice more (cutile2triton's BENCHMARKS.md, s25). The
-    converter passes here only arrays the kernel just reads (ct.load, shapes), so the copy cannot
-    change what it computes."""
+    when the layouts taken agree, for fp8 CUDA tensors on an sm_90 device (not ROCm) that are
+    contiguous along the other axis and not along K, where the array (a list's largest) has at
+    least _C2T_K_MAJOR_MIN_ELEMENTS elements and the product's other operand (if known) at least
+    _C2T_K_MAJOR_MIN_REUSE along its other axis; C2T_K_MAJOR=0 (read once) turns copies off. Why:
+    Hopper's wgmma reads 8-bit operands only K-major, and Triton 3.6 transposes such an operand
+    through registers without pipelining its loads: TileGym's group_gemm in fp8, B of 4 x 4096 x
+    4096 with N contiguous, 0.33x cuTile on the H200, 1.13x with the copy; at 4 x 1024^3 the copies'
+    launches cost more host time than the kernel saves (0.29x with them, 0.58x without), and a
+    product with few rows (decoding) is bound by reading B, which a copy reads twice more
+    (cutile2triton's BENCHMARKS.md, s25). The converter passes here only arrays the kernel just
+    reads (ct.load, shapes) and never reads through a TMA descriptor, so the copy cannot change
+    what it computes. Under CUDA graph capture the copy is made as outside it (the captured launch
+    then matches an eager warm-up's), into the graph's memory."""
+    try:  # the common case first: not fp8 (one dtype per list), nothing to do
+        if str((x[0] if isinstance(x, (list, tuple)) else x).dtype) not in _C2T_FP8:
+            return x
+    except (AttributeError, TypeError, IndexError, KeyError):
+        return x
+    if not _c2t_k_major_on():
+        return x
     taken = [layout for layout in layouts if layout is not None]
     if not taken or any(layout[:2] != taken[0][:2] for layout in taken):
         return x
@@ -1084,10 +1093,25 @@ def _c2t_k_major(x, *layouts):
     reuse = [_c2t_min_extent(layout[2], layout[3]) for layout in taken if len(layout) == 4]
     if any(r is not None and r < _C2T_K_MAJOR_MIN_REUSE for r in reuse):
         return x
-    device = []  # _c2t_k_major_device of the first array that asks (one device per list)
-    if isinstance(x, (list, tuple)):
-        return [_c2t_k_major_array(t, k, other, device) for t in x]
-    return _c2t_k_major_array(x, k, other, device)
+    items = x if isinstance(x, (list, tuple)) else [x]
+    try:  # a list is laid out alike (mixed layouts would lose its unit-stride facts): by its largest
+        if max(t.numel() for t in items) < _C2T_K_MAJOR_MIN_ELEMENTS or not _c2t_k_major_device(items[0]):
+            return x
+    except (AttributeError, TypeError, RuntimeError):
+        return x
+    out = [_c2t_k_major_array(t, k, other) for t in items]
+    return out if isinstance(x, (list, tuple)) else out[0]
+
+
+_c2t_k_major_switch = []  # [bool]: C2T_K_MAJOR read once
+
+
+def _c2t_k_major_on():
+    if not _c2t_k_major_switch:
+        import os
+
+        _c2t_k_major_switch.append(os.environ.get("C2T_K_MAJOR", "1").strip().lower() not in ("0", "false", "off", "no"))
+    return _c2t_k_major_switch[0]
 
 
 def _c2t_min_extent(arrays, axis):
@@ -1100,16 +1124,12 @@ def _c2t_min_extent(arrays, axis):
         return None
 
 
-def _c2t_k_major_array(t, k, other, device):
+def _c2t_k_major_array(t, k, other):
     """t, or its copy contiguous along axis k (see _c2t_k_major); t itself for anything else
-    (the launcher's own checks then speak about it). device: [] or [_c2t_k_major_device(t)]."""
+    (the launcher's own checks then speak about it)."""
     try:
         if (str(t.dtype) not in _C2T_FP8 or t.stride(other) != 1 or t.stride(k) == 1 or t.shape[k] <= 1
-                or t.shape[other] <= 1 or t.numel() < _C2T_K_MAJOR_MIN_ELEMENTS):
-            return t
-        if not device:
-            device.append(_c2t_k_major_device(t))
-        if not device[0]:
+                or t.shape[other] <= 1):
             return t
         return t.detach().movedim(k, -1).contiguous().movedim(-1, k)
     except (AttributeError, TypeError, IndexError, RuntimeError):  # not an array of that rank
@@ -1117,14 +1137,13 @@ def _c2t_k_major_array(t, k, other, device):
 
 
 def _c2t_k_major_device(t):
-    """Whether tensor t's device is one _c2t_k_major lays operands out for: a CUDA device of
-    compute capability 9.x (Hopper; the layout was measured there), outside CUDA graph capture (a
-    copy's new address would miss the list tables made before the capture)."""
+    """Whether tensor t's device is one _c2t_k_major lays operands out for: a CUDA device of compute
+    capability 9.x (Hopper; the layout was measured there), not a ROCm one (which reports 9.x too)."""
     if not t.is_cuda:
         return False
     import torch
 
-    return _c2t_device_capability(torch, t.device)[0] == 9 and not torch.cuda.is_current_stream_capturing()
+    return _c2t_device_capability(torch, t.device)[0] == 9 and not getattr(torch.version, "hip", None)
 )PY";
 
 // A list of arrays as its kernel takes it (host/launcher.cpp list_args_source).

@@ -10,11 +10,14 @@
 //
 // What: the lowering notes, for every tl.dot whose operand is a tile ct.load read from a kernel
 // parameter (an array, or an element of a list of arrays; possibly transposed since), which array
-// axis carries the product's depth K and which the operand's other matrix dimension, and under
-// which constexpr branches (KMajorUse). The launcher passes a K-major copy of such a parameter
-// when at launch it is fp8, on sm_90, contiguous along the other axis and not along K (the
-// runtime's _c2t_k_major) -- only for parameters the kernel never writes nor hands on
-// (load_only_params): a copy of an array the kernel only reads cannot change what it computes.
+// axis carries the product's depth K and which the operand's other matrix dimension, under which
+// constexpr branches, and the product's other operand (KMajorUse). The launcher passes a K-major
+// copy of such a parameter when at launch it is fp8, on sm_90, contiguous along the other axis
+// and not along K, large enough (2^22 elements) and read by enough rows of the other operand (256)
+// for the copy to pay (the runtime's _c2t_k_major; C2T_K_MAJOR=0 turns it off) -- only for
+// parameters the kernel never writes nor hands on (load_only_params: a copy of an array the
+// kernel only reads cannot change what it computes) and never reads through a TMA descriptor (whose
+// last stride must be 1, which a K-major copy of a K x N operand does not have).
 #pragma once
 
 #include <set>

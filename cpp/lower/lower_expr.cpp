@@ -723,6 +723,7 @@ LVal Lowerer::eval_ifexp(const Node* e) {
   }
   LVal r = a;
   r.node = e;
+  r.origin.reset();  // either arm's value: not one parameter's tile (lower/k_major.h)
   if (a.info.kind == VKind::DTypeV && b.info.kind == VKind::DTypeV) {
     // compile-time dtype selection; Triton folds the constexpr condition.
     r.info.dtype = sema::DType::select(source(c.expr), a.info.dtype, b.info.dtype);

@@ -1185,8 +1185,8 @@ void Lowerer::merge_envs(const std::map<std::string, LVal>& a, const std::map<st
       auto o = std::make_shared<TileOrigin>(*va.origin);
       for (auto& s : vb.origin->sources) o->sources.push_back(s);
       m.origin = std::move(o);
-    } else if (!va.origin) {
-      m.origin = vb.origin;
+    } else if (!va.origin || !vb.origin) {  // a path where it is no parameter's tile: not known
+      m.origin.reset();
     }
     if (!va.info.dtype.same(vb.info.dtype) && !(va.info.dtype.known() && vb.info.dtype.known() && va.info.dtype.name == vb.info.dtype.name))
       m.info.dtype = sema::DType::dynamic();

@@ -120,9 +120,12 @@ LoweredModule ModuleLowering::run() {
       lk.tma = std::move(f.tma);
       lk.tma_flag = f.tma_flag;
       if (!f.k_major.empty()) {  // only parameters the kernel just reads may be copied (k_major.h)
-        std::set<std::string> arrays, lists;
+        std::set<std::string> arrays, lists, described;
+        // An array with a TMA descriptor path: its descriptor takes the last stride as 1, which a
+        // K-major copy of a K x N operand does not have (the launch may take either path).
+        for (auto& t : lk.tma) described.insert(t.param);
         for (auto& p : params) {
-          if (p.kind == sema::ParamKind::Kind::Array) arrays.insert(p.name);
+          if (p.kind == sema::ParamKind::Kind::Array && !described.count(p.name)) arrays.insert(p.name);
           if (p.kind == sema::ParamKind::Kind::ArrayList) lists.insert(p.name);
         }
         lk.k_major = k_major_operands(f.k_major, load_only_params(mi_, k.def, arrays, lists));

@@ -99,9 +99,7 @@ LVal dot(Lowerer& L, LVal x, LVal y, LVal* acc, const sema::DType& acc_dt, const
     L.unsupported(at, "mma operands", "matrix products need tiles of rank 2 or 3 here");
     return {};
   }
-  if (may_be_fp8(x.info.dtype) && may_be_fp8(y.info.dtype)) {  // operands the launcher may lay out K-major
-    L.note_k_major(x, y);
-  }
+
   if (!match_ranks(L, x, y, at)) return {};
   size_t r = x.info.shape.size();
   if (r == 3) broadcast_batch(L, x, y);
@@ -127,6 +125,7 @@ LVal dot(Lowerer& L, LVal x, LVal y, LVal* acc, const sema::DType& acc_dt, const
   };
   if (small_k(K)) return ops::make_value(small_product(), out, acc_dt);
   L.note_footprint(out, true, &K);
+  if (may_be_fp8(x.info.dtype) && may_be_fp8(y.info.dtype)) L.note_k_major(x, y);  // tl.dot operands (k_major.h)
   std::vector<TExprPtr> args{x.expr, y.expr};
   std::vector<std::pair<std::string, TExprPtr>> kw;
   if (acc) args.push_back(acc->expr);
@@ -159,11 +158,18 @@ TExprPtr trans_operand(const TExprPtr& e) {
   return tl_trans ? e->args[1] : nullptr;
 }
 
-// A 2-D LVal with `e` as its expression and its shape's axes swapped.
+// A 2-D LVal with `e` as its expression and its shape's axes swapped (a loaded tile's array axes
+// too: lower/k_major.h).
 LVal swapped(const LVal& v, TExprPtr e) {
   LVal t = v;
   t.expr = std::move(e);
   t.info.shape = sema::Shape{v.info.shape[1], v.info.shape[0]};
+  if (v.origin) {
+    auto o = std::make_shared<TileOrigin>(*v.origin);
+    for (auto& s : o->sources)
+      if (s.axes.size() == 2) std::swap(s.axes[0], s.axes[1]);
+    t.origin = std::move(o);
+  }
   return t;
 }
 

@@ -121,6 +121,8 @@ TEST(LauncherLists, KMajorOperandsBeforeTablesAndNativeLaunch) {
   EXPECT_TRUE(has(s, "    As = _c2t_k_major(As, (1, 0))\n")) << s;
   EXPECT_TRUE(has(s, b)) << s;
   EXPECT_FALSE(has(s, "Cs = _c2t_k_major")) << s;  // stored to
+  ASSERT_NE(s.find("_c2t_array_list(\"Bs\""), std::string::npos) << s;
+  ASSERT_NE(s.find("_c2t_run_native("), std::string::npos) << s;
   EXPECT_LT(s.find(b), s.find("_c2t_array_list(\"Bs\"")) << s;
   EXPECT_LT(s.find(b), s.find("_c2t_run_native(")) << s;
 }
