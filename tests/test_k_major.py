@@ -23,6 +23,8 @@ from c2t_interp import assert_close, convert, convert_and_load, dev, fresh_seed,
 
 import torch  # noqa: E402  (after c2t_interp set TRITON_INTERPRET)
 
+from test_array_lists import _launches  # noqa: E402  (the Triton-side arguments of each launch)
+
 GROUPED = """
 import cuda.tile as ct
 
@@ -55,18 +57,6 @@ def gg(As, Bs, Cs, TM: ConstInt, TN: ConstInt, TK: ConstInt, TRANSPOSE_B: ConstB
             ct.store(Ci, (t // nn, t % nn), tile=ct.astype(acc, Ci.dtype))
         start += n
 """
-
-
-def _launches(mod) -> list:
-    """The Triton-side arguments of every launch the module's launchers make from now on."""
-    got, real_run = [], mod._c2t_run_kernel
-
-    def run(kernel, grid, *args, **kwargs):
-        got.append(args)
-        return real_run(kernel, grid, *args, **kwargs)
-
-    mod._c2t_run_kernel = run
-    return got
 
 
 def test_launcher_lays_out_each_branchs_operand():
