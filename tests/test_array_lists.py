@@ -609,3 +609,26 @@ def test_corpus_all_gather_matmul_single_process(tmp_path):
     mod.launch_gather_matmul_kernel((world * M // T, -(-N // T)), inp, w, out, T, T, T)
     # fp32 inputs are cast to tf32 for the MMA (cuTile sample): tf32 tolerance
     torch.testing.assert_close(out, torch.cat(inp) @ w, rtol=2e-2, atol=2e-2, msg=f"seed={seed}")
+
+
+def test_a_table_is_recorded_only_on_other_streams(tmp_path, monkeypatch):
+    # A table made on one stream and used there needs no Tensor.record_stream (the allocator orders
+    # its reuse on that stream); used on another stream it is recorded there, and where torch lacks
+    # the raw stream query every use is. No GPU here: the CUDA queries are stood in for.
+    mod = convert_and_load(GROUPED, tmp_path, "grouped_streams")
+    stream, recorded = [11], []
+    monkeypatch.setattr(torch.Tensor, "is_cuda", property(lambda self: True))
+    monkeypatch.setattr(torch.Tensor, "record_stream", lambda self, s: recorded.append(s))
+    monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: False)
+    monkeypatch.setattr(torch.cuda, "current_stream", lambda device=None: f"stream {stream[0]}")
+    monkeypatch.setattr(mod, "_c2t_raw_stream", lambda torch_, t: stream[0])
+    xs = [torch.randn(8, 4), torch.randn(16, 4)]
+    mod._c2t_array_list("Xs", xs, 2, True)  # made on stream 11
+    mod._c2t_array_list("Xs", xs, 2, True)
+    assert recorded == []
+    stream[0] = 12
+    mod._c2t_array_list("Xs", xs, 2, True)
+    assert recorded == ["stream 12"]
+    stream[0] = None  # no raw stream query in this torch
+    mod._c2t_array_list("Xs", xs, 2, True)
+    assert recorded == ["stream 12", "stream None"]
