@@ -791,6 +791,17 @@ size_t Rewriter::header_offset() const {
   return at;
 }
 
+// The converted text with exactly two blank lines after the runtime block's end marker (PEP 8):
+// statements the rewrite removed there (`ConstInt = ct.Constant[int]`) leave their own blank lines.
+std::string two_blank_lines_after_runtime(std::string out) {
+  size_t at = out.find(kRuntimeEndMarker);
+  if (at == std::string::npos) return out;
+  size_t from = at + std::char_traits<char>::length(kRuntimeEndMarker), to = from;
+  while (to < out.size() && out[to] == '\n') ++to;
+  if (to < out.size()) out.replace(from, to - from, "\n\n");
+  return out;
+}
+
 // The runtime block (runtime.h) goes after the module's leading imports, so
 // that module-level host code (`k2 = k.replace_hints(...)`) can use it.
 void Rewriter::insert_runtime() {
@@ -810,7 +821,7 @@ void Rewriter::insert_runtime() {
     else if (!(st->is("Expr") && sema::is_str_constant(st->child("value")))) break;
   }
   size_t at = last_import ? next_line(last_import->end_lineno) : header_offset();  // (after a shebang)
-  edits_.add(at, at, "\n\n" + rt + "\n\n");
+  edits_.add(at, at, "\n\n" + rt + "\n\n");  // blank lines after it: two (converted_text)
 }
 
 // What marks module function `st` as cuTile tile code, or "": a call of a
@@ -870,7 +881,7 @@ std::string Rewriter::run() {
   rewrite_functions();
   rewrite_constants();
   rewrite_host_code();
-  return edits_.apply(text_);
+  return two_blank_lines_after_runtime(edits_.apply(text_));
 }
 
 }  // namespace

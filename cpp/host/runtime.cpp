@@ -1271,7 +1271,7 @@ std::string runtime_source(const RuntimeNeeds& n) {
   size_t lines = std::count(body.begin(), body.end(), '\n') + 2;
   return "# ---- cutile2triton host runtime (" + std::to_string(lines) +
          " lines, to the end marker): kernel launch and the cuTile host APIs used, on Triton\n" + body +
-         "# ---- end of the cutile2triton host runtime ----\n";
+         kRuntimeEndMarker;
 }
 
 std::string launcher_attachment(const std::string& kernel_fn, const std::string& launcher, int occupancy,

@@ -54,6 +54,9 @@ struct RuntimeNeeds {
   }
 };
 
+/// The runtime block's last line (runtime_source), '\n' included.
+inline constexpr const char* kRuntimeEndMarker = "# ---- end of the cutile2triton host runtime ----\n";
+
 /// Python source of the runtime block for `needs` ('\n'-terminated, starts
 /// with a comment line); empty when nothing is needed.
 std::string runtime_source(const RuntimeNeeds& needs);

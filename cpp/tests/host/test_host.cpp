@@ -452,3 +452,23 @@ TEST(Edits, RejectOverlapsAndApplyInOrder) {
 
 }  // namespace
 }  // namespace c2t::host
+
+namespace c2t::host {
+namespace {
+
+// Two blank lines after the runtime block (PEP 8), also where a statement the rewrite removes
+// (a cuTile alias) stood between the imports and the kernel with blank lines of its own.
+TEST(Runtime, TwoBlankLinesAfterTheBlock) {
+  auto r = rewrite(
+      "import cuda.tile as ct\nimport torch\n\nConstInt = ct.Constant[int]\n\n\n"
+      "@ct.kernel\ndef k(x, T: ConstInt):\n    ct.store(x, index=(0,), tile=ct.zeros((T,), dtype=ct.float32))\n");
+  ASSERT_FALSE(r.code.empty());
+  const std::string end = "# ---- end of the cutile2triton host runtime ----\n";
+  size_t at = r.code.find(end);
+  ASSERT_NE(at, std::string::npos) << r.code;
+  size_t after = at + end.size();
+  EXPECT_EQ(r.code.compare(after, 3, "\n\n@"), 0) << r.code.substr(after, 40);
+}
+
+}  // namespace
+}  // namespace c2t::host
