@@ -812,7 +812,6 @@ void Rewriter::insert_runtime() {
   });
   needs_.k_major = std::any_of(lm_.kernels.begin(), lm_.kernels.end(),
                                [](const lower::LoweredKernel& k) { return k.ok && !k.k_major.empty(); });
-  needs_.torch_queries = needs_.torch_queries || needs_.k_major;  // _c2t_device_capability
   std::string rt = runtime_source(needs_);
   if (rt.empty()) return;
   const Node* last_import = nullptr;

@@ -1260,7 +1260,7 @@ std::string runtime_source(const RuntimeNeeds& n) {
   if (n.timeout) body += std::string(kTimeout) + "\n";
   if (n.by_target) body += std::string(kByTarget) + "\n";
   if (n.private_apis) body += std::string(kPrivateApis) + "\n";
-  if (n.torch_queries) body += std::string(kTorchQueries) + "\n";
+  if (n.torch_queries || n.k_major) body += std::string(kTorchQueries) + "\n";  // _c2t_k_major: _c2t_device_capability
   if (n.array_lists) body += std::string(kArrayLists) + "\n";
   if (n.k_major) body += std::string(kKMajor) + "\n";
   // Blocks are separated by two blank lines (each block starts and ends with '\n').

@@ -88,14 +88,6 @@ std::set<std::string> load_only_params(const sema::ModuleInfo& mi, const Node* d
   return out;
 }
 
-bool may_be_fp8(const sema::DType& dt) {
-  switch (dt.kind) {
-    case sema::DType::Kind::Concrete: return dt.name == "float8_e4m3fn" || dt.name == "float8_e5m2";
-    case sema::DType::Kind::Select: return may_be_fp8(*dt.then_) || may_be_fp8(*dt.else_);
-    default: return true;
-  }
-}
-
 std::vector<KMajorUse> k_major_operands(const std::vector<KMajorUse>& uses, const std::set<std::string>& load_only) {
   std::vector<KMajorUse> out;
   std::set<std::string> done;
@@ -114,10 +106,9 @@ std::vector<KMajorUse> k_major_operands(const std::vector<KMajorUse>& uses, cons
       u.conds.clear();
       u.known = true;
       for (auto& m : mine)  // partners that differ between the uses: none known
-        if (m.partner != u.partner || m.partner_list != u.partner_list || m.partner_axis != u.partner_axis) {
+        if (m.partner != u.partner || m.partner_axis != u.partner_axis) {
           u.partner.clear();
           u.partner_axis = -1;
-          u.partner_list = false;
         }
       out.push_back(std::move(u));
     } else if (known) {

@@ -26,15 +26,13 @@
 #include <vector>
 
 #include "sema/module_scope.h"
-#include "sema/types.h"
 #include "syntax/ast.h"
 
 namespace c2t::lower {
 
 /// One matrix-product operand loaded from a kernel parameter.
 struct KMajorUse {
-  std::string param;    // the kernel parameter: an array, or a list of arrays (`list`)
-  bool list = false;
+  std::string param;    // the kernel parameter: an array, or a list of arrays
   int k_axis = -1;      // the array axis the product's depth K runs along
   int other_axis = -1;  // the array axis of the operand's other matrix dimension (M of x, N of y)
   /// The branches of ifs on a Constant the product is in: (constexpr parameter, branch taken when it
@@ -45,12 +43,10 @@ struct KMajorUse {
   /// parameter and the array axis of its other matrix dimension -- how often the product reads
   /// each element of this operand (M rows for B), which decides whether a copy pays.
   std::string partner;
-  bool partner_list = false;
   int partner_axis = -1;
   bool operator==(const KMajorUse& o) const {
-    return param == o.param && list == o.list && k_axis == o.k_axis && other_axis == o.other_axis &&
-           conds == o.conds && known == o.known && partner == o.partner && partner_list == o.partner_list &&
-           partner_axis == o.partner_axis;
+    return param == o.param && k_axis == o.k_axis && other_axis == o.other_axis && conds == o.conds &&
+           known == o.known && partner == o.partner && partner_axis == o.partner_axis;
   }
 };
 
@@ -60,9 +56,6 @@ struct KMajorUse {
 /// atomic, a view, an alias, a helper call, a nested function) keeps the parameter out.
 std::set<std::string> load_only_params(const sema::ModuleInfo& mi, const syntax::Node* def,
                                        const std::set<std::string>& arrays, const std::set<std::string>& lists);
-
-/// True unless `dt` is certainly not fp8 (a dtype only Triton knows may be).
-bool may_be_fp8(const sema::DType& dt);
 
 /// What the launcher may lay out (host/launcher.cpp k_major_source): the uses of load-only
 /// parameters; a parameter whose uses all have one layout as one use without branches (whichever

@@ -124,21 +124,19 @@ void Lowerer::note_k_major(const LVal& x, const LVal& y) {
     // The partner: the other operand's one source (several, or none: unknown).
     const Side* partner = nullptr;
     for (auto& t : theirs) {
-      bool same = partner && partner->s->param == t.s->param && partner->s->list == t.s->list && partner->other == t.other;
+      bool same = partner && partner->s->param == t.s->param && partner->other == t.other;
       partner = !partner || same ? &t : nullptr;
       if (!partner) break;
     }
     for (auto& m : mine) {
       KMajorUse u;
       u.param = m.s->param;
-      u.list = m.s->list;
       u.k_axis = m.k;
       u.other_axis = m.other;
       u.known = known && m.s->known;
       u.conds = m.s->conds;
       if (partner) {
         u.partner = partner->s->param;
-        u.partner_list = partner->s->list;
         u.partner_axis = partner->other;
       }
       bool never = false;  // the load's branches contradict the product's: no launch takes both

@@ -34,7 +34,7 @@ LVal astype(OpCall& c) {
   // A loaded tile cast to a dtype that may be fp8 (the same fp8 dtype: a no-op) stays that
   // parameter's tile for the K-major layout of fp8 products (lower/k_major.h; the runtime copies
   // only fp8 arrays, so a cast that is no no-op costs at most an unneeded copy).
-  if (x.origin && r.ok() && may_be_fp8(*to)) r.origin = x.origin;
+  if (x.origin && r.ok() && to->may_be_fp8()) r.origin = x.origin;
   return r;
 }
 

@@ -195,7 +195,6 @@ LVal with_origin(LVal v, const ArrayVal& arr, const TileAccess& t, OpCall& c) {
     return v;
   TileOrigin::Source s;
   s.param = param;
-  s.list = &param == &arr.list_param;
   s.axes.assign(t.order.begin(), t.order.end());
   s.known = c.L.constexpr_branch_conds(s.conds);
   auto o = std::make_shared<TileOrigin>();

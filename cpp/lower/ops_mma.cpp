@@ -125,12 +125,12 @@ LVal dot(Lowerer& L, LVal x, LVal y, LVal* acc, const sema::DType& acc_dt, const
   };
   if (small_k(K)) return ops::make_value(small_product(), out, acc_dt);
   L.note_footprint(out, true, &K);
-  if (may_be_fp8(x.info.dtype) && may_be_fp8(y.info.dtype)) L.note_k_major(x, y);  // tl.dot operands (k_major.h)
+  if (x.info.dtype.may_be_fp8() && y.info.dtype.may_be_fp8()) L.note_k_major(x, y);  // tl.dot operands (k_major.h)
   std::vector<TExprPtr> args{x.expr, y.expr};
   std::vector<std::pair<std::string, TExprPtr>> kw;
   if (acc) args.push_back(acc->expr);
   if (auto p = precision(x.info.dtype)) kw.push_back({"input_precision", p});
-  if (!fast_acc && may_be_fp8(x.info.dtype) && may_be_fp8(y.info.dtype))
+  if (!fast_acc && x.info.dtype.may_be_fp8() && y.info.dtype.may_be_fp8())
     kw.push_back({"max_num_imprecise_acc", imprecise_acc_limit(L, x, K, r)});
   if (!acc_dt.is("float32")) {
     auto od = L.dtype_expr(acc_dt, acc);
@@ -164,12 +164,7 @@ LVal swapped(const LVal& v, TExprPtr e) {
   LVal t = v;
   t.expr = std::move(e);
   t.info.shape = sema::Shape{v.info.shape[1], v.info.shape[0]};
-  if (v.origin) {
-    auto o = std::make_shared<TileOrigin>(*v.origin);
-    for (auto& s : o->sources)
-      if (s.axes.size() == 2) std::swap(s.axes[0], s.axes[1]);
-    t.origin = std::move(o);
-  }
+  t.origin = TileOrigin::permuted(v.origin, {1, 0});
   return t;
 }
 

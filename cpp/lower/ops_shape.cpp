@@ -142,15 +142,7 @@ LVal permute_to(LVal& x, const std::vector<long long>& perm) {
   LVal r = perm.size() == 2 && perm[0] == 1
                ? keep_bool(ops::make_value(tl_call("trans", {x.expr}), s, x.info.dtype, x.info.sign), x)
                : keep_bool(ops::make_value(tl_call("permute", {x.expr, tuple(ax)}), s, x.info.dtype, x.info.sign), x);
-  if (x.origin) {  // a loaded tile's axes, permuted (lower/k_major.h)
-    auto o = std::make_shared<TileOrigin>(*x.origin);
-    for (auto& s : o->sources) {
-      if (s.axes.size() != perm.size()) return r;
-      auto axes = s.axes;
-      for (size_t k = 0; k < perm.size(); ++k) s.axes[k] = axes[perm[k]];
-    }
-    r.origin = std::move(o);
-  }
+  r.origin = TileOrigin::permuted(x.origin, perm);  // a loaded tile's axes, permuted (lower/k_major.h)
   return r;
 }
 

@@ -114,13 +114,26 @@ struct TiledSpec {
 /// operands K-major (lower/k_major.h).
 struct TileOrigin {
   struct Source {
-    std::string param;
-    bool list = false;
+    std::string param;  // an array parameter, or a list of arrays whose element was loaded
     std::vector<int> axes;
     std::vector<std::pair<std::string, bool>> conds;  // as KMajorUse::conds
     bool known = true;
   };
   std::vector<Source> sources;
+
+  /// The origin of the tile permuted by `perm` (result axis k is axis perm[k]); null when a source
+  /// does not have perm's rank.
+  static std::shared_ptr<const TileOrigin> permuted(const std::shared_ptr<const TileOrigin>& o,
+                                                    const std::vector<long long>& perm) {
+    if (!o) return nullptr;
+    auto p = std::make_shared<TileOrigin>(*o);
+    for (auto& s : p->sources) {
+      if (s.axes.size() != perm.size()) return nullptr;
+      auto axes = s.axes;
+      for (size_t k = 0; k < perm.size(); ++k) s.axes[k] = axes[perm[k]];
+    }
+    return p;
+  }
 };
 
 struct LVal {

@@ -20,6 +20,14 @@ std::string DType::triton() const {
   }
 }
 
+bool DType::may_be_fp8() const {
+  switch (kind) {
+    case Kind::Concrete: return name == "float8_e4m3fn" || name == "float8_e5m2";
+    case Kind::Select: return then_->may_be_fp8() || else_->may_be_fp8();
+    default: return true;
+  }
+}
+
 bool DType::same(const DType& o) const {
   if (kind != o.kind) return false;
   switch (kind) {

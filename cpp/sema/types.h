@@ -82,6 +82,8 @@ struct DType {
   /// Triton spelling, or "" for Dynamic (callers then use `value.dtype`).
   std::string triton() const;
   bool same(const DType& o) const;
+  /// False only when this is certainly not an fp8 dtype (a dtype only Triton knows may be one).
+  bool may_be_fp8() const;
   /// True/false when the dtype is certainly a float / certainly not; nullopt if unknown.
   std::optional<bool> is_float() const;
   std::optional<bool> is_int() const;  // signed/unsigned integer (not bool)

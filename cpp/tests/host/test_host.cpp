@@ -456,6 +456,15 @@ TEST(Edits, RejectOverlapsAndApplyInOrder) {
 namespace c2t::host {
 namespace {
 
+// The K-major copies' block brings the device queries it calls (_c2t_device_capability).
+TEST(Runtime, KMajorBlockBringsTheDeviceQueries) {
+  RuntimeNeeds n;
+  n.k_major = true;
+  std::string rt = runtime_source(n);
+  EXPECT_NE(rt.find("def _c2t_k_major(x, *layouts):"), std::string::npos) << rt;
+  EXPECT_NE(rt.find("def _c2t_device_capability("), std::string::npos) << rt;
+}
+
 // Two blank lines after the runtime block (PEP 8), also where a statement the rewrite removes
 // (a cuTile alias) stood between the imports and the kernel with blank lines of its own.
 TEST(Runtime, TwoBlankLinesAfterTheBlock) {

@@ -9,7 +9,7 @@
 namespace c2t::lower {
 
 void PrintTo(const KMajorUse& u, std::ostream* os) {  // gtest: readable mismatches
-  *os << u.param << (u.list ? "[list]" : "") << " k=" << u.k_axis << " other=" << u.other_axis << " known=" << u.known
+  *os << u.param << " k=" << u.k_axis << " other=" << u.other_axis << " known=" << u.known
       << " partner=" << u.partner << ":" << u.partner_axis;
   for (auto& [n, t] : u.conds) *os << (t ? " " : " not ") << n;
 }
@@ -27,17 +27,15 @@ std::vector<KMajorUse> uses_of(const std::string& body) {
 }
 
 // `partner`: the product's other operand "NAME:axis" ("" for none).
-KMajorUse use(const std::string& p, bool list, int k, int other, std::vector<std::pair<std::string, bool>> conds = {},
+KMajorUse use(const std::string& p, int k, int other, std::vector<std::pair<std::string, bool>> conds = {},
               const std::string& partner = "") {
   KMajorUse u;
   u.param = p;
-  u.list = list;
   u.k_axis = k;
   u.other_axis = other;
   u.conds = std::move(conds);
   if (!partner.empty()) {
     u.partner = partner.substr(0, partner.find(':'));
-    u.partner_list = list;
     u.partner_axis = std::stoi(partner.substr(partner.find(':') + 1));
   }
   return u;
@@ -67,9 +65,9 @@ TEST(KMajor, ListOperandsWithTheirAxesAndBranches) {
   auto got = uses_of(kGrouped);
   // A's partner is B, whose N axis depends on the branch (none known); B's is A's M axis (0).
   ASSERT_EQ(got.size(), 3u);
-  EXPECT_EQ(got[0], use("As", true, 1, 0));                                   // A (M x K): K along axis 1
-  EXPECT_EQ(got[1], use("Bs", true, 1, 0, {{"TRANSPOSE_B", true}}, "As:0"));   // B (N x K), transposed
-  EXPECT_EQ(got[2], use("Bs", true, 0, 1, {{"TRANSPOSE_B", false}}, "As:0"));  // B (K x N)
+  EXPECT_EQ(got[0], use("As", 1, 0));                                   // A (M x K): K along axis 1
+  EXPECT_EQ(got[1], use("Bs", 1, 0, {{"TRANSPOSE_B", true}}, "As:0"));   // B (N x K), transposed
+  EXPECT_EQ(got[2], use("Bs", 0, 1, {{"TRANSPOSE_B", false}}, "As:0"));  // B (K x N)
 }
 
 // The plain-array kernels below load with allow_tma=False: an array with a descriptor path is never
@@ -87,8 +85,8 @@ def mm(A, B, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
 )";
   auto got = uses_of(mm);
   ASSERT_EQ(got.size(), 2u);
-  EXPECT_EQ(got[0], use("A", false, 1, 0, {}, "B:1"));  // how often A is read: B's N
-  EXPECT_EQ(got[1], use("B", false, 0, 1, {}, "A:0"));  // and B: A's M
+  EXPECT_EQ(got[0], use("A", 1, 0, {}, "B:1"));  // how often A is read: B's N
+  EXPECT_EQ(got[1], use("B", 0, 1, {}, "A:0"));  // and B: A's M
   // B also stored to, aliased, handed to a helper or viewed: a copy could change the program.
   for (const char* extra : {"    ct.store(B, (0, 0), tile=b)\n", "    B2 = B\n", "    ct.store(C, (0, 0), tile=ct.load(B.slice(0, 0, 4), (0, 0), shape=(TK, TN)))\n"}) {
     auto u = uses_of(mm + std::string(extra));
@@ -119,8 +117,8 @@ def mm(A, B, C, TM: ConstInt, TN: ConstInt, TK: ConstInt, LAT: ConstInt):
     ct.store(C, (0, 0), tile=ct.mma(a, b, ct.zeros((TM, TN), dtype=ct.float32)))
 )");
   ASSERT_EQ(same.size(), 2u);
-  EXPECT_EQ(same[0], use("A", false, 1, 0, {}, "B:1"));
-  EXPECT_EQ(same[1], use("B", false, 0, 1, {}, "A:0"));  // (B is used with one rank per branch: a view of it each)
+  EXPECT_EQ(same[0], use("A", 1, 0, {}, "B:1"));
+  EXPECT_EQ(same[1], use("B", 0, 1, {}, "A:0"));  // (B is used with one rank per branch: a view of it each)
   // Two layouts under a condition the launcher cannot evaluate: B is left as it is.
   auto mixed = uses_of(R"(
 @ct.kernel
@@ -147,8 +145,8 @@ def mm(A, B, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
     ct.store(C, (0, 0), tile=ct.mma(ct.transpose(a), b, ct.zeros((TM, TN), dtype=ct.float32)))
 )");
   ASSERT_EQ(got.size(), 2u);
-  EXPECT_EQ(got[0], use("B", false, 0, 1, {}, "A:1"));
-  EXPECT_EQ(got[1], use("A", false, 0, 1, {}, "B:1"));
+  EXPECT_EQ(got[0], use("B", 0, 1, {}, "A:1"));
+  EXPECT_EQ(got[1], use("A", 0, 1, {}, "B:1"));
 }
 
 TEST(KMajor, ArraysWithADescriptorPathAreNotCopied) {
