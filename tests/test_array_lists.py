@@ -632,3 +632,79 @@ def test_a_table_is_recorded_only_on_other_streams(tmp_path, monkeypatch):
     stream[0] = None  # no raw stream query in this torch
     mod._c2t_array_list("Xs", xs, 2, True)
     assert recorded == ["stream 12", "stream None"]
+
+
+def _native_lists(mod):
+    """The module's native list path (cutile2triton.fast_launch's list_hit), or skip where it cannot
+    be built (C2T_REQUIRE_NATIVE=1, as in CI, makes that a failure)."""
+    fn = mod._c2t_list_native_init()[0]
+    if fn is None:
+        if os.environ.get("C2T_REQUIRE_NATIVE") == "1":
+            pytest.fail("the native module is required (C2T_REQUIRE_NATIVE=1) but was not built")
+        pytest.skip("cutile2triton's native module is not built here (no C compiler)")
+    return fn
+
+
+def test_native_list_path_finds_what_the_python_path_made(tmp_path):
+    # A list seen before is found natively (the same key and tables as the Python path), returns the
+    # same table and facts, and moves to the end of the tables once they are half full; anything
+    # else is left to the Python path, whose checks and errors are unchanged.
+    mod = convert_and_load(GROUPED, tmp_path, "grouped_native")
+    fn = _native_lists(mod)
+    a, b = dev(torch.randn(8, 4)), dev(torch.randn(16, 4)[:, :3])
+    items, table, facts = mod._c2t_array_list("Xs", [a, b], 2, True)  # made by the Python path
+    hit = fn([a, b], 2, True, mod._c2t_list_tables, mod._c2t_list_tables_captured, None)
+    assert hit is not None and hit[0] == [a, b] and hit[1] is table and hit[2] == facts
+    assert fn((a, b), 2, True, mod._c2t_list_tables, mod._c2t_list_tables_captured, None)[1] is table
+    for other in ([b, a], [a], [a, b.contiguous()]):  # other words: not found, the Python path makes them
+        assert fn(other, 2, True, mod._c2t_list_tables, mod._c2t_list_tables_captured, None) is None
+    assert fn([a, b], 2, False, mod._c2t_list_tables, mod._c2t_list_tables_captured, None) is None  # int64 type
+    for bad in ([], [a, None], (t for t in [a]), a, [a.to_sparse()]):
+        assert fn(bad, 2, True, mod._c2t_list_tables, mod._c2t_list_tables_captured, None) is None
+    with pytest.raises(ValueError, match="Xs: every element of the list must be an array"):
+        mod._c2t_array_list("Xs", [a, None], 2, True)
+    # The most recently used moves to the end once more than 128 tables are kept.
+    base = dev(torch.zeros(1 << 12))
+    lists = [[base[4 * i:4 * i + 4].view(2, 2)] for i in range(140)]
+    for xs in lists:
+        mod._c2t_array_list("Xs", xs, 2, True)
+    assert len(mod._c2t_list_tables) > 128 and list(mod._c2t_list_tables)[-1][2][0] != a.data_ptr()
+    assert fn([a, b], 2, True, mod._c2t_list_tables, mod._c2t_list_tables_captured, None) is not None
+    assert list(mod._c2t_list_tables)[-1][2][0] == a.data_ptr()
+
+
+def test_native_list_path_on_cuda_checks_capture_and_stream(tmp_path, monkeypatch):
+    # For a CUDA list the native path asks whether a graph is being captured and which stream is
+    # current (torch's C queries; stood in for here, no GPU): it returns the entry only outside
+    # capture on the stream the table was made on, else the Python path records the stream or keeps
+    # the table for the graph. Without the queries (queries None) CUDA lists take the Python path.
+    mod = convert_and_load(GROUPED, tmp_path, "grouped_native_cuda")
+    fn = _native_lists(mod)
+    stream, capturing, recorded, calls = [11], [False], [], []
+    monkeypatch.setattr(torch.Tensor, "is_cuda", property(lambda self: True))
+    monkeypatch.setattr(torch.Tensor, "record_stream", lambda self, s: recorded.append(s))
+    monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: capturing[0])
+    monkeypatch.setattr(torch.cuda, "current_stream", lambda device=None: f"stream {stream[0]}")
+    monkeypatch.setattr(mod, "_c2t_raw_stream", lambda torch_, t: stream[0])
+
+    def raw(device):
+        calls.append(device)
+        return stream[0]
+
+    monkeypatch.setattr(mod, "_c2t_list_native", [fn, (lambda: capturing[0], raw)])
+    xs = [torch.randn(8, 4), torch.randn(16, 4)]
+    made = mod._c2t_array_list("Xs", xs, 2, True)  # made on stream 11 (the Python path)
+    assert calls == []
+    again = mod._c2t_array_list("Xs", xs, 2, True)  # found natively: the stream queried, nothing recorded
+    assert calls == [xs[0].get_device()] and again[1] is made[1] and recorded == []
+    stream[0] = 12  # another stream: the Python path records the table there
+    assert mod._c2t_array_list("Xs", xs, 2, True)[1] is made[1] and recorded == ["stream 12"]
+    capturing[0] = True  # capture: the Python path keeps the table for the graph
+    assert mod._c2t_array_list("Xs", xs, 2, True)[1] is made[1]
+    assert list(mod._c2t_list_tables_captured.values())[0][0] is made[1]
+    capturing[0], stream[0] = False, 11  # the captured table is found natively from now on
+    n = len(calls)
+    assert mod._c2t_array_list("Xs", xs, 2, True)[1] is made[1] and len(calls) == n + 1
+    mod._c2t_list_native[1] = None  # a torch without the queries: the Python path
+    assert fn(xs, 2, True, mod._c2t_list_tables, mod._c2t_list_tables_captured, None) is None
+    assert mod._c2t_array_list("Xs", xs, 2, True)[1] is made[1]

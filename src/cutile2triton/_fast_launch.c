@@ -38,6 +38,7 @@ static launch_ex_t launch_ex = NULL;
 static pointer_attr_t pointer_attr = NULL;
 static error_string_t error_string = NULL;
 static PyObject *s_data_ptr = NULL, *s_dtype = NULL, *s_shape = NULL, *s_stride = NULL;
+static PyObject *s_get_device = NULL, *s_is_cuda = NULL;
 static PyObject *s_one = NULL, *s_zero = NULL, *s_small[MAX_RANK + 1];
 
 static int open_driver(void) {
@@ -315,9 +316,125 @@ static PyObject* launch_flat(PyObject* plan, PyObject* const* flat, Py_ssize_t n
   Py_RETURN_TRUE;
 }
 
+/* The key of a list of arrays as a converted module's _c2t_array_list builds it (cpp/host/runtime.cpp,
+   kArrayLists): (rank, int32, then per element (data_ptr(), shape, stride(), dtype, get_device())),
+   and in *cuda whether the first element is a CUDA tensor. NULL with an exception set. */
+static PyObject* list_key(PyObject* seq, PyObject* rank, PyObject* int32, int* cuda) {
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  PyObject* key = PyTuple_New(2 + n);
+  if (!key) return NULL;
+  Py_INCREF(rank);
+  PyTuple_SET_ITEM(key, 0, rank);
+  Py_INCREF(int32);
+  PyTuple_SET_ITEM(key, 1, int32);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject *t = PySequence_Fast_GET_ITEM(seq, i), *e = PyTuple_New(5), *v;
+    if (!e) goto fail;
+    PyTuple_SET_ITEM(key, 2 + i, e);  /* items still NULL are skipped when the key is freed */
+    if (!(v = PyObject_CallMethodNoArgs(t, s_data_ptr))) goto fail;
+    PyTuple_SET_ITEM(e, 0, v);
+    if (!(v = PyObject_GetAttr(t, s_shape))) goto fail;
+    PyTuple_SET_ITEM(e, 1, v);
+    if (!(v = PyObject_CallMethodNoArgs(t, s_stride))) goto fail;
+    PyTuple_SET_ITEM(e, 2, v);
+    if (!(v = PyObject_GetAttr(t, s_dtype))) goto fail;
+    PyTuple_SET_ITEM(e, 3, v);
+    if (!(v = PyObject_CallMethodNoArgs(t, s_get_device))) goto fail;
+    PyTuple_SET_ITEM(e, 4, v);
+    if (i == 0) {
+      PyObject* c = PyObject_GetAttr(t, s_is_cuda);
+      if (!c) goto fail;
+      *cuda = PyObject_IsTrue(c);
+      Py_DECREF(c);
+      if (*cuda < 0) goto fail;
+    }
+  }
+  return key;
+fail:
+  Py_DECREF(key);
+  return NULL;
+}
+
+/* list_hit(arrays, rank, int32, tables, captured, queries) -> (items, table, facts) or None: the
+   reuse path of a converted module's _c2t_array_list in one native call (its Python key costs ~1 us
+   per element on the H200's host, and TileGym's group_gemm passes three lists per call). The list's
+   key is looked up in `captured`, then in `tables` (an entry found there becomes the most recently
+   used, as in the Python path, once the tables are half full), and a found entry (table, facts, stream made on) is returned as
+   (list(arrays), table, facts) where it may be used as is: for a CUDA list, no CUDA graph capture
+   under way (queries[0]() false) and the current stream (queries[1](device)) the one the table was
+   made on. None for everything else -- not found, capture, another stream, not a non-empty list or
+   tuple of tensors, queries None for a CUDA list -- and the caller's Python path does all of it
+   (checks and their errors, making the table, recording the stream). With the GIL held and no
+   Python code run between the lookup and the reinsertion, the dicts' changes are atomic for the
+   Python path's threads. */
+static PyObject* list_hit(PyObject* self, PyObject* const* a, Py_ssize_t n) {
+  (void)self;
+  if (n != 6 || !PyDict_Check(a[3]) || !PyDict_Check(a[4])) {
+    PyErr_SetString(PyExc_TypeError, "list_hit(arrays, rank, int32, tables: dict, captured: dict, queries)");
+    return NULL;
+  }
+  PyObject *arrays = a[0], *tables = a[3], *captured = a[4], *queries = a[5];
+  if (!(PyList_Check(arrays) || PyTuple_Check(arrays)) || PySequence_Size(arrays) == 0) Py_RETURN_NONE;
+  PyObject* seq = PySequence_Fast(arrays, "");
+  if (!seq) return NULL;
+  PyObject *key = NULL, *entry = NULL, *result = NULL;
+  int cuda = 0;
+  if (!(key = list_key(seq, a[1], a[2], &cuda))) goto error;
+  if (cuda) {
+    if (!PyTuple_Check(queries) || PyTuple_GET_SIZE(queries) != 2) goto none;
+    PyObject* capturing = PyObject_CallNoArgs(PyTuple_GET_ITEM(queries, 0));
+    if (!capturing) goto error;
+    int yes = PyObject_IsTrue(capturing);
+    Py_DECREF(capturing);
+    if (yes) goto maybe_error;  /* capture (1) or an error (-1) */
+  }
+  int in_tables = 0;
+  entry = PyDict_GET_SIZE(captured) ? PyDict_GetItemWithError(captured, key) : NULL;
+  if (!entry && !PyErr_Occurred()) {
+    entry = PyDict_GetItemWithError(tables, key);
+    in_tables = entry != NULL;
+  }
+  if (!entry) goto maybe_error;
+  Py_INCREF(entry);  /* borrowed from a dict that may change below */
+  if (!PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) != 3) goto none;
+  if (cuda) {
+    PyObject* device = PyTuple_GET_ITEM(PyTuple_GET_ITEM(key, 2), 4);
+    PyObject* stream = PyObject_CallOneArg(PyTuple_GET_ITEM(queries, 1), device);
+    if (!stream) goto error;
+    int same = PyObject_RichCompareBool(stream, PyTuple_GET_ITEM(entry, 2), Py_EQ);
+    Py_DECREF(stream);
+    if (same != 1) goto maybe_error;  /* another stream: recorded on it by the Python path */
+  }
+  /* Most recently used: moved to the end (two more hashes of the key, ~0.5 us for four elements) only
+     once the tables are more than half of the Python path's bound of 256 -- before any eviction, so
+     an entry in use is still moved before it could be the oldest. */
+  if (in_tables && PyDict_GET_SIZE(tables) > 128 &&
+      (PyDict_DelItem(tables, key) < 0 || PyDict_SetItem(tables, key, entry) < 0))
+    goto error;
+  PyObject* items = PySequence_List(seq);
+  if (!items) goto error;
+  result = PyTuple_Pack(3, items, PyTuple_GET_ITEM(entry, 0), PyTuple_GET_ITEM(entry, 1));
+  Py_DECREF(items);
+  goto done;
+maybe_error:
+  if (!PyErr_Occurred()) goto none;
+error:  /* an ordinary exception: the Python path meets it again and says what it is */
+  if (!mismatch_or_raise()) goto done;
+none:
+  result = Py_None;
+  Py_INCREF(result);
+done:
+  Py_XDECREF(entry);
+  Py_XDECREF(key);
+  Py_DECREF(seq);
+  return result;
+}
+
 static PyMethodDef methods[] = {
     {"launch", (PyCFunction)(void (*)(void))launch, METH_FASTCALL,
      "launch(plan, gx, gy, gz, stream, args[, capture[, expand]]) -> bool: see the file's header"},
+    {"list_hit", (PyCFunction)(void (*)(void))list_hit, METH_FASTCALL,
+     "list_hit(arrays, rank, int32, tables, captured, queries) -> (items, table, facts) or None"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -328,7 +445,9 @@ PyMODINIT_FUNC PyInit_c2t_fast_launch(void) {
   s_dtype = PyUnicode_InternFromString("dtype");
   s_shape = PyUnicode_InternFromString("shape");
   s_stride = PyUnicode_InternFromString("stride");
-  if (!s_data_ptr || !s_dtype || !s_shape || !s_stride) return NULL;
+  s_get_device = PyUnicode_InternFromString("get_device");
+  s_is_cuda = PyUnicode_InternFromString("is_cuda");
+  if (!s_data_ptr || !s_dtype || !s_shape || !s_stride || !s_get_device || !s_is_cuda) return NULL;
   for (int r = 0; r <= MAX_RANK; ++r)
     if (!(s_small[r] = PyLong_FromLong(r))) return NULL;
   s_one = s_small[1], s_zero = s_small[0];

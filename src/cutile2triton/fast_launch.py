@@ -62,6 +62,15 @@ def native_module():
     return _module
 
 
+def list_hit_function():
+    """``_fast_launch.c``'s ``list_hit(arrays, rank, int32, tables, captured, queries)``, the reuse
+    path of a converted module's list of arrays (its runtime's _c2t_array_list: the same key and
+    tables) in one native call, or None without the native module. Unlike ``launch`` it applies
+    under the CPU interpreter too (a list's key and tables are the same there)."""
+    mod = native_module()
+    return getattr(mod, "list_hit", None) if mod is not None else None
+
+
 def plan(compiled, specialization, bound: dict, nargs: int):
     """(launch, plan) for a compiled kernel, or None when the native launch cannot stand in for
     Triton's: no native module, a kernel that needs global or profile scratch memory or a 16-CTA
