@@ -7,7 +7,7 @@ import math
 
 import torch
 
-from cutile2triton.differential_compare import Copier, compare, copy_args, describe, tolerance
+from cutile2triton.differential_compare import Copier, compare, copy_args, describe, tolerance, unrepeatable
 
 
 def test_tolerances_are_the_workflows_doubled():
@@ -143,3 +143,24 @@ def test_numpy_arrays_and_sets_are_compared():
     assert compare(np.ones(3), np.ones(3)).worst is None
     assert compare(np.ones(3), np.array([1.0, 1.0, 2.0])).worst["beyond"] == 1
     assert compare({1, 2}, {2, 1}).worst is None and compare({1, 2}, {1, 3}).worst is not None
+
+
+def test_unrepeatable_elements_are_left_out_and_the_rest_still_counts():
+    # Two runs of one op that differ in some elements (memory left unwritten, atomics): those elements,
+    # bit for bit with NaN meeting NaN, are left out of the comparison; other leaves that differ are whole.
+    first = (torch.tensor([1.0, float("nan"), 3.0, 4.0]), torch.tensor([5, 6, 7], dtype=torch.int32), 2,
+             torch.tensor([1 + 1j, 2 + 2j]), torch.zeros(2))
+    again = (torch.tensor([1.0, float("nan"), -9.0, 4.0]), torch.tensor([5, 0, 7], dtype=torch.int32), 3,
+             torch.tensor([1 + 1j, 2 - 2j]), torch.zeros(3))
+    elements, leaves = unrepeatable(first, again, "r")
+    assert sorted(elements) == ["r[0]", "r[1]", "r[3]"] and leaves == {"r[2]", "r[4]"}
+    assert elements["r[0]"].tolist() == [False, False, True, False] and elements["r[1]"].tolist() == [False, True, False]
+    ours = (torch.tensor([1.0, float("nan"), 100.0, 4.0]), torch.tensor([5, 1, 7], dtype=torch.int32), 7,
+            torch.tensor([1 + 1j, 5 + 5j]), torch.ones(4))
+    got = compare(first, ours, "r", skip=leaves, ignore=elements)
+    assert got.worst is None and got.compared == 3, got
+    wrong = (torch.tensor([0.0, float("nan"), 100.0, 4.0]), *ours[1:])  # one element not left out
+    got = compare(first, wrong, "r", skip=leaves, ignore=elements)
+    assert got.worst["where"] == "r[0]" and got.worst["beyond"] == 1 and got.differing == ["r[0]"]
+    assert unrepeatable(first, first, "r") == ({}, set())
+    assert unrepeatable(first, first[:2], "r") == ({}, {"r"})  # another structure

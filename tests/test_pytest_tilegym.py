@@ -329,7 +329,8 @@ def test_plugin_requires_converted_dir(tmp_path):
 
 # Ops for --c2t-differential: cuTile's and the converted implementations, in plain torch.
 DIFF_OPS = ("scale", "scale_bad", "fill_out", "outer", "outer_threaded", "noisy", "two_out", "two_out_bad",
-            "rand_add", "refused", "boom", "kv_append", "add_into", "get_scaler", "get_scaler_bad", "outer_neg")
+            "rand_add", "refused", "boom", "kv_append", "add_into", "get_scaler", "get_scaler_bad", "outer_neg",
+            "unwritten", "unwritten_bad")
 # Implementations both sides share (cuTile's and the converted tree's are the same code).
 _SAME_IMPLS = {
     "outer": "(x):\n    return tilegym.ops.scale(x) + 1, {'n': x.shape[0]}",
@@ -384,6 +385,9 @@ DIFF_FILES = {
         "noisy": "(x):\n    return x + urandom()",
         "two_out": "(x):\n    return x * 2, x + urandom()",
         "two_out_bad": "(x):\n    return x * 2, x + urandom()",
+        # The last element of a torch.empty output is never written (as moe_align_block_size's expert_ids).
+        "unwritten": "(x):\n    out = torch.empty(x.shape[0] + 1, dtype=x.dtype)\n    out[:-1] = x\n    return out",
+        "unwritten_bad": "(x):\n    out = torch.empty(x.shape[0] + 1, dtype=x.dtype)\n    out[:-1] = x\n    return out",
         "refused": "(x):\n    raise ValueError('cuTile does not take this shape')",
         "boom": "(x):\n    return x",
         "get_scaler_bad": "(k):\n    return lambda x: x * k",
@@ -404,6 +408,10 @@ DIFF_FILES = {
         "noisy": "(x):\n    return x + 0.25",
         "two_out": "(x):\n    return x * 2, x",
         "two_out_bad": "(x):\n    return x * 3, x  # the varying second output must not hide the first's error",
+        "unwritten": "(x):\n    out = torch.empty(x.shape[0] + 1, dtype=x.dtype)\n    out[:-1] = x\n"
+                     "    out[-1] = 123456  # what another run's memory held there\n    return out",
+        "unwritten_bad": "(x):\n    out = torch.full((x.shape[0] + 1,), 123456, dtype=x.dtype)\n"
+                         "    out[:-1] = x\n    out[0] += 1  # wrong, beside the unwritten element\n    return out",
         "refused": "(x):\n    RAN.append('refused')\n    return x",
         "boom": "(x):\n    raise ValueError('converted op failed')",
         "get_scaler_bad": "(k):\n    return lambda x: x * k + 1",
@@ -459,6 +467,14 @@ DIFF_FILES = {
         @pytest.mark.parametrize("backend", ["cutile"])
         def test_two_out_bad(backend):
             tilegym.ops.two_out_bad(torch.ones(2))
+
+        @pytest.mark.parametrize("backend", ["cutile"])
+        def test_unwritten(backend):
+            tilegym.ops.unwritten(torch.arange(4, dtype=torch.int32))
+
+        @pytest.mark.parametrize("backend", ["cutile"])
+        def test_unwritten_bad(backend):
+            tilegym.ops.unwritten_bad(torch.arange(4, dtype=torch.int32))
 
         @pytest.mark.parametrize("backend", ["cutile"])
         def test_rand_add(backend):
@@ -565,6 +581,14 @@ def test_plugin_differential_compares_each_call_with_cutile(tmp_path):
     assert passed("test_two_out") and one["test_two_out"]["varying"] == ["(result, (args, kwargs))[0][1]"]
     kind, msg = outcomes["test_two_out_bad[c2t_triton]"]
     assert kind == "failure" and "[0][0]" in msg and one["test_two_out_bad"]["status"] == "mismatch", (msg, log)
+    # An element cuTile leaves unwritten (torch.empty) is left out, found by filling cuTile's new tensors
+    # with other bytes in its repeat runs (the caching allocator would give both runs the same stale bytes);
+    # the other elements still count.
+    assert passed("test_unwritten") and one["test_unwritten"]["status"] == "match_except_varying", log
+    assert one["test_unwritten"]["varying_elements"] == {"(result, (args, kwargs))[0]": 1}, one["test_unwritten"]
+    kind, msg = outcomes["test_unwritten_bad[c2t_triton]"]
+    assert kind == "failure" and "1 of 5 elements differ" in msg, (msg, log)
+    assert one["test_unwritten_bad"]["varying_elements"] == {"(result, (args, kwargs))[0]": 1}
     # Random numbers drawn from torch's state and from a generator argument: both sides draw the same, and
     # the test's own draws are unchanged.
     assert passed("test_rand_add") and one["test_rand_add"]["status"] == "match", log
@@ -588,7 +612,7 @@ def test_plugin_differential_compares_each_call_with_cutile(tmp_path):
     assert [(c["op"], c["status"]) for c in by["test_direct_calls"]] == [("ops.cutile.diffops.scale", "match")] * 3
     kind, msg = outcomes["test_direct_bad[c2t_triton]"]
     assert kind == "failure" and "op 'ops.cutile.diffops.scale_bad'" in msg, (msg, log)
-    assert "op calls checked against cuTile" in log and "4 mismatch" in log, log
+    assert "op calls checked against cuTile" in log and "5 mismatch" in log, log
     # An op nested in cuTile's reference that only cuTile has runs as cuTile's; ours fails on the missing op.
     assert passed("test_outer_neg") and one["test_outer_neg"]["status"] == "converted_raised", log
 
@@ -600,7 +624,7 @@ def test_plugin_differential_compares_each_call_with_cutile(tmp_path):
     run.mkdir(parents=True)
     (run / "test_diff.diff.jsonl").write_text((tmp_path / "diff.jsonl").read_text() + '{"op": "cut off')
     table = "\n".join(summary.differential(tmp_path / "run"))
-    assert f"{len(calls)} op calls" in table and "4 mismatch" in table and "1 line not read" in table, table
+    assert f"{len(calls)} op calls" in table and "5 mismatch" in table and "1 line not read" in table, table
     assert "| scale | 1 | 2 | 1 | 0 |" in table, table
     assert "| scale_bad | 1 | 2 | 0 | 1 |" in table and "mismatch in `test_scale_bad[c2t_triton]`: " \
            "(result, (args, kwargs))[0]: 1 of 24 beyond, max abs 0.5" in table, table

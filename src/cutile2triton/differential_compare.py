@@ -248,9 +248,44 @@ def _as_real(t):
     return t.double() if t.dtype == torch.float64 else t.float()
 
 
-def compare(expected, actual, where: str = "result", skip=()) -> Comparison:
+def _strided(t):
+    import torch
+
+    t = t.detach()
+    return t.to_dense() if t.layout != torch.strided else t
+
+
+def unrepeatable(first, again, where: str = "result") -> tuple[dict, set]:
+    """Where two runs of one op on the same inputs differ, as (elements, leaves): elements maps a tensor
+    leaf's where to a bool tensor of its elements that differ (bit for bit, NaN meeting NaN); leaves holds
+    the other leaves that differ (plain values, dtype, shape; ``where`` itself when the structure does).
+    compare() takes them as ``ignore`` and ``skip``."""
+    import torch
+
+    a, b = list(_leaves(first, where)), list(_leaves(again, where))
+    if [w for w, _ in a] != [w for w, _ in b]:
+        return {}, {where}
+    elements, leaves = {}, set()
+    for (w, x), (_, y) in zip(a, b):
+        if not isinstance(x, torch.Tensor) or not isinstance(y, torch.Tensor):
+            if not _same_plain(x, y):
+                leaves.add(w)
+        elif x.dtype != y.dtype or x.shape != y.shape:
+            leaves.add(w)
+        elif x.numel() and x.device.type != "meta":
+            x, y = _strided(x), _strided(y)
+            diff = x != y
+            if x.is_floating_point() or x.is_complex():
+                diff &= ~(torch.isnan(x) & torch.isnan(y))
+            if bool(diff.any()):
+                elements[w] = diff
+    return elements, leaves
+
+
+def compare(expected, actual, where: str = "result", skip=(), ignore=None) -> Comparison:
     """Compares actual (converted) with expected (cuTile) leaf by leaf at ``tolerance(dtype)``; leaves whose
-    where is in ``skip`` are left out."""
+    where is in ``skip`` are left out, and of a tensor leaf whose where ``ignore`` maps to a bool tensor of
+    its shape, the elements where that is True (unrepeatable's)."""
     import torch
 
     exp, act = list(_leaves(expected, where)), list(_leaves(actual, where))
@@ -280,12 +315,23 @@ def compare(expected, actual, where: str = "result", skip=()) -> Comparison:
             continue
         rtol, atol = tolerance(e.dtype)
         info = {"where": w, "dtype": str(e.dtype), "shape": list(e.shape), "of": e.numel(), "rtol": rtol, "atol": atol}
+        left_out = ignore.get(w) if ignore else None
+        if left_out is not None and left_out.shape != e.shape:
+            left_out = None
         if rtol == 0 and atol == 0:  # integers, booleans: exact
-            beyond = int((e.detach() != a.detach()).sum())
+            differ = _strided(e) != _strided(a).to(e.device)
+            if left_out is not None:
+                differ &= ~left_out.to(differ.device)
+            beyond = int(differ.sum())
             if beyond:
                 keep({**info, "beyond": beyond})
             continue
         ef, af = _as_real(e), _as_real(a)
+        if left_out is not None:  # as if equal there: the same value on both sides
+            mask = left_out.to(ef.device)
+            if ef.dim() > mask.dim():  # complex as real: a trailing (real, imaginary) axis
+                mask = mask.unsqueeze(-1).expand_as(ef)
+            af = af.where(~mask, ef)
         close = torch.isclose(af, ef, rtol=rtol, atol=atol, equal_nan=True)
         finite = torch.isfinite(ef) & torch.isfinite(af)
         d = (af - ef).abs().where(finite, torch.zeros_like(ef))

@@ -10,17 +10,19 @@ registered op runs, in this order:
    sees exactly what the test gave it and the test goes on as it would without the check.
 
 Then the results are compared (``differential_compare.compare``): every leaf returned and every tensor argument
-afterwards (outputs written in place). Where they differ, cuTile runs a second time on a fresh copy of the
-original arguments (kept on the host meanwhile): leaves on which cuTile differs from itself (random numbers not
-drawn from torch, atomics, memory an op leaves unwritten) are left out, and a difference on any other leaf
-raises ``DifferentialMismatch`` (an AssertionError) from the call, so the test case fails and says where. An op
+afterwards (outputs written in place). Where they differ, cuTile runs twice more on fresh copies of the
+original arguments (kept on the host meanwhile), the tensors it allocates filled with a different byte each time
+(``poisoned_allocations``): the elements on which cuTile differs from itself (random numbers not drawn from
+torch, atomics, memory an op leaves unwritten) are left out -- whole leaves where a plain value, dtype or shape
+differs -- and a difference anywhere else raises ``DifferentialMismatch`` (an AssertionError) from the call, so the test case fails and says where. An op
 that returns functions (TileGym's ``get_swiglu``-style factories) returns them wrapped, so that their calls are
 checked the same way, as op ``name()``.
 
 Each call is one JSON line in FILE: test, op, status, tensors compared, and
 - ``match``: every leaf within tolerance; ``used``, the largest |converted - cuTile| / (atol + rtol |cuTile|)
   over the finite elements (0: bit-identical);
-- ``match_except_varying``: the same, with ``varying`` listing the leaves left out (cuTile not repeatable there);
+- ``match_except_varying``: the same, with ``varying`` listing the leaves cuTile did not repeat (left out
+  whole, or in part: ``varying_elements`` counts the elements left out of each tensor leaf);
 - ``mismatch``: ``worst``, the leaf furthest off (where, dtype, shape, elements beyond tolerance, largest
   differences), and ``varying``;
 - ``factory``: the result is functions, wrapped as above; ``not_compared``: nothing to compare (e.g. a class);
@@ -30,11 +32,13 @@ Each call is one JSON line in FILE: test, op, status, tensors compared, and
 Calls the ops make to other registered ops (nested dispatch, also from threads they start) go straight to the
 same side's implementation: cuTile's reference never runs converted code (a nested op cuTile lacks raises
 there). Backward passes are not compared (they run inside torch.autograd, not through the registry). Each call
-keeps a host copy of its arguments until it returns, and runs cuTile once or twice besides the converted op.
+keeps a host copy of its arguments until it returns, and runs cuTile once (three times after a difference) besides
+the converted op.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import json
@@ -43,11 +47,48 @@ import random
 import sys
 from pathlib import Path
 
-from .differential_compare import Copier, compare, describe
+from .differential_compare import Copier, compare, describe, unrepeatable
 
 # Which side a nested dispatch belongs to: None (a test's own call), "cutile" or "converted". A module global
 # rather than a context variable, so that threads an op starts see it too (pytest runs one test at a time).
 _side: list = [None]
+
+
+# The bytes cuTile's repeat runs fill new tensors with (poisoned_allocations): two, so that an element an op
+# leaves unwritten differs from the first run's in at least one of them, whatever that one found there.
+_POISON_BYTES = (0xA5, 0x5A)
+
+
+@contextlib.contextmanager
+def poisoned_allocations(byte: int):
+    """While it lasts, the tensors torch.empty, torch.empty_like, torch.empty_strided and Tensor.new_empty
+    return are filled with ``byte`` (their whole storage): memory an op allocates and leaves unwritten then
+    differs from run to run, where PyTorch's caching allocator would hand two runs the same stale bytes
+    (TileGym's moe_align_block_size leaves entries of its torch.empty ``expert_ids`` unwritten, which cuTile's
+    two runs read alike and the converted op's differently). Only the module attributes are replaced: code
+    that imported these functions by name keeps the originals."""
+    import torch
+
+    def poisoning(fn):
+        @functools.wraps(fn)
+        def poisoned(*args, **kwargs):
+            t = fn(*args, **kwargs)
+            try:
+                t.untyped_storage().fill_(byte)
+            except Exception:  # noqa: BLE001 -- meta, sparse or nested tensors: left as allocated
+                pass
+            return t
+        return poisoned
+
+    saved = [(torch, name, getattr(torch, name)) for name in ("empty", "empty_like", "empty_strided")]
+    saved.append((torch.Tensor, "new_empty", torch.Tensor.new_empty))
+    for owner, name, fn in saved:
+        setattr(owner, name, poisoning(fn))
+    try:
+        yield
+    finally:
+        for owner, name, fn in saved:
+            setattr(owner, name, fn)
 
 
 class DifferentialMismatch(AssertionError):
@@ -158,20 +199,29 @@ class Differential:
         out = self._converted(op, converted_impl, args, kwargs)
         where = "(result, (args, kwargs))"
         got = compare((ref, ref_args), (out, (args, kwargs)), where)
-        varying, note = [], None
+        varying, elements, note = set(), {}, None
         if got.worst is not None:  # is cuTile repeatable where they differ?
             after = _rng_state()
-            again_args = back()
-            _set_rng_state(rng)
-            try:
-                again = self._run("cutile", cutile_impl, *again_args)
-                varying = compare((ref, ref_args), (again, again_args), where).differing
-            except Exception as e:  # noqa: BLE001
-                note = f"cuTile raised when run again: {type(e).__name__}: {e}"[:300]
+            for byte in _POISON_BYTES:  # twice, its new memory filled with another byte each time
+                again_args = back()
+                _set_rng_state(rng)
+                try:
+                    with poisoned_allocations(byte):
+                        again = self._run("cutile", cutile_impl, *again_args)
+                except Exception as e:  # noqa: BLE001
+                    note = f"cuTile raised when run again: {type(e).__name__}: {e}"[:300]
+                    break
+                more, leaves = unrepeatable((ref, ref_args), (again, again_args), where)
+                varying |= leaves
+                for w, m in more.items():
+                    elements[w] = elements[w] | m if w in elements else m
             _set_rng_state(after)
-            if varying:
-                got = compare((ref, ref_args), (out, (args, kwargs)), where, skip=set(varying))
-        rec = {"op": op, "compared": got.compared, **({"varying": varying[:20]} if varying else {}),
+            if varying or elements:
+                got = compare((ref, ref_args), (out, (args, kwargs)), where, skip=varying, ignore=elements)
+        rec = {"op": op, "compared": got.compared,
+               **({"varying": sorted(varying | set(elements))[:20]} if varying or elements else {}),
+               **({"varying_elements": {w: int(m.sum()) for w, m in sorted(elements.items())[:20]}}
+                  if elements else {}),
                **({"note": note} if note else {})}
         if got.worst is not None:
             self._record({**rec, "status": "mismatch", "worst": got.worst})
@@ -183,7 +233,7 @@ class Differential:
         if got.compared == 0:  # e.g. a class or a module instance: what it computes is not seen here
             self._record({**rec, "status": "not_compared"})
             return out
-        self._record({**rec, "status": "match_except_varying" if varying else "match", "used": round(got.used, 4)})
+        self._record({**rec, "status": "match_except_varying" if varying or elements else "match", "used": round(got.used, 4)})
         return out
 
     def summary(self) -> str:
