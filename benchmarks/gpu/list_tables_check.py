@@ -1,11 +1,14 @@
 """A kernel taking lists of arrays under CUDA graph capture and from several threads: the list
 tables of the converted runtime (_c2t_array_list) that a graph captured must outlive the cache's
 eviction, and a capture on another stream than the warm-up must find them (cutile2triton's
-BENCHMARKS.md, s24). Prints one line per check; "True True" and "errors []" are the passing values.
+BENCHMARKS.md, s24), and a list first seen while capturing gets its table (from pinned host memory, s26).
+Prints one line per check; "True True" and "errors []" are the passing values.
 
     python3 -c "import sys; sys.path.insert(0, 'tests'); from c2t_interp import convert; \\
         from test_array_lists import GROUPED; open('/tmp/g_conv.py', 'w').write(convert(GROUPED))"   # here
     python3 benchmarks/gpu/list_tables_check.py /tmp/g_conv.py                                        # on a GPU
+(with cutile2triton's fast_launch importable, e.g. cutile_env.sh's c2t_plugin_package on PYTHONPATH, the native
+list path is checked first, then the Python path.)
 """
 
 import importlib.util
@@ -60,6 +63,29 @@ def graph_check(mode):
           "| kept:", len(m._c2t_list_tables), "captured:", len(m._c2t_list_tables_captured))
 
 
+def fresh_capture_check():
+    """C: the kernel launched once (compiled), then a list it has never seen captured: its table is made
+    during the capture (from pinned host memory); replays stay right after 299 other lists."""
+    launch(arrays(500), [torch.zeros(8, 16, device="cuda")])
+    torch.cuda.synchronize()
+    x, o, g = arrays(501), [torch.zeros(8, 16, device="cuda")], torch.cuda.CUDAGraph()
+    try:
+        with torch.cuda.graph(g):
+            launch(x, o)
+    except Exception as e:  # noqa: BLE001 -- reported
+        print("C capture fails:", type(e).__name__, str(e)[:200])
+        return
+    g.replay()
+    torch.cuda.synchronize()
+    before = torch.equal(o[0], x[0])
+    for i in range(1, 300):
+        launch(arrays(i), [torch.zeros(8, 16, device="cuda")])
+    o[0].zero_()
+    g.replay()
+    torch.cuda.synchronize()
+    print("C fresh list captured, replay correct before/after 299 other lists:", before, torch.equal(o[0], x[0]))
+
+
 def threads_check():
     """8 threads, each on its own stream, 50 new lists each: every result right."""
     errors = []
@@ -84,6 +110,15 @@ def threads_check():
     print("threads: errors", errors[:3], "| kept:", len(m._c2t_list_tables))
 
 
-for mode in "AB":
-    graph_check(mode)
-threads_check()
+# The native list path (cutile2triton.fast_launch's list_hit: the reuse of a list seen before, its capture and
+# stream queries in C) where cutile2triton is importable; the Python path otherwise. Both are checked.
+native = m._c2t_list_native_init()[0] is not None
+for path in (["native", "python"] if native else ["python"]):
+    if path == "python":
+        m._c2t_list_native[:] = [None, None]
+        m._c2t_list_tables.clear()
+    print("== list path:", path)
+    for mode in "AB":
+        graph_check(mode)
+    fresh_capture_check()
+    threads_check()

@@ -1175,10 +1175,11 @@ def _c2t_array_list(name, arrays, rank, int32):
     host). A table used on another stream than it was made on is recorded on that stream, so the
     allocator reuses its memory only after that stream's work (PyTorch's Tensor.record_stream;
     on its own stream there is nothing to record); one used while a CUDA graph is being captured is kept for good, since
-    the graph replays its address. A capture must follow a launch with the same list: making a
-    table copies from the host, which capture does not allow (Triton's first launch compiles,
-    which it does not allow either). A list seen before is found natively where cutile2triton's
-    native module is built (_c2t_list_native_init): ~1 us per element less host time."""
+    the graph replays its address. A table made while capturing is copied from pinned host memory,
+    which capture allows (Triton's first launch of a kernel compiles, which it does not: capture
+    after a launch of the kernel). A list seen before is found natively where cutile2triton's
+    native module is built (_c2t_list_native_init): 10-28 us less host time per call of TileGym's
+    group_gemm (three lists) on the H200."""
     native = _c2t_list_native or _c2t_list_native_init()
     if native[0] is not None:  # a list seen before, in one native call (cutile2triton.fast_launch)
         hit = native[0](arrays, rank, int32, _c2t_list_tables, _c2t_list_tables_captured, native[1])
@@ -1223,7 +1224,7 @@ _c2t_list_native = []  # [list_hit or None, its CUDA queries or None], set at th
 
 def _c2t_list_native_init():
     """cutile2triton.fast_launch's native list_hit -- _c2t_array_list's reuse path, the same key and
-    tables, ~1 us per element cheaper on the H200's host -- with the CUDA queries it needs for a
+    tables, without the Python around it -- with the CUDA queries it needs for a
     CUDA list (capture under way, the current raw stream), or None: without cutile2triton, its
     native module (no C compiler; C2T_FAST_LAUNCH=0) or those queries, the Python path runs."""
     fn = queries = None
@@ -1254,7 +1255,8 @@ def _c2t_raw_stream(torch, t):
 
 def _c2t_list_entry(name, items, rank, int32):
     """The checks of _c2t_array_list on a non-empty list of tensors, then (its table on their
-    device, its facts, the current stream's handle for a table on a CUDA device it was made on)."""
+    device, its facts, the current stream's handle for a table on a CUDA device it was made on,
+    the table's host words)."""
     import torch
 
     first = items[0]
@@ -1273,8 +1275,14 @@ def _c2t_list_entry(name, items, rank, int32):
     for d in range(rank):  # unit strides (a list of transposed views is contiguous along its first)
         if all(v == 1 for v in words[1 + rank + d::n]):
             facts |= 1 << (n + rank - 1 - d)
-    made_on = _c2t_raw_stream(torch, first) if first.is_cuda else None
-    return torch.tensor(words, dtype=torch.int64, device=first.device), facts, made_on
+    cuda = first.is_cuda
+    made_on = _c2t_raw_stream(torch, first) if cuda else None
+    # On a CUDA device, copied from pinned host memory asynchronously on the current stream: a copy a
+    # CUDA graph capture may hold (replayed from the same host words, which the entry keeps alive), so
+    # a list first seen while capturing -- e.g. K-major copies of fp8 operands, new arrays each launch
+    # -- gets its table as well.
+    host = torch.tensor(words, dtype=torch.int64, pin_memory=cuda and torch.cuda.is_available())
+    return (host.to(first.device, non_blocking=True) if cuda else host), facts, made_on, host
 )PY";
 
 }  // namespace
