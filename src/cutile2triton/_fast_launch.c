@@ -316,11 +316,11 @@ static PyObject* launch_flat(PyObject* plan, PyObject* const* flat, Py_ssize_t n
   Py_RETURN_TRUE;
 }
 
-/* The key of a list of arrays as a converted module's _c2t_array_list builds it (cpp/host/runtime.cpp,
+/* The key of a tuple of arrays as a converted module's _c2t_array_list builds it (cpp/host/runtime.cpp,
    kArrayLists): (rank, int32, then per element (data_ptr(), shape, stride(), dtype, get_device())),
    and in *cuda whether the first element is a CUDA tensor. NULL with an exception set. */
 static PyObject* list_key(PyObject* seq, PyObject* rank, PyObject* int32, int* cuda) {
-  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  Py_ssize_t n = PyTuple_GET_SIZE(seq);
   PyObject* key = PyTuple_New(2 + n);
   if (!key) return NULL;
   Py_INCREF(rank);
@@ -328,7 +328,7 @@ static PyObject* list_key(PyObject* seq, PyObject* rank, PyObject* int32, int* c
   Py_INCREF(int32);
   PyTuple_SET_ITEM(key, 1, int32);
   for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject *t = PySequence_Fast_GET_ITEM(seq, i), *e = PyTuple_New(5), *v;
+    PyObject *t = PyTuple_GET_ITEM(seq, i), *e = PyTuple_New(5), *v;
     if (!e) goto fail;
     PyTuple_SET_ITEM(key, 2 + i, e);  /* items still NULL are skipped when the key is freed */
     if (!(v = PyObject_CallMethodNoArgs(t, s_data_ptr))) goto fail;
@@ -377,7 +377,9 @@ static PyObject* list_hit(PyObject* self, PyObject* const* a, Py_ssize_t n) {
   }
   PyObject *arrays = a[0], *tables = a[3], *captured = a[4], *queries = a[5];
   if (!(PyList_Check(arrays) || PyTuple_Check(arrays)) || PySequence_Size(arrays) == 0) Py_RETURN_NONE;
-  PyObject* seq = PySequence_Fast(arrays, "");
+  /* A tuple of the elements as they are now: the tensors' accessors may run Python code (subclasses,
+     __torch_function__) that changes a list while its key is built. */
+  PyObject* seq = PySequence_Tuple(arrays);
   if (!seq) return NULL;
   PyObject *key = NULL, *entry = NULL, *result = NULL;
   int cuda = 0;
