@@ -708,3 +708,78 @@ def test_native_list_path_on_cuda_checks_capture_and_stream(tmp_path, monkeypatc
     mod._c2t_list_native[1] = None  # a torch without the queries: the Python path
     assert fn(xs, 2, True, mod._c2t_list_tables, mod._c2t_list_tables_captured, None) is None
     assert mod._c2t_array_list("Xs", xs, 2, True)[1] is made[1]
+
+
+def test_a_negated_view_of_a_list_seen_before_is_refused(tmp_path):
+    # c.conj().imag has c.imag's address, shape, strides and dtype: only its negation bit differs, so the
+    # key holds it (else the table of [c.imag] was reused and the kernel read +imag for -imag).
+    mod = convert_and_load(GROUPED, tmp_path, "grouped_neg_after")
+    c = dev(torch.randn(4, 4, dtype=torch.complex64))
+    out = dev(torch.zeros(4, 4))
+    mod.launch_grouped_scale((1,), [c.imag], [out], 16, 32)
+    assert_close(out, c.imag)
+    with pytest.raises(ValueError, match="Xs: a negated or conjugated view"):
+        mod.launch_grouped_scale((1,), [c.conj().imag], [out], 16, 32)
+
+
+def test_native_list_path_under_hostile_accessors(tmp_path):
+    # Accessors that run Python code: one that walks the garbage collector's tuples while a key is built
+    # (no half-filled tuple may be found there), a list whose __len__ raises (the native path declines,
+    # the Python path raises it), an interrupt from an accessor (propagates, nothing kept).
+    import gc
+
+    mod = convert_and_load(GROUPED, tmp_path, "grouped_hostile")
+    fn = _native_lists(mod)
+
+    class Walker(torch.Tensor):
+        def data_ptr(self):
+            for o in gc.get_objects():
+                if type(o) is tuple:
+                    for _ in o:
+                        pass
+            return super().data_ptr()
+
+    a = torch.randn(4, 4).as_subclass(Walker)
+    made = mod._c2t_array_list("Xs", [a, a], 2, True)
+    assert mod._c2t_array_list("Xs", [a, a], 2, True)[1] is made[1]
+
+    class BadLen(list):
+        def __len__(self):
+            raise ValueError("no length")
+
+    b = torch.randn(4, 4)
+    assert fn(BadLen([b]), 2, True, mod._c2t_list_tables, mod._c2t_list_tables_captured, None) is None
+    with pytest.raises(ValueError, match="no length"):
+        mod._c2t_array_list("Xs", BadLen([b]), 2, True)
+
+    class Interrupting(torch.Tensor):
+        def stride(self, *args):
+            raise KeyboardInterrupt
+
+    before = dict(mod._c2t_list_tables)
+    with pytest.raises(KeyboardInterrupt):
+        fn([torch.randn(4, 4).as_subclass(Interrupting)], 2, True, mod._c2t_list_tables,
+           mod._c2t_list_tables_captured, None)
+    assert mod._c2t_list_tables == before
+
+
+def test_a_table_made_while_capturing_serves_that_capture_only(tmp_path, monkeypatch):
+    # A table made during a CUDA graph capture holds its words only once the graph replays: it is kept
+    # alive for the graph but never reused; launches after the capture make and reuse their own. (No GPU
+    # here: CUDA's queries are stood in for.)
+    mod = convert_and_load(GROUPED, tmp_path, "grouped_graph_only")
+    capturing = [True]
+    monkeypatch.setattr(torch.Tensor, "is_cuda", property(lambda self: True))
+    monkeypatch.setattr(torch.Tensor, "record_stream", lambda self, s: None)
+    monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: capturing[0])
+    monkeypatch.setattr(torch.cuda, "current_stream", lambda device=None: "stream")
+    monkeypatch.setattr(mod, "_c2t_raw_stream", lambda torch_, t: 11)
+    xs = [torch.randn(8, 4), torch.randn(16, 4)]
+    in_graph = mod._c2t_array_list("Xs", xs, 2, True)
+    assert mod._c2t_list_tables == {} and mod._c2t_list_tables_captured == {}
+    assert mod._c2t_list_tables_graph_only[-1][0] is in_graph[1]
+    assert mod._c2t_array_list("Xs", xs, 2, True)[1] is not in_graph[1]  # not reused, even in that capture
+    capturing[0] = False
+    eager = mod._c2t_array_list("Xs", xs, 2, True)
+    assert eager[1] is not in_graph[1] and eager[1].tolist() == in_graph[1].tolist()
+    assert mod._c2t_array_list("Xs", xs, 2, True)[1] is eager[1] and len(mod._c2t_list_tables_graph_only) == 2

@@ -44,7 +44,11 @@ for name, op in cases():
                 times["cutile"].append(float("nan"))
                 P(f"{name} cutile: {type(e).__name__}: {str(e).splitlines()[0][:160] if str(e) else ''}")
         mod._c2t_list_native[:] = native
-        P(f"{name:28s} host us/call, median of {rounds}: " +
-          " | ".join(f"{k} {statistics.median(v):6.1f} ({min(v):.1f}-{max(v):.1f})" for k, v in times.items()))
+        def summary(v):  # rounds that failed (NaN) left out, and counted
+            ok = [x for x in v if x == x]
+            return (f"{statistics.median(ok):6.1f} ({min(ok):.1f}-{max(ok):.1f}"
+                    f"{'' if len(ok) == len(v) else f'; {len(ok)} of {len(v)} rounds'})") if ok else "failed"
+
+        P(f"{name:28s} host us/call, median of {rounds}: " + " | ".join(f"{k} {summary(v)}" for k, v in times.items()))
     except Exception as e:  # noqa: BLE001 -- reported, the next case runs
         P(f"{name}: {type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}")

@@ -65,7 +65,9 @@ def graph_check(mode):
 
 def fresh_capture_check():
     """C: the kernel launched once (compiled), then a list it has never seen captured: its table is made
-    during the capture (from pinned host memory); replays stay right after 299 other lists."""
+    during the capture (from pinned host memory) and serves that graph only -- an eager launch with the
+    same list before any replay, and a second capture of it, are right too; replays stay right after 299
+    other lists."""
     launch(arrays(500), [torch.zeros(8, 16, device="cuda")])
     torch.cuda.synchronize()
     x, o, g = arrays(501), [torch.zeros(8, 16, device="cuda")], torch.cuda.CUDAGraph()
@@ -75,6 +77,15 @@ def fresh_capture_check():
     except Exception as e:  # noqa: BLE001 -- reported
         print("C capture fails:", type(e).__name__, str(e)[:200])
         return
+    eager = [torch.zeros(8, 16, device="cuda")]
+    launch(x, eager)  # before g ever replayed
+    o2, g2 = [torch.zeros(8, 16, device="cuda")], torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g2):
+        launch(x, o2)
+    g2.replay()
+    torch.cuda.synchronize()
+    print("C eager launch of the captured list before any replay correct:", torch.equal(eager[0], x[0]),
+          "| second capture of it correct:", torch.equal(o2[0], x[0]))
     g.replay()
     torch.cuda.synchronize()
     before = torch.equal(o[0], x[0])

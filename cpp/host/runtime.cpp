@@ -1150,9 +1150,12 @@ def _c2t_k_major_device(t):
 // A list of arrays as its kernel takes it (host/launcher.cpp list_args_source).
 const char* kArrayLists = R"PY(
 # The lists checked, as (table on the device, facts), by the kernel's list type (rank, int32
-# indexing) and the elements' (address, shape, strides, dtype, device): the last 256 used; and those
-# a CUDA graph captured, which live as long as the module (the graph holds their addresses).
-_c2t_list_tables, _c2t_list_tables_captured = {}, {}
+# indexing) and the elements' (address, shape, strides, dtype, device, negated and conjugated view
+# bits: a view that only flips them shares the rest, and the checks refuse it): the last 256 used; and those
+# a CUDA graph captured, which live as long as the module (the graph holds their addresses). Tables
+# made while a graph was being captured hold their words only once that graph replays: kept alive
+# (the graph holds their addresses and host words) but never reused.
+_c2t_list_tables, _c2t_list_tables_captured, _c2t_list_tables_graph_only = {}, {}, []
 _c2t_list_lock = _c2t_threading.Lock()  # launches may come from several threads
 
 
@@ -1175,11 +1178,13 @@ def _c2t_array_list(name, arrays, rank, int32):
     host). A table used on another stream than it was made on is recorded on that stream, so the
     allocator reuses its memory only after that stream's work (PyTorch's Tensor.record_stream;
     on its own stream there is nothing to record); one used while a CUDA graph is being captured is kept for good, since
-    the graph replays its address. A table made while capturing is copied from pinned host memory,
-    which capture allows (Triton's first launch of a kernel compiles, which it does not: capture
-    after a launch of the kernel). A list seen before is found natively where cutile2triton's
-    native module is built (_c2t_list_native_init): 10-28 us less host time per call of TileGym's
-    group_gemm (three lists) on the H200."""
+    the graph replays its address. A table made while capturing (a list first seen there, e.g.
+    K-major copies of fp8 operands, new arrays at each launch) is copied from pinned host memory,
+    which capture allows and replays, and serves that capture only: it holds its words once the
+    graph replays, so later launches and captures make their own (Triton's first launch of a kernel
+    compiles, which capture does not allow: capture after a launch). A list seen before is found
+    natively where cutile2triton's native module is built (_c2t_list_native_init): 10-28 us less
+    host time per call of TileGym's group_gemm (three lists) on the H200."""
     native = _c2t_list_native or _c2t_list_native_init()
     if native[0] is not None:  # a list seen before, in one native call (cutile2triton.fast_launch)
         hit = native[0](arrays, rank, int32, _c2t_list_tables, _c2t_list_tables_captured, native[1])
@@ -1191,7 +1196,8 @@ def _c2t_array_list(name, arrays, rank, int32):
     if not items:
         raise ValueError(f"{name}: an empty list of arrays has no element dtype to launch with")
     try:
-        key = (rank, int32, *((t.data_ptr(), t.shape, t.stride(), t.dtype, t.get_device()) for t in items))
+        key = (rank, int32, *((t.data_ptr(), t.shape, t.stride(), t.dtype, t.get_device(), t.is_neg(), t.is_conj())
+                              for t in items))
         hash(key)
     except (AttributeError, TypeError, RuntimeError):  # not a tensor; a sparse one (no strides)
         raise ValueError(f"{name}: every element of the list must be an array (a strided tensor), got "
@@ -1203,10 +1209,13 @@ def _c2t_array_list(name, arrays, rank, int32):
     capturing = cuda and torch.cuda.is_current_stream_capturing()
     with _c2t_list_lock:
         entry = _c2t_list_tables_captured.get(key) or _c2t_list_tables.pop(key, None)
-    if entry is None:
-        entry = _c2t_list_entry(name, items, rank, int32)
+    made = entry is None
+    if made:
+        entry = _c2t_list_entry(name, items, rank, int32, capturing)
     with _c2t_list_lock:
-        if capturing:
+        if capturing and made:
+            _c2t_list_tables_graph_only.append(entry)
+        elif capturing:
             _c2t_list_tables_captured[key] = entry
         elif key not in _c2t_list_tables_captured:
             _c2t_list_tables[key] = entry  # now the most recently used
@@ -1229,9 +1238,10 @@ def _c2t_list_native_init():
     native module (no C compiler; C2T_FAST_LAUNCH=0) or those queries, the Python path runs."""
     fn = queries = None
     try:
-        from cutile2triton.fast_launch import list_hit_function
+        from cutile2triton.fast_launch import LIST_KEY, list_hit_function
 
-        fn = list_hit_function()
+        # Another cutile2triton's list_hit may build another key (it would never find this module's).
+        fn = list_hit_function() if LIST_KEY == 2 else None
     except ImportError:
         pass
     if fn is not None:
@@ -1253,10 +1263,10 @@ def _c2t_raw_stream(torch, t):
         return None
 
 
-def _c2t_list_entry(name, items, rank, int32):
+def _c2t_list_entry(name, items, rank, int32, capturing=False):
     """The checks of _c2t_array_list on a non-empty list of tensors, then (its table on their
     device, its facts, the current stream's handle for a table on a CUDA device it was made on,
-    the table's host words)."""
+    the table's host words while a CUDA graph is being captured, else None)."""
     import torch
 
     first = items[0]
@@ -1275,14 +1285,13 @@ def _c2t_list_entry(name, items, rank, int32):
     for d in range(rank):  # unit strides (a list of transposed views is contiguous along its first)
         if all(v == 1 for v in words[1 + rank + d::n]):
             facts |= 1 << (n + rank - 1 - d)
-    cuda = first.is_cuda
-    made_on = _c2t_raw_stream(torch, first) if cuda else None
-    # On a CUDA device, copied from pinned host memory asynchronously on the current stream: a copy a
-    # CUDA graph capture may hold (replayed from the same host words, which the entry keeps alive), so
-    # a list first seen while capturing -- e.g. K-major copies of fp8 operands, new arrays each launch
-    # -- gets its table as well.
-    host = torch.tensor(words, dtype=torch.int64, pin_memory=cuda and torch.cuda.is_available())
-    return (host.to(first.device, non_blocking=True) if cuda else host), facts, made_on, host
+    made_on = _c2t_raw_stream(torch, first) if first.is_cuda else None
+    if not capturing:  # copied before any use, on whichever stream (the host waits for the copy)
+        return torch.tensor(words, dtype=torch.int64, device=first.device), facts, made_on, None
+    # Capture allows a copy from pinned host memory, made asynchronously on the capturing stream: the
+    # graph replays it from these host words, which the entry keeps alive.
+    host = torch.tensor(words, dtype=torch.int64, pin_memory=torch.cuda.is_available())
+    return host.to(first.device, non_blocking=True), facts, made_on, host
 )PY";
 
 }  // namespace

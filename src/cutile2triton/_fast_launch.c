@@ -38,7 +38,7 @@ static launch_ex_t launch_ex = NULL;
 static pointer_attr_t pointer_attr = NULL;
 static error_string_t error_string = NULL;
 static PyObject *s_data_ptr = NULL, *s_dtype = NULL, *s_shape = NULL, *s_stride = NULL;
-static PyObject *s_get_device = NULL, *s_is_cuda = NULL;
+static PyObject *s_get_device = NULL, *s_is_cuda = NULL, *s_is_neg = NULL, *s_is_conj = NULL;
 static PyObject *s_one = NULL, *s_zero = NULL, *s_small[MAX_RANK + 1];
 
 static int open_driver(void) {
@@ -317,30 +317,28 @@ static PyObject* launch_flat(PyObject* plan, PyObject* const* flat, Py_ssize_t n
 }
 
 /* The key of a tuple of arrays as a converted module's _c2t_array_list builds it (cpp/host/runtime.cpp,
-   kArrayLists): (rank, int32, then per element (data_ptr(), shape, stride(), dtype, get_device())),
-   and in *cuda whether the first element is a CUDA tensor. NULL with an exception set. */
+   kArrayLists): (rank, int32, then per element (data_ptr(), shape, stride(), dtype, get_device(),
+   is_neg(), is_conj())), and in *cuda whether the first element is a CUDA tensor. NULL with an
+   exception set. Each tuple is made once its items exist: the accessors may run Python code (tensor
+   subclasses), which must not find a half-filled tuple among the garbage collector's objects. */
+#define LIST_KEY_WORDS 7
 static PyObject* list_key(PyObject* seq, PyObject* rank, PyObject* int32, int* cuda) {
   Py_ssize_t n = PyTuple_GET_SIZE(seq);
-  PyObject* key = PyTuple_New(2 + n);
-  if (!key) return NULL;
-  Py_INCREF(rank);
-  PyTuple_SET_ITEM(key, 0, rank);
-  Py_INCREF(int32);
-  PyTuple_SET_ITEM(key, 1, int32);
+  PyObject* parts = PyList_New(0);
+  if (!parts || PyList_Append(parts, rank) < 0 || PyList_Append(parts, int32) < 0) goto fail;
   for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject *t = PyTuple_GET_ITEM(seq, i), *e = PyTuple_New(5), *v;
+    PyObject* t = PyTuple_GET_ITEM(seq, i);
+    PyObject* v[LIST_KEY_WORDS] = {NULL};
+    int ok = (v[0] = PyObject_CallMethodNoArgs(t, s_data_ptr)) && (v[1] = PyObject_GetAttr(t, s_shape)) &&
+             (v[2] = PyObject_CallMethodNoArgs(t, s_stride)) && (v[3] = PyObject_GetAttr(t, s_dtype)) &&
+             (v[4] = PyObject_CallMethodNoArgs(t, s_get_device)) && (v[5] = PyObject_CallMethodNoArgs(t, s_is_neg)) &&
+             (v[6] = PyObject_CallMethodNoArgs(t, s_is_conj));
+    PyObject* e = ok ? PyTuple_Pack(LIST_KEY_WORDS, v[0], v[1], v[2], v[3], v[4], v[5], v[6]) : NULL;
+    for (int k = 0; k < LIST_KEY_WORDS; ++k) Py_XDECREF(v[k]);
     if (!e) goto fail;
-    PyTuple_SET_ITEM(key, 2 + i, e);  /* items still NULL are skipped when the key is freed */
-    if (!(v = PyObject_CallMethodNoArgs(t, s_data_ptr))) goto fail;
-    PyTuple_SET_ITEM(e, 0, v);
-    if (!(v = PyObject_GetAttr(t, s_shape))) goto fail;
-    PyTuple_SET_ITEM(e, 1, v);
-    if (!(v = PyObject_CallMethodNoArgs(t, s_stride))) goto fail;
-    PyTuple_SET_ITEM(e, 2, v);
-    if (!(v = PyObject_GetAttr(t, s_dtype))) goto fail;
-    PyTuple_SET_ITEM(e, 3, v);
-    if (!(v = PyObject_CallMethodNoArgs(t, s_get_device))) goto fail;
-    PyTuple_SET_ITEM(e, 4, v);
+    int appended = PyList_Append(parts, e);
+    Py_DECREF(e);
+    if (appended < 0) goto fail;
     if (i == 0) {
       PyObject* c = PyObject_GetAttr(t, s_is_cuda);
       if (!c) goto fail;
@@ -349,19 +347,22 @@ static PyObject* list_key(PyObject* seq, PyObject* rank, PyObject* int32, int* c
       if (*cuda < 0) goto fail;
     }
   }
+  PyObject* key = PyList_AsTuple(parts);
+  Py_DECREF(parts);
   return key;
 fail:
-  Py_DECREF(key);
+  Py_XDECREF(parts);
   return NULL;
 }
 
 /* list_hit(arrays, rank, int32, tables, captured, queries) -> (items, table, facts) or None: the
-   reuse path of a converted module's _c2t_array_list in one native call. Its key costs what the
-   Python key does (the tensors' own accessors dominate); the saving is the Python around it -- the
-   lock, the CUDA queries, the frames: a 4-array list 4.0 -> 2.3 us on a CPU, and 10-28 us per call
-   of TileGym's group_gemm (three lists) on the H200's host (BENCHMARKS.md, s26). The list's key is
-   looked up in `captured`, then in `tables` (an entry found there becomes the most recently used, as
-   in the Python path, once the tables are half full), and a found entry (table, facts, stream made
+   reuse path of a converted module's _c2t_array_list in one native call: a 4-array list 4.0 -> 2.3 us
+   on the development CPU (where its key costs what the Python key does, the tensors' accessors
+   dominating, and the saving is the Python around it: the lock, the CUDA queries, the frames), and
+   10-28 us per call of TileGym's group_gemm (three lists) on the H200's host, growing with the lists'
+   length (BENCHMARKS.md, s26). The list's key is
+   looked up in `captured`, then in `tables` (an entry found there becomes the most recently used once
+   the tables hold more than 128 lists), and a found entry (table, facts, stream made
    on, ...) is returned as (list(arrays), table, facts) where it may be used as is: for a CUDA list,
    no CUDA graph capture under way (queries[0]() false) and the current stream (queries[1](device))
    the one the table was made on. None for everything else -- not found, capture, another stream,
@@ -376,11 +377,18 @@ static PyObject* list_hit(PyObject* self, PyObject* const* a, Py_ssize_t n) {
     return NULL;
   }
   PyObject *arrays = a[0], *tables = a[3], *captured = a[4], *queries = a[5];
-  if (!(PyList_Check(arrays) || PyTuple_Check(arrays)) || PySequence_Size(arrays) == 0) Py_RETURN_NONE;
+  if (!PyList_Check(arrays) && !PyTuple_Check(arrays)) Py_RETURN_NONE;
   /* A tuple of the elements as they are now: the tensors' accessors may run Python code (subclasses,
      __torch_function__) that changes a list while its key is built. */
   PyObject* seq = PySequence_Tuple(arrays);
-  if (!seq) return NULL;
+  if (!seq) {
+    if (!mismatch_or_raise()) return NULL;
+    Py_RETURN_NONE;
+  }
+  if (PyTuple_GET_SIZE(seq) == 0) {
+    Py_DECREF(seq);
+    Py_RETURN_NONE;
+  }
   PyObject *key = NULL, *entry = NULL, *result = NULL;
   int cuda = 0;
   if (!(key = list_key(seq, a[1], a[2], &cuda))) goto error;
@@ -409,9 +417,10 @@ static PyObject* list_hit(PyObject* self, PyObject* const* a, Py_ssize_t n) {
     Py_DECREF(stream);
     if (same != 1) goto maybe_error;  /* another stream: recorded on it by the Python path */
   }
-  /* Most recently used: moved to the end (two more hashes of the key, ~0.5 us for four elements) only
-     once the tables are more than half of the Python path's bound of 256 -- before any eviction, so
-     an entry in use is still moved before it could be the oldest. */
+  /* Moved to the end (two more hashes of the key, ~0.5 us for four elements) only once the tables
+     hold more than 128 lists: below that nothing is evicted, and an entry found again while they grow
+     from 128 to the Python path's bound of 256 is moved; one not found in that stretch may be evicted
+     sooner than true LRU order would (a table made again: host time only). */
   if (in_tables && PyDict_GET_SIZE(tables) > 128 &&
       (PyDict_DelItem(tables, key) < 0 || PyDict_SetItem(tables, key, entry) < 0))
     goto error;
@@ -451,7 +460,10 @@ PyMODINIT_FUNC PyInit_c2t_fast_launch(void) {
   s_stride = PyUnicode_InternFromString("stride");
   s_get_device = PyUnicode_InternFromString("get_device");
   s_is_cuda = PyUnicode_InternFromString("is_cuda");
-  if (!s_data_ptr || !s_dtype || !s_shape || !s_stride || !s_get_device || !s_is_cuda) return NULL;
+  s_is_neg = PyUnicode_InternFromString("is_neg");
+  s_is_conj = PyUnicode_InternFromString("is_conj");
+  if (!s_data_ptr || !s_dtype || !s_shape || !s_stride || !s_get_device || !s_is_cuda || !s_is_neg || !s_is_conj)
+    return NULL;
   for (int r = 0; r <= MAX_RANK; ++r)
     if (!(s_small[r] = PyLong_FromLong(r))) return NULL;
   s_one = s_small[1], s_zero = s_small[0];

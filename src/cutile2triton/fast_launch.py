@@ -27,6 +27,10 @@ MAX_ARGS = 256  # _fast_launch.c's MAX_ARGS
 # expand), expand giving a launcher's arrays (_fast_launch.c); a converted runtime that expects
 # another ABI launches through Triton.
 ABI = 2
+# The list key list_hit builds (a converted runtime's _c2t_array_list builds the same): 2 = per element
+# (data_ptr, shape, stride, dtype, get_device, is_neg, is_conj). A runtime that expects another key
+# keeps its lists on the Python path.
+LIST_KEY = 2
 
 _module = None
 _unavailable = False
