@@ -255,17 +255,31 @@ def _strided(t):
     return t.to_dense() if t.layout != torch.strided else t
 
 
-def unrepeatable(first, again, where: str = "result") -> tuple[dict, set]:
-    """Where two runs of one op on the same inputs differ, as (elements, leaves): elements maps a tensor
-    leaf's where to a bool tensor of its elements that differ (bit for bit, NaN meeting NaN); leaves holds
-    the other leaves that differ (plain values, dtype, shape; ``where`` itself when the structure does).
-    compare() takes them as ``ignore`` and ``skip``."""
+def _is_byte(t, byte: int):
+    """Elements of tensor t whose every byte is ``byte`` (memory filled with it and never written)."""
+    import torch
+
+    raw = t.contiguous().reshape(-1).view(torch.uint8)
+    return raw.reshape(*t.shape, t.element_size()).eq(byte).all(-1)
+
+
+def unrepeatable(first, again, where: str = "result", poison: int | None = None) -> tuple[dict, set]:
+    """Where a second run of one op on the same inputs (``again``) differs from its first, as (slack,
+    leaves): slack maps a tensor leaf's where to a float64 tensor of its shape, the room each element gets
+    beyond the tolerance -- 0 where the runs agree (NaN meeting NaN); |first - again| where they differ
+    within ``tolerance(dtype)`` (atomics, split reductions: the converted value must still lie within the
+    tolerance plus that); infinity (any value) where they differ beyond it (random numbers not drawn from
+    torch's generators, a NaN on one side; integers, which are exact) or where ``again`` holds the
+    ``poison`` byte pattern its fresh allocations were filled with (memory the op never wrote, whatever its
+    type); leaves holds the other leaves that differ (plain values,
+    dtype, shape; ``where`` itself when the structure does). compare() takes them as ``ignore`` and
+    ``skip``; slacks of several runs combine by their elementwise maximum."""
     import torch
 
     a, b = list(_leaves(first, where)), list(_leaves(again, where))
     if [w for w, _ in a] != [w for w, _ in b]:
         return {}, {where}
-    elements, leaves = {}, set()
+    slack, leaves = {}, set()
     for (w, x), (_, y) in zip(a, b):
         if not isinstance(x, torch.Tensor) or not isinstance(y, torch.Tensor):
             if not _same_plain(x, y):
@@ -274,18 +288,35 @@ def unrepeatable(first, again, where: str = "result") -> tuple[dict, set]:
             leaves.add(w)
         elif x.numel() and x.device.type != "meta":
             x, y = _strided(x), _strided(y)
-            diff = x != y
+            inf = math.inf
             if x.is_floating_point() or x.is_complex():
-                diff &= ~(torch.isnan(x) & torch.isnan(y))
-            if bool(diff.any()):
-                elements[w] = diff
-    return elements, leaves
+                nan_x, nan_y = torch.isnan(x), torch.isnan(y)
+                differ = (x != y) & ~(nan_x & nan_y)
+                gap = (x.to(torch.complex128) - y.to(torch.complex128)).abs() if x.is_complex() else \
+                    (x.double() - y.double()).abs()
+                rtol, atol = tolerance(x.dtype)  # beyond it (or NaN on one side): not a value to hold to
+                far = ~torch.isclose(_as_real(y), _as_real(x), rtol=rtol, atol=atol, equal_nan=True)
+                if x.is_complex():
+                    far = far.any(-1)
+                gap = gap.where(~far, torch.full_like(gap, inf))
+            else:  # exact dtypes: any difference is beyond their tolerance
+                differ = x != y
+                gap = torch.full(x.shape, inf, dtype=torch.float64, device=x.device)
+            if poison is not None:  # by the bytes: an unwritten bool reads True for either fill byte
+                unwritten = _is_byte(y, poison) & ~_is_byte(x, poison)
+                differ |= unwritten
+                gap = gap.where(~unwritten, torch.full_like(gap, inf))
+            if not bool(differ.any()):
+                continue
+            slack[w] = gap.where(differ, torch.zeros_like(gap))
+    return slack, leaves
 
 
 def compare(expected, actual, where: str = "result", skip=(), ignore=None) -> Comparison:
     """Compares actual (converted) with expected (cuTile) leaf by leaf at ``tolerance(dtype)``; leaves whose
-    where is in ``skip`` are left out, and of a tensor leaf whose where ``ignore`` maps to a bool tensor of
-    its shape, the elements where that is True (unrepeatable's)."""
+    where is in ``skip`` are left out, and an element of a tensor leaf whose where ``ignore`` maps to a
+    float64 tensor of its shape (unrepeatable's slack) also passes within that much of cuTile's value (any
+    value where it is infinite)."""
     import torch
 
     exp, act = list(_leaves(expected, where)), list(_leaves(actual, where))
@@ -315,23 +346,30 @@ def compare(expected, actual, where: str = "result", skip=(), ignore=None) -> Co
             continue
         rtol, atol = tolerance(e.dtype)
         info = {"where": w, "dtype": str(e.dtype), "shape": list(e.shape), "of": e.numel(), "rtol": rtol, "atol": atol}
-        left_out = ignore.get(w) if ignore else None
-        if left_out is not None and left_out.shape != e.shape:
-            left_out = None
-        if rtol == 0 and atol == 0:  # integers, booleans: exact
-            differ = _strided(e) != _strided(a).to(e.device)
-            if left_out is not None:
-                differ &= ~left_out.to(differ.device)
+        slack = ignore.get(w) if ignore else None
+        if slack is not None and slack.shape != e.shape:
+            slack = None
+        if rtol == 0 and atol == 0:  # integers, booleans: exact, or within cuTile's own spread
+            es, as_ = _strided(e), _strided(a).to(e.device)
+            differ = es != as_
+            if slack is not None:
+                room = slack.to(differ.device)
+                within = (es.double() - as_.double()).abs() <= room if es.dtype != torch.bool else room > 0
+                differ &= ~(within | torch.isinf(room))
             beyond = int(differ.sum())
             if beyond:
                 keep({**info, "beyond": beyond})
             continue
         ef, af = _as_real(e), _as_real(a)
-        if left_out is not None:  # as if equal there: the same value on both sides
-            mask = left_out.to(ef.device)
-            if ef.dim() > mask.dim():  # complex as real: a trailing (real, imaginary) axis
-                mask = mask.unsqueeze(-1).expand_as(ef)
-            af = af.where(~mask, ef)
+        if slack is not None:  # within the tolerance plus cuTile's own spread: as if equal there
+            room = slack.to(ef.device)
+            if e.is_complex():  # |converted - cuTile| of the complex value, per (real, imaginary) pair
+                ec, ac = _strided(e).to(torch.complex128), _strided(a).to(e.device).to(torch.complex128)
+                apart, size = (ac - ec).abs(), ec.abs()
+                room, apart, size = (t.unsqueeze(-1).expand_as(ef) for t in (room, apart, size))
+            else:
+                apart, size = (af.double() - ef.double()).abs(), ef.double().abs()
+            af = af.where(~((apart <= room + atol + rtol * size) | torch.isinf(room)), ef)
         close = torch.isclose(af, ef, rtol=rtol, atol=atol, equal_nan=True)
         finite = torch.isfinite(ef) & torch.isfinite(af)
         d = (af - ef).abs().where(finite, torch.zeros_like(ef))
