@@ -1151,10 +1151,10 @@ def _c2t_k_major_device(t):
 const char* kArrayLists = R"PY(
 # The lists checked, as (table on the device, facts), by the kernel's list type (rank, int32
 # indexing) and the elements' (address, shape, strides, dtype, device, negated and conjugated view
-# bits: a view that only flips them shares the rest, and the checks refuse it): the last 256 used; and those
-# a CUDA graph captured, which live as long as the module (the graph holds their addresses). Tables
-# made while a graph was being captured hold their words only once that graph replays: kept alive
-# (the graph holds their addresses and host words) but never reused.
+# bits: a view that only flips them shares the rest, and the checks refuse it): the last 256 used;
+# and those a CUDA graph captured, which live as long as the module (the graph holds their
+# addresses). Tables made while a graph was being captured hold their words only once that graph
+# replays: kept alive (the graph holds their addresses and host words) but never reused.
 _c2t_list_tables, _c2t_list_tables_captured, _c2t_list_tables_graph_only = {}, {}, []
 _c2t_list_lock = _c2t_threading.Lock()  # launches may come from several threads
 

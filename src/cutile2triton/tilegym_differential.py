@@ -25,8 +25,8 @@ Each call is one JSON line in FILE: test, op, status, tensors compared, and
 - ``match``: every leaf within tolerance; ``used``, the largest |converted - cuTile| / (atol + rtol |cuTile|)
   over the finite elements (0: bit-identical);
 - ``match_except_varying``: the same, with ``varying`` listing the leaves cuTile did not repeat,
-  ``varying_elements`` counting the elements of each tensor leaf given its spread and ``unwritten_elements``
-  those it never wrote;
+  ``varying_elements`` counting the elements of each tensor leaf on which it differed and ``left_out_elements``
+  those that may hold anything (never written, or varying beyond the tolerance);
 - ``mismatch``: ``worst``, the leaf furthest off (where, dtype, shape, elements beyond tolerance, largest
   differences), and ``varying``;
 - ``factory``: the result is functions, wrapped as above; ``not_compared``: nothing to compare (e.g. a class);
@@ -239,7 +239,7 @@ class Differential:
         rec = {"op": op, "compared": got.compared,
                **({"varying": sorted(varying | set(slack))[:20]} if varying or slack else {}),
                **({"varying_elements": {w: int((m > 0).sum()) for w, m in sorted(slack.items())[:20]},
-                   "unwritten_elements": {w: int(m.isinf().sum()) for w, m in sorted(slack.items())[:20]}}
+                   "left_out_elements": {w: int(m.isinf().sum()) for w, m in sorted(slack.items())[:20]}}
                   if slack else {}),
                **({"note": note} if note else {})}
         if got.worst is not None:
