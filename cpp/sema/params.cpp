@@ -1,5 +1,6 @@
 #include "sema/params.h"
 
+#include <algorithm>
 #include <functional>
 
 #include "sema/ast_util.h"
@@ -18,8 +19,10 @@ struct ArrayFacts {
   // `.dtype`); lets an array used with several ranks be viewed per use.
   std::map<const Node*, int> use_rank;
   // Ranks of uses outside every `if` on a compile-time parameter: those hold
-  // in every specialization, so two of them conflict.
+  // in every specialization, so two of them conflict; the first such use of
+  // each rank, so that the diagnostic points at the conflicting use.
   std::set<int> unconditional_ranks;
+  std::map<int, const Node*> unconditional_at;
   bool via_helper = false;      // also used inside a helper it is passed to
   // get_raw_memory() addresses elements from the base pointer, whatever the
   // rank; other rank-agnostic uses (.ndim, .slice, a tiled view of unknown
@@ -264,7 +267,10 @@ std::vector<Facts> collect(const ModuleInfo& mi, const Node* def) {
     if (rank >= 0) {
       f->ranks.insert(rank);
       if (arr->is("Name")) f->use_rank[arr] = rank;
-      if (!conditional.count(at)) f->unconditional_ranks.insert(rank);
+      if (!conditional.count(at)) {
+        f->unconditional_ranks.insert(rank);
+        f->unconditional_at.emplace(rank, at);
+      }
     }
   };
   for (auto* st : nodes_of(def, "body")) {
@@ -606,9 +612,23 @@ std::vector<ParamKind> classify_kernel_params(const ModuleInfo& mi, const Kernel
     } else if (f.arr.use || ov != rank_overrides.end() || p.int64_index) {
       p.kind = ParamKind::Kind::Array;
       if (f.arr.unconditional_ranks.size() > 1 && ov == rank_overrides.end()) {
-        diags.error(a->lineno, a->col_offset,
+        // At the use that shows another rank than an earlier one (the newcomer trial looked
+        // for it from a caret on the parameter), naming the earlier one's line.
+        std::vector<std::pair<int, const Node*>> firsts(f.arr.unconditional_at.begin(),
+                                                        f.arr.unconditional_at.end());
+        std::sort(firsts.begin(), firsts.end(), [](const auto& x, const auto& y) {
+          return std::pair(x.second->lineno, x.second->col_offset) < std::pair(y.second->lineno, y.second->col_offset);
+        });
+        const Node* here = firsts.size() > 1 ? firsts.back().second : a;
+        std::string detail = firsts.size() > 1 ? ": rank " + std::to_string(firsts.back().first) + " here, rank " +
+                                                     std::to_string(firsts.front().first) + " at line " +
+                                                     std::to_string(firsts.front().second->lineno)
+                                               : "";
+        diags.error(here->lineno, here->col_offset,
                     "array parameter '" + p.name + "' is used with different ranks (" +
-                        rank_list(f.arr.unconditional_ranks) + "); cuTile requires one rank per array");
+                        rank_list(f.arr.unconditional_ranks) + ")" + detail +
+                        " (a load or store takes one index entry per array axis); cuTile requires one rank per "
+                        "array");
       } else if (f.arr.ranks.size() > 1 && ov == rank_overrides.end()) {
         // Several ranks: cuTile compiles one specialization per call, and
         // each specialization must use one rank, so the uses of the other

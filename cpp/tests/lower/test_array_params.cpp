@@ -5,6 +5,8 @@
 // different arrays on the two paths of an `if` (TileGym ragged_bmm.py).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "lowered_fixture.h"
 
 #include "lower/module_lowering.h"
@@ -134,7 +136,14 @@ TEST(MultiRank, UnconditionalUsesOfTwoRanksAreAnError) {
                      "@ct.kernel\ndef k(OUT, MODE: ConstInt):\n"
                      "    ct.store(OUT, index=(0,), tile=ct.zeros((4,), dtype=ct.float32))\n"
                      "    ct.store(OUT, index=(0, 0), tile=ct.zeros((4, 4), dtype=ct.float32))\n");
-  EXPECT_TRUE(has(errors(*l), "used with different ranks (1, 2)")) << errors(*l);
+  EXPECT_TRUE(has(errors(*l), "used with different ranks (1, 2): rank 2 here, rank 1 at line")) << errors(*l);
+  // At the use that shows the second rank (the second store), not at the parameter.
+  const std::string head(kHead);
+  int second_store = static_cast<int>(std::count(head.begin(), head.end(), '\n')) + 4;
+  bool at_use = false;
+  for (auto& d : l->diags.items)
+    if (d.severity == Severity::Error && has(d.message, "different ranks")) at_use = d.line == second_store;
+  EXPECT_TRUE(at_use) << errors(*l) << " expected line " << second_store;
 }
 
 TEST(MultiRank, UseWithoutVisibleRankIsAnError) {
