@@ -71,13 +71,16 @@ def _slack_max(a, b):
 
 
 @contextlib.contextmanager
-def poisoned_allocations(byte: int):
-    """While it lasts, the tensors torch.empty, torch.empty_like, torch.empty_strided and Tensor.new_empty
+def poisoned_allocations(byte: int | None):
+    """While it lasts (None: nothing replaced, a plain run), the tensors torch.empty, torch.empty_like, torch.empty_strided and Tensor.new_empty
     return are filled with ``byte`` (their whole storage): memory an op allocates and leaves unwritten then
     differs from run to run, where PyTorch's caching allocator would hand two runs the same stale bytes
     (TileGym's moe_align_block_size leaves entries of its torch.empty ``expert_ids`` unwritten, which cuTile's
     two runs read alike and the converted op's differently). Only the module attributes are replaced: code
     that imported these functions by name keeps the originals."""
+    if byte is None:
+        yield
+        return
     import torch
 
     def poisoning(fn):
@@ -222,7 +225,7 @@ class Differential:
                 again_args = back()
                 _set_rng_state(rng)
                 try:
-                    with poisoned_allocations(byte) if byte is not None else contextlib.nullcontext():
+                    with poisoned_allocations(byte):
                         again = self._run("cutile", cutile_impl, *again_args)
                 except Exception as e:  # noqa: BLE001
                     note = f"cuTile raised when run again: {type(e).__name__}: {e}"[:300]
