@@ -58,6 +58,21 @@ void layout_into(std::string& out, const std::string& prefix, const TExprPtr& va
     out += pad + ")" + suffix + "\n";
     return;
   }
+  if ((int)flat.size() > opts.max_line && value->kind == TExpr::Kind::BinOp &&
+      value->args[0]->kind == TExpr::Kind::BinOp && value->args[0]->text == value->text) {
+    // black's layout for a long chain of one operator (`a & b & c`): one operand per line
+    std::vector<TExprPtr> chain;
+    TExprPtr e = value;
+    for (; e->kind == TExpr::Kind::BinOp && e->text == value->text; e = e->args[0]) chain.push_back(e->args[1]);
+    chain.push_back(e);
+    int prec = lower::precedence(value);
+    out += pad + prefix + "(\n";
+    for (size_t k = chain.size(); k-- > 0;)
+      out += pad + "    " + (k + 1 == chain.size() ? "" : value->text + " ") +
+             wrap(chain[k], k + 1 == chain.size() ? prec : prec + 1) + "\n";
+    out += pad + ")" + suffix + "\n";
+    return;
+  }
   if ((int)flat.size() <= opts.max_line || value->kind != TExpr::Kind::Call) {
     out += flat;
     out += '\n';
