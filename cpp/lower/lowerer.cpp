@@ -182,6 +182,18 @@ bool Lowerer::updated_in_place(const ArrayVal& array) const {
   return may_hold(tile_loaded_) && may_hold(tile_stored_);
 }
 
+bool Lowerer::stable_name(const std::string& id) const {
+  auto it = assign_count_.find(id);
+  int count = it == assign_count_.end() ? 0 : it->second;
+  auto loop = for_target_count_.find(id);
+  if (loop != for_target_count_.end()) return loop->second == 1 && count == 2;  // bound by one loop only
+  if (count == 0) return true;  // parameters, temporaries
+  if (count > 1) return false;
+  for (auto& p : fn_.params)
+    if (p.name == id) return false;  // a parameter rebound: two values
+  return true;
+}
+
 bool Lowerer::rebound(const std::string& id) const {
   auto it = assign_count_.find(id);
   return it != assign_count_.end() && it->second > 0;
@@ -399,7 +411,10 @@ void Lowerer::prescan() {
       if (n->is("Assign")) for (auto* t : nodes_of(n, "targets")) count_target(t, 1, count_target);
       if (n->is("AnnAssign")) count_target(n->child("target"), 1, count_target);
       if (n->is("AugAssign")) count_target(n->child("target"), 2, count_target);
-      if (n->is("For")) count_target(n->child("target"), 2, count_target);
+      if (n->is("For")) {
+        count_target(n->child("target"), 2, count_target);
+        if (n->child("target") && n->child("target")->is("Name")) ++for_target_count_[std::string(n->child("target")->str("id"))];
+      }
       return true;
     });
   }
@@ -1179,6 +1194,7 @@ void Lowerer::merge_envs(const std::map<std::string, LVal>& a, const std::map<st
       continue;
     }
     m.info.sign = sema::sign_join(va.info.sign, vb.info.sign);
+    if (va.index != vb.index) m.index.reset();  // facts of one path's value only
     if (va.origin && vb.origin && va.origin != vb.origin) {  // either path's loaded tile (lower/k_major.h)
       auto o = std::make_shared<TileOrigin>(*va.origin);
       for (auto& s : vb.origin->sources) o->sources.push_back(s);
@@ -1310,6 +1326,15 @@ void Lowerer::lower_if(const Node* s, const std::vector<const Node*>& rest, bool
   if (branches_failed == 2)  // every specialization takes a branch that cannot be converted
     error(s, "no branch of `if " + source(cond.expr) + "` can be converted (" + first_failure + ")");
   auto else_env = std::move(env_);
+  if (speculative) {  // index facts (index_bounds.h) per specialization
+    auto ib = else_env.begin();
+    for (auto& [k, va] : then_env) {
+      while (ib != else_env.end() && ib->first < k) ++ib;
+      if (ib == else_env.end()) break;
+      if (ib->first != k || va.index == ib->second.index) continue;
+      va.index = ib->second.index = index_bounds::merged_under(cond.expr, va.index.get(), ib->second.index.get());
+    }
+  }
   unify_branch_arrays(then_env, else_env, st.body, st.orelse);
   merge_envs(then_env, else_env);
   // `if c: continue` leaves an empty then-branch: print `if not c:` instead
@@ -1326,7 +1351,19 @@ void Lowerer::lower_if(const Node* s, const std::vector<const Node*>& rest, bool
   emit(std::move(st));
 }
 
+void Lowerer::forget_index_facts(const Node* loop) {
+  for (auto* st : nodes_of(loop, "body"))
+    sema::walk(st, [&](const Node* n) {
+      if (n->is("Name") && n->child("ctx") && n->child("ctx")->is("Store")) {
+        auto it = env_.find(std::string(n->str("id")));
+        if (it != env_.end()) it->second.index.reset();
+      }
+      return true;
+    });
+}
+
 void Lowerer::widen_loop_carried(const Node* loop) {
+  forget_index_facts(loop);
   // Names re-bound inside the loop: their sign facts must hold on every
   // iteration; be conservative (integer `//` then uses the exact helper
   // unless re-proven).
@@ -1425,12 +1462,16 @@ void Lowerer::lower_for(const Node* s) {
         return;
       }
       ++loop_depth_;
+  const int ifs_outside_loop = ifs_at_loop_;
+  ifs_at_loop_ = runtime_ifs_;
       TripScope unrolled(loop_trips_, std::nullopt);
       for (auto& el : seq.elems) {
+        forget_index_facts(s);  // each unrolled copy rebinds the body's names
         env_[var] = el;
         lower_block(nodes_of(s, "body"));
       }
       --loop_depth_;
+  ifs_at_loop_ = ifs_outside_loop;
       return;
     }
   } else if (sema::name_id(fn) != "range" || env_.count("range")) {
@@ -1497,10 +1538,13 @@ void Lowerer::lower_for(const Node* s) {
     TStmt st{TStmt::Kind::While};
     st.value = binop("&", name(flag), compare("<", name(var), stop_e));
     ++loop_depth_;
+  const int ifs_outside_loop = ifs_at_loop_;
+  ifs_at_loop_ = runtime_ifs_;
     break_flags_.push_back(flag);
     st.body = lower_nested(nodes_of(s, "body"));
     break_flags_.pop_back();
     --loop_depth_;
+  ifs_at_loop_ = ifs_outside_loop;
     st.body.push_back(TStmt::assign(name(var), binop("+", name(var), step)));
     auto after = std::move(env_);
     merge_envs(before_loop, after);
@@ -1515,12 +1559,15 @@ void Lowerer::lower_for(const Node* s) {
   size_t first_access = effects_.accesses.size();
   int dots_before = effects_.dots;
   ++loop_depth_;
+  const int ifs_outside_loop = ifs_at_loop_;
+  ifs_at_loop_ = runtime_ifs_;
   if (is_static) ++static_iter_depth_;
   break_flags_.push_back("");
   st.body = lower_nested(nodes_of(s, "body"));
   break_flags_.pop_back();
   if (is_static) --static_iter_depth_;
   --loop_depth_;
+  ifs_at_loop_ = ifs_outside_loop;
   // A grid-stride loop (runtime start such as ct.bid, a step not known here) that may prefetch
   // its next iterations' loads (loop_pipelining.h).
   bool grid_stride = !is_static && vals.size() == 3 && vals[0].info.kind == VKind::Scalar &&
@@ -1583,6 +1630,8 @@ void Lowerer::lower_while(const Node* s) {
   TStmt st{TStmt::Kind::While};
   st.value = test;
   ++loop_depth_;
+  const int ifs_outside_loop = ifs_at_loop_;
+  ifs_at_loop_ = runtime_ifs_;
   break_flags_.push_back(flag);
   st.body = lower_nested(nodes_of(s, "body"));
   break_flags_.pop_back();
@@ -1605,6 +1654,7 @@ void Lowerer::lower_while(const Node* s) {
     }
   }
   --loop_depth_;
+  ifs_at_loop_ = ifs_outside_loop;
   auto after = std::move(env_);
   merge_envs(before_loop, after);
   emit(std::move(st));

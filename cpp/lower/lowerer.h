@@ -160,6 +160,15 @@ class Lowerer {
   /// The name of a constexpr parameter used as a tile dimension is positive.
   bool is_positive_constexpr(const std::string& name) const { return positive_constexprs_.count(name) > 0; }
   bool is_kernel() const { return spec_.is_kernel; }
+  /// Whether a loop body is being lowered (a runtime or unrolled loop).
+  bool in_loop() const { return loop_depth_ > 0; }
+  /// Whether a runtime `if` inside the innermost loop is being lowered (its condition may already
+  /// confine what it guards to some iterations).
+  bool in_runtime_if_of_loop() const { return runtime_ifs_ > ifs_at_loop_; }
+  /// Whether the Triton name `id` holds one value from its binding on, wherever it is read: a
+  /// parameter or temporary never assigned, a local bound once, or a loop variable bound by its
+  /// loop alone (within one iteration). Index bounds (index_bounds.h) may mention only such names.
+  bool stable_name(const std::string& id) const;
   /// True for a runtime scalar parameter of the function (Triton turns an int
   /// argument equal to 1 into a constexpr, so `.to()` on it fails: use tl.cast).
   bool is_scalar_param(const TExprPtr& e) const { return is_name(e) && scalar_params_.count(e->text) > 0; }
@@ -243,6 +252,9 @@ class Lowerer {
   void unify_branch_arrays(std::map<std::string, LVal>& a, std::map<std::string, LVal>& b,
                            std::vector<TStmt>& body_a, std::vector<TStmt>& body_b);
   void widen_loop_carried(const syntax::Node* loop);
+  /// Drops the index facts (index_bounds.h) of the names `loop`'s body assigns: at the top of an
+  /// iteration they hold the previous one's values, which facts computed then may not describe.
+  void forget_index_facts(const syntax::Node* loop);
 
   // expressions
   LVal eval_name(const syntax::Node* e);
@@ -279,10 +291,12 @@ class Lowerer {
   std::set<std::string, std::less<>> used_names_;  // (string_view lookups: no copy per Name node)
   std::map<std::string, int> fresh_counter_;
   std::map<std::string, int> assign_count_;   // how often each local is (re)bound
+  std::map<std::string, int> for_target_count_;  // how many `for` loops bind each name
   std::set<std::string> positive_constexprs_;
   std::set<std::string> scalar_params_;
   std::vector<LVal> returns_;
   int loop_depth_ = 0;
+  int ifs_at_loop_ = 0;  // runtime_ifs_ where the innermost loop's body began
   // Trip counts of the enclosing range loops (constexpr_trip; nullopt: not compile-time).
   std::vector<std::optional<LoopTrip>> loop_trips_;
   // Names whose assignment failed with a reported error: their uses are not

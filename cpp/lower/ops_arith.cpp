@@ -240,6 +240,7 @@ LVal binary(Lowerer& L, const std::string& op, LVal a, LVal b, const syntax::Nod
   if (is_compare(op)) {
     LVal r = make_value(compare(op_symbol(op), a.expr, b.expr), *shape, DType::concrete("bool_"));
     r.info.is_bool = true;
+    r.index = index_bounds::compared(L, op, a, b);
     return r;
   }
   if (a.info.is_bool || b.info.is_bool) {
@@ -249,6 +250,7 @@ LVal binary(Lowerer& L, const std::string& op, LVal a, LVal b, const syntax::Nod
     }
     LVal r = make_value(binop(op_symbol(op), a.expr, b.expr), *shape, DType::concrete("bool_"));
     r.info.is_bool = a.info.is_bool && b.info.is_bool;
+    if (op == "bitwise_and" && r.info.is_bool) r.index = index_bounds::conjunction(a, b);
     return r;
   }
   if (op == "truediv") return truediv(L, a, b, *shape, rt, rounding, at);
@@ -257,8 +259,11 @@ LVal binary(Lowerer& L, const std::string& op, LVal a, LVal b, const syntax::Nod
                   "ct." + op + " with rounding_mode=RoundingMode." + rounding + " is not supported");
     return {};
   }
-  if (op == "add" || op == "sub" || op == "mul" || op.rfind("bitwise_", 0) == 0)
-    return make_value(binop(op_symbol(op), a.expr, b.expr), *shape, rt, sign);
+  if (op == "add" || op == "sub" || op == "mul" || op.rfind("bitwise_", 0) == 0) {
+    LVal r = make_value(binop(op_symbol(op), a.expr, b.expr), *shape, rt, sign);
+    r.index = index_bounds::shifted(L, op, a, b);
+    return r;
+  }
   if (op == "floordiv") {
     auto fl = rt.is_float();
     if (fl && *fl) {
@@ -486,8 +491,26 @@ LVal where(Lowerer& L, LVal c, LVal a, LVal b, const syntax::Node* at) {
       if (TExprPtr dt = L.dtype_expr(rt)) v->expr = call(name(L.prelude("_c2t_neg_zero")), {dt});
   }
   TExprPtr cond = c.info.is_bool ? c.expr : compare("!=", c.expr, lit_int(0));
-  LVal r = make_value(tl_call("where", {cond, a.expr, b.expr}), *s2, rt,
-                      proven_nonneg(a) && proven_nonneg(b) ? Sign::NonNeg : Sign::Unknown);
+  TExprPtr selected = tl_call("where", {cond, a.expr, b.expr});
+  // In a loop, a mask known all true on some iterations (index_bounds.h) skips the select there:
+  // `x if <every element true> else tl.where(mask, x, y)`, both arms x's exact shape and dtype.
+  // (A dtype only Triton knows may be an int one, which a float literal y would promote.)
+  bool float_literal_y = is_loose(b) && b.info.cval && b.info.cval->kind == sema::ConstValue::Kind::Float;
+  bool same_type = a.info.kind == VKind::Tile && a.info.shape.size() == s2->size() && a.info.dtype.same(rt) &&
+                   rt.kind != DType::Kind::Dynamic && (a.info.dtype.known() || !float_literal_y);
+  for (size_t d = 0; same_type && d < s2->size(); ++d) same_type = a.info.shape[d].same((*s2)[d]);
+  // Not under a runtime `if` of the loop: there the kernel already confines the mask to some
+  // iterations (`if j >= mask_start:`), and a second test cost TileGym's MLA 11-13% (H200, s27).
+  bool guard = same_type && L.in_loop() && !L.in_runtime_if_of_loop() && !L.in_conditional_expression();
+  if (TExprPtr all = guard ? index_bounds::all_true_test(c) : nullptr) {
+    std::string mask = is_name(c.expr) ? c.expr->text : "mask";
+    TExprPtr x = L.as_name(a, L.name_hint("x"));
+    L.emit(TStmt::comment("every element of " + mask + " is true when its index tiles' extremes say so "
+                          "(then tl.where would return " + x->text + ")"));
+    TExprPtr test = L.bind(mask + "_all_true", all);
+    selected = ifexp(test, x, tl_call("where", {cond, x, b.expr}));
+  }
+  LVal r = make_value(selected, *s2, rt, proven_nonneg(a) && proven_nonneg(b) ? Sign::NonNeg : Sign::Unknown);
   r.info.is_bool = a.info.is_bool && b.info.is_bool;
   return r;
 }

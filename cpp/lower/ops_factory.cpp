@@ -46,7 +46,9 @@ LVal full_like_op(OpCall& c, const char* what, std::optional<TExprPtr> fill) {
     return ops::make_value(tl_call("zeros", {ops::shape_list(*shape), raw(tdt)}), *shape, *dt, sema::Sign::NonNeg);
   }
   if (is_const(value)) sign = value->text[0] == '-' ? sema::Sign::Unknown : sema::Sign::NonNeg;
-  return ops::make_value(tl_call("full", {ops::shape_list(*shape), value, raw(tdt)}), *shape, *dt, sign);
+  LVal r = ops::make_value(tl_call("full", {ops::shape_list(*shape), value, raw(tdt)}), *shape, *dt, sign);
+  if (dt->is("bool_") && is_const(value, "True")) r.index = index_bounds::all_true();  // a mask to narrow with &
+  return r;
 }
 
 }  // namespace
@@ -64,6 +66,7 @@ void register_factory_ops(Registry& r) {
     // tl.arange yields int32 0..size-1; cuTile computes the iota in int32 and casts.
     TExprPtr e = tl_call("arange", {lit_int(0), Lowerer::dim_to_expr((*shape)[0])});
     sema::Sign sign = sema::Sign::NonNeg;
+    bool plain = dt->is("int32") && !c.has("step") && !c.has("start");
     if (!dt->is("int32")) e = method(e, "to", {raw(dt->triton())});
     if (c.has("step")) {
       LVal& st = c.arg("step");
@@ -81,7 +84,12 @@ void register_factory_ops(Registry& r) {
         if (!ops::proven_nonneg(s0)) sign = sema::Sign::Unknown;
       }
     }
-    return ops::make_value(e, *shape, *dt, sign);
+    LVal r = ops::make_value(e, *shape, *dt, sign);
+    if (plain) {  // index bounds (index_bounds.h): first 0, last size - 1
+      const sema::Dim& n = (*shape)[0];
+      r.index = index_bounds::arange(n.value ? lit_int(*n.value - 1) : binop("-", Lowerer::dim_to_expr(n), lit_int(1)));
+    }
+    return r;
   }, "tl.arange(0, size) (.to(dtype) * step + start)");
   r.add("full", "factory", "shape, fill_value, dtype", [](OpCall& c) { return full_like_op(c, "full", std::nullopt); },
         "tl.full(shape, fill_value, dtype)");

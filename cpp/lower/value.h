@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "lower/index_bounds.h"
 #include "lower/triton_ast.h"
 #include "sema/types.h"
 #include "syntax/ast.h"
@@ -147,6 +148,7 @@ struct LVal {
   std::vector<std::shared_ptr<LVal>> slice_parts;  // info.kind == Slice: start, length
   const syntax::Node* node = nullptr;  // source expression, for diagnostics
   std::shared_ptr<const TileOrigin> origin;  // Tile: a kernel parameter's tile as loaded, if known
+  std::shared_ptr<const IndexFacts> index;   // Tile: index bounds or an all-true test (index_bounds.h)
 
   bool ok() const { return info.kind != sema::VKind::Unknown; }
   /// Arrays and the views of one (raw memory, tiled views) travel as the

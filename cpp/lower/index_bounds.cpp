@@ -1,0 +1,183 @@
+#include "lower/index_bounds.h"
+
+#include <cstdlib>
+
+#include "lower/lowerer.h"
+#include "lower/value.h"
+
+namespace c2t::lower::index_bounds {
+
+using sema::VKind;
+
+namespace {
+
+// An operand as bounds: an index tile's facts, or a stable scalar as both of its bounds.
+struct Bounds {
+  TExprPtr lo, hi;
+  bool runtime = false;
+  bool tile = false;
+};
+
+// Constants whose sum with an arange cannot reach 2**31 (a Triton tile has at most 2**20
+// elements): with such constants only, the bounds are Python ints the tile's int32 elements equal.
+constexpr long long kSmallConstant = 1LL << 30;
+
+// A scalar whose dtype Triton combines with an int32 tile as with an int32 scalar: a constexpr,
+// an int32 or int64 value, or a scalar kernel parameter (Triton types an int argument as int32,
+// int64 or uint64, a float one as fp32). Not narrower ints: `python int + int16` stays int16 where
+// `int32 tile + int16` is int32.
+bool combines_as_tile_does(const Lowerer& L, const LVal& v) {
+  if (v.info.kind == VKind::Constexpr) return true;
+  if (v.info.dtype.is("int32") || v.info.dtype.is("int64")) return true;
+  return L.is_scalar_param(v.expr);
+}
+
+std::optional<Bounds> bounds_of(const Lowerer& L, const LVal& v) {
+  if (v.info.kind == VKind::Tile) {
+    if (!v.index || !v.index->lo) return std::nullopt;
+    return Bounds{v.index->lo, v.index->hi, v.index->runtime, true};
+  }
+  if ((v.info.kind != VKind::Scalar && v.info.kind != VKind::Constexpr) || !v.expr || v.info.is_bool) return std::nullopt;
+  if (!stable_expr(L, v.expr) || !combines_as_tile_does(L, v)) return std::nullopt;
+  return Bounds{v.expr, v.expr, v.info.kind == VKind::Scalar, false};
+}
+
+bool small_constant(const LVal& v) {
+  return v.info.cval && v.info.cval->kind == sema::ConstValue::Kind::Int && std::llabs(v.info.cval->i) < kSmallConstant;
+}
+
+// first/last + s (or s + first/last, s first), first/last - s.
+TExprPtr shift(const TExprPtr& bound, const TExprPtr& s, bool sub, bool scalar_first) {
+  if (is_const(bound, "0")) return sub ? unary("-", s) : s;
+  if (sub) return binop("-", bound, s);
+  return scalar_first ? binop("+", s, bound) : binop("+", bound, s);
+}
+
+void add_term(std::vector<TExprPtr>& terms, TExprPtr t) {
+  std::string text = source(t);
+  for (auto& x : terms)
+    if (source(x) == text) return;
+  terms.push_back(std::move(t));
+}
+
+}  // namespace
+
+std::shared_ptr<const IndexFacts> arange(const TExprPtr& last) {
+  auto f = std::make_shared<IndexFacts>();
+  f->lo = lit_int(0);
+  f->hi = last;
+  return f;
+}
+
+std::shared_ptr<const IndexFacts> all_true() {
+  auto f = std::make_shared<IndexFacts>();
+  f->all_true.emplace();
+  return f;
+}
+
+std::shared_ptr<const IndexFacts> shifted(const Lowerer& L, const std::string& op, const LVal& a, const LVal& b) {
+  if (op != "add" && op != "sub") return nullptr;
+  bool tile_first = a.info.kind == VKind::Tile;
+  const LVal& t = tile_first ? a : b;
+  const LVal& s = tile_first ? b : a;
+  if (t.info.kind != VKind::Tile || s.info.kind == VKind::Tile) return nullptr;
+  if (!tile_first && op == "sub") return nullptr;  // s - tile runs downwards
+  auto tb = bounds_of(L, t), sb = bounds_of(L, s);
+  if (!tb || !sb) return nullptr;
+  // Before any runtime value joins, the bounds are Python ints: only small constants keep them
+  // equal to the tile's int32 elements (a constexpr near 2**31 would wrap there, not here).
+  if (!tb->runtime && !sb->runtime && !small_constant(s)) return nullptr;
+  // (A float scalar makes a float tile: (first + i) rounded is still ascending, its ends computed
+  // alike, so the facts hold there too.)
+  auto f = std::make_shared<IndexFacts>();
+  bool sub = op == "sub";
+  f->lo = shift(tb->lo, s.expr, sub, !tile_first);
+  f->hi = shift(tb->hi, s.expr, sub, !tile_first);
+  f->runtime = tb->runtime || sb->runtime;
+  return f;
+}
+
+std::shared_ptr<const IndexFacts> compared(const Lowerer& L, const std::string& op, const LVal& a, const LVal& b) {
+  if (op != "less" && op != "less_equal" && op != "greater" && op != "greater_equal") return nullptr;
+  if (a.info.kind != VKind::Tile && b.info.kind != VKind::Tile) return nullptr;
+  auto x = bounds_of(L, a), y = bounds_of(L, b);
+  if (!x || !y) return nullptr;
+  // Every element of x op y holds when it holds between x's extreme and y's opposite one.
+  TExprPtr test;
+  if (op == "less") test = compare("<", x->hi, y->lo);
+  else if (op == "less_equal") test = compare("<=", x->hi, y->lo);
+  else if (op == "greater") test = compare(">", x->lo, y->hi);
+  else test = compare(">=", x->lo, y->hi);
+  auto f = std::make_shared<IndexFacts>();
+  f->all_true.emplace();
+  add_term(*f->all_true, test);
+  // ... and an index tile's extremes are its first and last elements: no wrap between them.
+  for (const Bounds* o : {&*x, &*y})
+    if (o->tile && o->runtime) add_term(*f->all_true, compare("<=", o->lo, o->hi));
+  return f;
+}
+
+std::shared_ptr<const IndexFacts> conjunction(const LVal& a, const LVal& b) {
+  if (!a.index || !b.index || !a.index->all_true || !b.index->all_true) return nullptr;
+  auto f = std::make_shared<IndexFacts>();
+  f->all_true = *a.index->all_true;
+  for (auto& t : *b.index->all_true) add_term(*f->all_true, t);
+  return f;
+}
+
+std::shared_ptr<const IndexFacts> merged_under(const TExprPtr& cond, const IndexFacts* a, const IndexFacts* b) {
+  if (!a || !b || !a->lo != !b->lo || a->all_true.has_value() != b->all_true.has_value()) return nullptr;
+  auto pick = [&](const TExprPtr& x, const TExprPtr& y) { return source(x) == source(y) ? x : ifexp(cond, x, y); };
+  auto f = std::make_shared<IndexFacts>();
+  if (a->lo) {
+    f->lo = pick(a->lo, b->lo);
+    f->hi = pick(a->hi, b->hi);
+    f->runtime = a->runtime || b->runtime;
+  }
+  if (a->all_true) {
+    auto has = [](const std::vector<TExprPtr>& terms, const TExprPtr& t) {
+      std::string text = source(t);
+      for (auto& x : terms)
+        if (source(x) == text) return true;
+      return false;
+    };
+    f->all_true.emplace();
+    for (auto& t : *a->all_true) add_term(*f->all_true, has(*b->all_true, t) ? t : ifexp(cond, t, lit("True")));
+    for (auto& t : *b->all_true)
+      if (!has(*a->all_true, t)) add_term(*f->all_true, ifexp(cond, lit("True"), t));
+  }
+  return f;
+}
+
+TExprPtr all_true_test(const LVal& mask) {
+  if (!mask.index || !mask.index->all_true || mask.index->all_true->empty()) return nullptr;
+  TExprPtr test;
+  for (auto& t : *mask.index->all_true) test = test ? binop("&", test, t) : t;
+  return test;
+}
+
+bool stable_expr(const Lowerer& L, const TExprPtr& e) {
+  if (!e) return false;
+  switch (e->kind) {
+    case TExpr::Kind::Const:
+      return true;  // literals and constexpr texts (tile dimensions)
+    case TExpr::Kind::Name:
+      return L.stable_name(e->text);
+    case TExpr::Kind::BinOp:
+    case TExpr::Kind::UnaryOp:
+      for (auto& x : e->args)
+        if (!stable_expr(L, x)) return false;
+      return true;
+    case TExpr::Kind::Call: {
+      std::string fn = e->args.empty() ? "" : source(e->args[0]);
+      if (fn != "tl.program_id" && fn != "tl.num_programs") return false;
+      for (size_t k = 1; k < e->args.size(); ++k)
+        if (e->args[k]->kind != TExpr::Kind::Const) return false;
+      return e->kwargs.empty();
+    }
+    default:
+      return false;
+  }
+}
+
+}  // namespace c2t::lower::index_bounds

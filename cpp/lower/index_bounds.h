@@ -1,0 +1,77 @@
+// Index bounds: what the converter knows about integer tiles built from ct.arange and about the
+// comparison masks made of them, so that `ct.where(mask, x, y)` inside a loop skips its select
+// on the iterations where every element of `mask` is true.
+//
+// Why: attention kernels mask the scores on every iteration (window edge, causal diagonal,
+// sequence end) though only one or two key blocks per query block need it. cuTile's compiler
+// makes that cheap; Triton computes and applies the 64 x 128 mask each time. On the H200,
+// TileGym's SWA attention went from 0.67x to 0.90x of cuTile at 4096 tokens with the select
+// behind such a test (benchmarks/gpu/swa_variants.py, BENCHMARKS.md "SWA attention's masks").
+//
+// Exactness: the test is a sufficient condition, computed from scalars exactly as the tile's
+// first and last elements are (same operations, same operands, so the same dtypes and the same
+// wrap-around), and the guarded form returns `x` itself only when every element of the mask is
+// true, where tl.where would return `x` too. An index tile here is `ct.arange(n)` (int32, step
+// 1) plus or minus stable scalars: its elements are first + i for i = 0..n-1 modulo the dtype's
+// width, so its smallest and largest elements are its first and last unless the sum wrapped,
+// which `first <= last` rules out (tested along with the comparison whenever a runtime value is
+// involved).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lower/triton_ast.h"
+
+namespace c2t::lower {
+
+class Lowerer;
+struct LVal;
+
+struct IndexFacts {
+  // An integer tile whose elements are first + i, i = 0 .. count - 1 (any layout): scalar
+  // expressions of its first (`lo`) and last (`hi`) element. Null for a bool tile.
+  TExprPtr lo, hi;
+  bool runtime = false;  // lo/hi involve a runtime scalar (an int32 sum may wrap)
+  // A bool tile: scalar conditions whose conjunction implies that every element is true (empty:
+  // always, as for ct.full(shape, True)); nullopt when nothing is known.
+  std::optional<std::vector<TExprPtr>> all_true;
+};
+
+namespace index_bounds {
+
+/// `tl.arange(0, n)` as ct.arange(n) lowers it (int32, no start or step): first 0, last n - 1.
+std::shared_ptr<const IndexFacts> arange(const TExprPtr& last);
+
+/// A bool tile known to be all true (ct.full(shape, True)).
+std::shared_ptr<const IndexFacts> all_true();
+
+/// The facts of `a op b` for op "add" or "sub" (null when unknown): an index tile plus or minus a
+/// stable scalar, or a stable scalar plus an index tile.
+std::shared_ptr<const IndexFacts> shifted(const Lowerer& L, const std::string& op, const LVal& a, const LVal& b);
+
+/// The facts of the tile comparison `a op b` (op "less", "less_equal", "greater",
+/// "greater_equal"; null for others): each operand an index tile or a stable scalar, one a tile.
+std::shared_ptr<const IndexFacts> compared(const Lowerer& L, const std::string& op, const LVal& a, const LVal& b);
+
+/// The facts of `a & b` of two bool tiles: every element of both true.
+std::shared_ptr<const IndexFacts> conjunction(const LVal& a, const LVal& b);
+
+/// The facts of a name bound to `a` on the `then` path of an `if` on the constexpr condition `cond`
+/// and to `b` on the other: each bound or condition that differs becomes `x if cond else y`,
+/// which Triton folds per specialization, visiting the arm taken only (so a name bound on one
+/// path alone stays out of the other's code). Null when one side knows nothing.
+std::shared_ptr<const IndexFacts> merged_under(const TExprPtr& cond, const IndexFacts* a, const IndexFacts* b);
+
+/// The scalar test that every element of `mask` is true (its conditions joined by `&`), or null.
+TExprPtr all_true_test(const LVal& mask);
+
+/// Whether `e` computes the same value wherever in the function it is evaluated after its
+/// operands were bound: literals, constexprs, names bound once (Lowerer::stable_name), and
+/// arithmetic of those and of tl.program_id / tl.num_programs.
+bool stable_expr(const Lowerer& L, const TExprPtr& e);
+
+}  // namespace index_bounds
+}  // namespace c2t::lower

@@ -1,0 +1,158 @@
+"""`ct.where` in a loop skips its select where the mask is all true (cpp/lower/index_bounds.h).
+
+The converter knows the first and last element of index tiles (`ct.arange(n) + start`) and turns a
+mask made of their comparisons into a scalar test per iteration: `x if <every element true> else
+tl.where(mask, x, y)`. Measured on an H200: TileGym's SWA attention 0.67-0.75x -> 0.76-0.94x of
+cuTile (BENCHMARKS.md, "SWA attention's masks"). Checked here, in the interpreter on ragged sizes
+against PyTorch: an SWA-style kernel (window and causal masks over two axes, a constexpr `if`), a
+row walked in tiles, and the case the test's `first <= last` term exists for: an int32 index tile
+that wraps around, where the comparison of its ends alone would claim the mask all true.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from c2t_interp import assert_close, convert, dev, fresh_seed, load
+
+import torch  # noqa: E402  (after c2t_interp set TRITON_INTERPRET)
+
+SRC = '''
+import cuda.tile as ct
+
+ConstInt = ct.Constant[int]
+ConstBool = ct.Constant[bool]
+
+
+@ct.kernel
+def swa(Q, K, V, Out, qk_scale: float, seq_k: int, window: int, TM: ConstInt, TN: ConstInt, D: ConstInt,
+        CAUSAL: ConstBool):
+    # One head, queries and keys of length seq_k, as TileGym's experimental SWA attention.
+    qb = ct.bid(0)
+    q_start = qb * TM
+    q = ct.load(Q, index=(qb, 0), shape=(TM, D), padding_mode=ct.PaddingMode.ZERO)
+    m_i = ct.full((TM,), -1e30, dtype=ct.float32)
+    l_i = ct.zeros((TM,), dtype=ct.float32)
+    acc = ct.zeros((TM, D), dtype=ct.float32)
+    offs_m = ct.arange(TM, dtype=ct.int32) + q_start
+    lo = max(0, q_start - window + 1) // TN
+    hi = ct.cdiv(seq_k, TN)
+    if CAUSAL:
+        hi = min(hi, (q_start + TM - 1) // TN + 1)
+    for kb in range(lo, hi):
+        kv_start = kb * TN
+        k = ct.load(K, index=(kb, 0), shape=(TN, D), padding_mode=ct.PaddingMode.ZERO)
+        v = ct.load(V, index=(kb, 0), shape=(TN, D), padding_mode=ct.PaddingMode.ZERO)
+        qk = ct.mma(q, ct.transpose(k), ct.zeros((TM, TN), dtype=ct.float32))
+        offs_n = ct.expand_dims(ct.arange(TN, dtype=ct.int32) + kv_start, axis=0)
+        offs_m_2d = ct.expand_dims(offs_m, axis=1)
+        mask = offs_n > (offs_m_2d - window)
+        if CAUSAL:
+            mask = mask & (offs_n <= offs_m_2d)
+        mask = mask & (offs_n < seq_k)
+        qk = ct.where(mask, qk, ct.full((TM, TN), -1e30, dtype=ct.float32))
+        m_new = ct.maximum(m_i, ct.max(qk * qk_scale, axis=1))
+        alpha = ct.exp(m_i - m_new)
+        p = ct.exp(qk * qk_scale - ct.expand_dims(m_new, axis=1))
+        l_i = alpha * l_i + ct.sum(p, axis=1)
+        acc = ct.expand_dims(alpha, axis=1) * acc + ct.mma(p, v, ct.zeros((TM, D), dtype=ct.float32))
+        m_i = m_new
+    l_i = ct.maximum(l_i, ct.full((TM,), 1e-6, dtype=ct.float32))
+    ct.store(Out, index=(qb, 0), tile=acc / ct.expand_dims(l_i, axis=1))
+
+
+@ct.kernel
+def row_sums(X, Out, n: int, T: ConstInt):
+    # A row walked in tiles of T: the tail mask is all true but on the last tile.
+    acc = ct.zeros((1,), dtype=ct.float32)
+    for j in range(ct.cdiv(n, T)):
+        offs = ct.arange(T, dtype=ct.int32) + j * T
+        x = ct.load(X, index=(ct.bid(0), j), shape=(1, T), padding_mode=ct.PaddingMode.NAN).reshape((T,)).astype(ct.float32)
+        x = ct.where(offs < n, x, ct.zeros((T,), dtype=ct.float32))
+        acc = acc + ct.sum(x, axis=0, keepdims=True)
+    ct.store(Out, index=(ct.bid(0),), tile=acc)
+
+
+@ct.kernel
+def wrapped(X, Out, base: int, limit: int, T: ConstInt):
+    # base + arange wraps around in int32 when base is near 2**31: its first element is then
+    # its largest, and only the test's `first <= last` term keeps the select.
+    for j in range(1):
+        offs = ct.arange(T, dtype=ct.int32) + base
+        x = ct.load(X, index=(0,), shape=(T,)).astype(ct.float32)
+        ct.store(Out, index=(0,), tile=ct.where(offs >= limit, x, ct.full((T,), -1.0, dtype=ct.float32)))
+'''
+
+
+@pytest.fixture(scope="module")
+def mod(tmp_path_factory):
+    code = convert(SRC, "index_bounds_kernels.py")
+    return load(code, tmp_path_factory.mktemp("index_bounds"), "index_bounds_kernels"), code
+
+
+def test_the_selects_are_guarded(mod):
+    _, code = mod
+    # swa: the window, causal (only where CAUSAL) and sequence-end terms, each index tile's
+    # first <= last; row_sums: the tail; wrapped: the same two kinds of term.
+    assert "(kv_start > TM - 1 + q_start - window)" in code
+    assert "(TN - 1 + kv_start <= q_start if CAUSAL else True)" in code
+    assert "(TN - 1 + kv_start < seq_k)" in code
+    assert "qk = qk if mask_all_true else tl.where(mask, qk, " in code
+    assert "(T - 1 + j * T < n) & (j * T <= T - 1 + j * T)" in code
+    assert "(base >= limit) & (base <= T - 1 + base)" in code
+
+
+def reference_swa(q, k, v, scale, window, causal):
+    s = (q.double() @ k.double().T) * scale
+    i = torch.arange(q.shape[0])[:, None]
+    j = torch.arange(k.shape[0])[None, :]
+    mask = j > i - window
+    if causal:
+        mask = mask & (j <= i)
+    s = s.masked_fill(~mask, float("-inf"))
+    p = torch.softmax(s, dim=-1).nan_to_num(0.0)  # a row with no key in its window: zeros
+    return (p @ v.double()).float()
+
+
+@pytest.mark.parametrize("seq,window,causal", [(77, 20, True), (100, 1000, True), (64, 33, False), (45, 1, True)])
+def test_swa_matches_torch_on_ragged_lengths(mod, seq, window, causal):
+    m, _ = mod
+    seed = fresh_seed()
+    g = torch.Generator().manual_seed(seed)
+    TM, TN, D = 16, 16, 16
+    sq = math.ceil(seq / TM) * TM
+    sk = math.ceil(seq / TN) * TN
+    q, k, v = (torch.randn(seq, D, generator=g) for _ in range(3))
+    pad = lambda t, n: torch.cat([t, torch.zeros(n - t.shape[0], D)])  # TileGym pads to whole tiles
+    out = dev(torch.empty(sq, D))
+    scale = 1 / math.sqrt(D)
+    m.launch_swa((sq // TM, 1, 1), dev(pad(q, sq)), dev(pad(k, sk)), dev(pad(v, sk)), out, scale, seq, window,
+                 TM, TN, D, causal)
+    assert_close(out[:seq], reference_swa(q, k, v, scale, window, causal), relaxed=True,
+                 msg=f"seed={seed} seq={seq} window={window} causal={causal}")
+
+
+@pytest.mark.parametrize("n", [1, 31, 64, 100])
+def test_row_sums_leave_the_tail_out(mod, n):
+    m, _ = mod
+    seed = fresh_seed()
+    x = torch.randn(3, n, generator=torch.Generator().manual_seed(seed))
+    out = dev(torch.empty(3))
+    m.launch_row_sums((3, 1, 1), dev(x), out, n, 32)
+    assert_close(out, x.sum(dim=1), relaxed=True, msg=f"seed={seed} n={n}")
+
+
+@pytest.mark.parametrize("base,limit", [(2**31 - 3, 0), (5, 3), (5, 6), (-(2**31), -(2**31))])
+def test_an_index_tile_that_wraps_keeps_its_select(mod, base, limit):
+    m, _ = mod
+    T = 8
+    x = torch.arange(1, T + 1, dtype=torch.float32)
+    out = dev(torch.empty(T))
+    m.launch_wrapped((1, 1, 1), dev(x), out, base, limit, T)
+    with np.errstate(over="ignore"):
+        offs = np.arange(T, dtype=np.int32) + np.int32(base)  # int32 wrap-around, as on the GPU
+    expected = torch.where(torch.from_numpy(offs >= limit), x, torch.tensor(-1.0))
+    assert_close(out, expected, msg=f"base={base} limit={limit} offs={offs}")
