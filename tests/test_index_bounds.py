@@ -156,3 +156,98 @@ def test_an_index_tile_that_wraps_keeps_its_select(mod, base, limit):
         offs = np.arange(T, dtype=np.int32) + np.int32(base)  # int32 wrap-around, as on the GPU
     expected = torch.where(torch.from_numpy(offs >= limit), x, torch.tensor(-1.0))
     assert_close(out, expected, msg=f"base={base} limit={limit} offs={offs}")
+
+
+# Kernels a hostile review of the pass (s27) found wrong, now right: each stores where(mask, 1, -1) per element
+# from a loop; the expected mask is NumPy's reading of the cuTile source. Values that change between the mask's
+# making and its use, and operations that change a tile's elements, must not keep its facts.
+HEAD = "import cuda.tile as ct\nConstInt = ct.Constant[int]\nConstBool = ct.Constant[bool]\n"
+T = 8
+A = np.arange(T)
+STORE = '''
+    for j in range(1):
+        x = ct.full((T,), 1.0, dtype=ct.float32)
+        ct.store(Out, index=(0,), tile=ct.where(MASK, x, ct.full((T,), -1.0, dtype=ct.float32)))'''
+AR = "ct.arange(T, dtype=ct.int32)"
+ONE_ROW = {
+    # name: (body, n, expected mask)
+    "invert": (f"    m = ~({AR} < n)" + STORE.replace("MASK", "m"), 8, ~(A < 8)),
+    "negate": (f"    m = (-{AR}) >= 0" + STORE.replace("MASK", "m"), 8, -A >= 0),
+    "abs": (f"    m = ct.abs({AR} - n) < 3" + STORE.replace("MASK", "m"), 6, np.abs(A - 6) < 3),
+    "conditional expression": (f"    o = {AR}\n    m = (o < n) if n < 0 else (o >= n)" + STORE.replace("MASK", "m"), 8, A >= 8),
+    "constants that wrap together": (f"    o = {AR} + 1073741823 + 1073741823" + STORE.replace("MASK", "o >= 0"), 0,
+                                     (A.astype(np.int32) + np.int32(2147483646)) >= 0),
+    "tf32 rounding": (f"    m = ct.astype({AR} + 2049, ct.tfloat32) > 2048.0" + STORE.replace("MASK", "m"), 0,
+                      np.array([False] + [True] * 7)),
+    "tuple element after a runtime if": (f"    ms = ({AR} < n,)\n    if n > 100:\n        ms = ({AR} >= n,)"
+                                         + STORE.replace("MASK", "ms[0]"), 0, A < 0),
+    "tuple element after a loop": (f"    ms = ({AR} < n,)\n    for i in range(2):\n        ms = ({AR} + (i + 1) * T < n,)"
+                                   + STORE.replace("MASK", "ms[0]"), 12, A + 16 < 12),
+}
+
+
+def run_rows(tmp_path, src, *args, rows=1):
+    m = load(convert(src, "hostile.py"), tmp_path, "hostile")
+    out = torch.full((rows * T,), 99.0)
+    m.launch_k((1, 1, 1), dev(out), *args, T)
+    return out.cpu().numpy()
+
+
+def expect(mask):
+    return np.where(np.asarray(mask).reshape(-1), 1.0, -1.0).astype(np.float32)
+
+
+@pytest.mark.parametrize("name", list(ONE_ROW))
+def test_values_that_change_keep_their_select(tmp_path, name):
+    body, n, mask = ONE_ROW[name]
+    src = HEAD + f"\n@ct.kernel\ndef k(Out, n: int, T: ConstInt):\n{body}\n"
+    np.testing.assert_array_equal(run_rows(tmp_path, src, n), expect(mask), err_msg=name)
+
+
+def test_a_loop_carried_tuple_element_keeps_its_select(tmp_path):
+    src = HEAD + f'''
+@ct.kernel
+def k(Out, n: int, T: ConstInt):
+    ms = ({AR} < n,)
+    for j in range(3):
+        x = ct.full((T,), 1.0, dtype=ct.float32)
+        ct.store(Out, index=(j,), tile=ct.where(ms[0], x, ct.full((T,), -1.0, dtype=ct.float32)))
+        ms = ({AR} + (j + 1) * T < n,)
+'''
+    np.testing.assert_array_equal(run_rows(tmp_path, src, 12, rows=3), expect(np.arange(3 * T) < 12))
+
+
+def test_a_parameter_rebound_as_a_loop_variable_is_not_stable(tmp_path):
+    src = HEAD + f'''
+@ct.kernel
+def k(Out, n: int, j: int, T: ConstInt):
+    m = ({AR} + j) < n
+    for j in range(2):
+        x = ct.full((T,), 1.0, dtype=ct.float32)
+        ct.store(Out, index=(j,), tile=ct.where(m, x, ct.full((T,), -1.0, dtype=ct.float32)))
+'''
+    m = load(convert(src, "hostile.py"), tmp_path, "hostile")
+    out = torch.full((2 * T,), 99.0)
+    m.launch_k((1, 1, 1), dev(out), 10, 5, T)
+    np.testing.assert_array_equal(out.cpu().numpy(), expect(np.tile(A + 5 < 10, 2)))
+
+
+@pytest.mark.parametrize("own_names", [False, True])
+def test_a_helpers_mask_is_not_described_in_its_own_names(tmp_path, own_names):
+    # The facts of `mk`'s result would name its parameters `start` and `lim`: undefined in the kernel, or
+    # the kernel's own values of those names.
+    params = "start: int, lim: int, " if own_names else ""
+    src = HEAD + f'''
+def mk(start, lim, T: ConstInt):
+    return ({AR} + start) < lim
+
+@ct.kernel
+def k(Out, n: int, {params}T: ConstInt):
+    for j in range(2):
+        x = ct.full((T,), 1.0, dtype=ct.float32)
+        ct.store(Out, index=(j,), tile=ct.where(mk(j * T, n, T), x, ct.full((T,), -1.0, dtype=ct.float32)))
+'''
+    m = load(convert(src, "hostile.py"), tmp_path, "hostile")
+    out = torch.full((2 * T,), 99.0)
+    m.launch_k((1, 1, 1), dev(out), 5, *((0, 100) if own_names else ()), T)
+    np.testing.assert_array_equal(out.cpu().numpy(), expect(np.arange(2 * T) < 5))

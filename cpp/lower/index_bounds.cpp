@@ -16,6 +16,7 @@ struct Bounds {
   TExprPtr lo, hi;
   bool runtime = false;
   bool tile = false;
+  long long offset = 0;
 };
 
 // Constants whose sum with an arange cannot reach 2**31 (a Triton tile has at most 2**20
@@ -27,15 +28,16 @@ constexpr long long kSmallConstant = 1LL << 30;
 // int64 or uint64, a float one as fp32). Not narrower ints: `python int + int16` stays int16 where
 // `int32 tile + int16` is int32.
 bool combines_as_tile_does(const Lowerer& L, const LVal& v) {
-  if (v.info.kind == VKind::Constexpr) return true;
-  if (v.info.dtype.is("int32") || v.info.dtype.is("int64")) return true;
-  return L.is_scalar_param(v.expr);
+  if (v.info.kind == VKind::Constexpr) return !v.info.cval || v.info.cval->kind == sema::ConstValue::Kind::Int;
+  if (v.info.dtype.known()) return v.info.dtype.is("int32") || v.info.dtype.is("int64");
+  return L.is_scalar_param(v.expr);  // (not annotated float: that dtype is known)
 }
 
 std::optional<Bounds> bounds_of(const Lowerer& L, const LVal& v) {
   if (v.info.kind == VKind::Tile) {
-    if (!v.index || !v.index->lo) return std::nullopt;
-    return Bounds{v.index->lo, v.index->hi, v.index->runtime, true};
+    const IndexFacts* f = facts(v);
+    if (!f || !f->lo) return std::nullopt;
+    return Bounds{f->lo, f->hi, f->runtime, true, f->offset};
   }
   if ((v.info.kind != VKind::Scalar && v.info.kind != VKind::Constexpr) || !v.expr || v.info.is_bool) return std::nullopt;
   if (!stable_expr(L, v.expr) || !combines_as_tile_does(L, v)) return std::nullopt;
@@ -62,20 +64,20 @@ void add_term(std::vector<TExprPtr>& terms, TExprPtr t) {
 
 }  // namespace
 
-std::shared_ptr<const IndexFacts> arange(const TExprPtr& last) {
+std::shared_ptr<IndexFacts> arange(const TExprPtr& last) {
   auto f = std::make_shared<IndexFacts>();
   f->lo = lit_int(0);
   f->hi = last;
   return f;
 }
 
-std::shared_ptr<const IndexFacts> all_true() {
+std::shared_ptr<IndexFacts> all_true() {
   auto f = std::make_shared<IndexFacts>();
   f->all_true.emplace();
   return f;
 }
 
-std::shared_ptr<const IndexFacts> shifted(const Lowerer& L, const std::string& op, const LVal& a, const LVal& b) {
+std::shared_ptr<IndexFacts> shifted(const Lowerer& L, const std::string& op, const LVal& a, const LVal& b) {
   if (op != "add" && op != "sub") return nullptr;
   bool tile_first = a.info.kind == VKind::Tile;
   const LVal& t = tile_first ? a : b;
@@ -86,7 +88,12 @@ std::shared_ptr<const IndexFacts> shifted(const Lowerer& L, const std::string& o
   if (!tb || !sb) return nullptr;
   // Before any runtime value joins, the bounds are Python ints: only small constants keep them
   // equal to the tile's int32 elements (a constexpr near 2**31 would wrap there, not here).
-  if (!tb->runtime && !sb->runtime && !small_constant(s)) return nullptr;
+  long long offset = 0;
+  if (!tb->runtime && !sb->runtime) {
+    if (!small_constant(s)) return nullptr;
+    offset = tb->offset + (op == "sub" ? -s.info.cval->i : s.info.cval->i);  // arange + 2**30 + 2**30 wraps
+    if (std::llabs(offset) >= kSmallConstant) return nullptr;
+  }
   // (A float scalar makes a float tile: (first + i) rounded is still ascending, its ends computed
   // alike, so the facts hold there too.)
   auto f = std::make_shared<IndexFacts>();
@@ -94,10 +101,11 @@ std::shared_ptr<const IndexFacts> shifted(const Lowerer& L, const std::string& o
   f->lo = shift(tb->lo, s.expr, sub, !tile_first);
   f->hi = shift(tb->hi, s.expr, sub, !tile_first);
   f->runtime = tb->runtime || sb->runtime;
+  f->offset = offset;
   return f;
 }
 
-std::shared_ptr<const IndexFacts> compared(const Lowerer& L, const std::string& op, const LVal& a, const LVal& b) {
+std::shared_ptr<IndexFacts> compared(const Lowerer& L, const std::string& op, const LVal& a, const LVal& b) {
   if (op != "less" && op != "less_equal" && op != "greater" && op != "greater_equal") return nullptr;
   if (a.info.kind != VKind::Tile && b.info.kind != VKind::Tile) return nullptr;
   auto x = bounds_of(L, a), y = bounds_of(L, b);
@@ -117,22 +125,24 @@ std::shared_ptr<const IndexFacts> compared(const Lowerer& L, const std::string& 
   return f;
 }
 
-std::shared_ptr<const IndexFacts> conjunction(const LVal& a, const LVal& b) {
-  if (!a.index || !b.index || !a.index->all_true || !b.index->all_true) return nullptr;
+std::shared_ptr<IndexFacts> conjunction(const LVal& a, const LVal& b) {
+  const IndexFacts *fa = facts(a), *fb = facts(b);
+  if (!fa || !fb || !fa->all_true || !fb->all_true) return nullptr;
   auto f = std::make_shared<IndexFacts>();
-  f->all_true = *a.index->all_true;
-  for (auto& t : *b.index->all_true) add_term(*f->all_true, t);
+  f->all_true = *fa->all_true;
+  for (auto& t : *fb->all_true) add_term(*f->all_true, t);
   return f;
 }
 
-std::shared_ptr<const IndexFacts> merged_under(const TExprPtr& cond, const IndexFacts* a, const IndexFacts* b) {
-  if (!a || !b || !a->lo != !b->lo || a->all_true.has_value() != b->all_true.has_value()) return nullptr;
+std::shared_ptr<IndexFacts> merged_under(const TExprPtr& cond, const IndexFacts* a, const IndexFacts* b) {
+  if (!a || !b || a->offset != b->offset || !a->lo != !b->lo || a->all_true.has_value() != b->all_true.has_value()) return nullptr;
   auto pick = [&](const TExprPtr& x, const TExprPtr& y) { return source(x) == source(y) ? x : ifexp(cond, x, y); };
   auto f = std::make_shared<IndexFacts>();
   if (a->lo) {
     f->lo = pick(a->lo, b->lo);
     f->hi = pick(a->hi, b->hi);
     f->runtime = a->runtime || b->runtime;
+    f->offset = a->offset;
   }
   if (a->all_true) {
     auto has = [](const std::vector<TExprPtr>& terms, const TExprPtr& t) {
@@ -150,10 +160,25 @@ std::shared_ptr<const IndexFacts> merged_under(const TExprPtr& cond, const Index
 }
 
 TExprPtr all_true_test(const LVal& mask) {
-  if (!mask.index || !mask.index->all_true || mask.index->all_true->empty()) return nullptr;
+  const IndexFacts* f = facts(mask);
+  if (!f || !f->all_true || f->all_true->empty()) return nullptr;
   TExprPtr test;
-  for (auto& t : *mask.index->all_true) test = test ? binop("&", test, t) : t;
+  for (auto& t : *f->all_true) test = test ? binop("&", test, t) : t;
   return test;
+}
+
+const IndexFacts* facts(const LVal& v) {
+  return v.index && v.expr && v.index->of == v.expr.get() ? v.index.get() : nullptr;
+}
+
+void attach(LVal& r, std::shared_ptr<IndexFacts> f) {
+  if (f && r.expr) f->of = r.expr.get();
+  r.index = f && r.expr ? std::move(f) : nullptr;
+}
+
+void carry(LVal& r, const LVal& x) {
+  const IndexFacts* f = facts(x);
+  attach(r, f ? std::make_shared<IndexFacts>(*f) : nullptr);
 }
 
 bool stable_expr(const Lowerer& L, const TExprPtr& e) {

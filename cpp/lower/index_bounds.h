@@ -31,10 +31,15 @@ class Lowerer;
 struct LVal;
 
 struct IndexFacts {
+  // The Triton expression these facts describe: an LVal's facts count only while its `expr` is
+  // this one (index_bounds::facts), so an operation that derives a new value by copying an LVal
+  // and changing its expression (negation, a cast, a helper's result) drops them by itself.
+  const TExpr* of = nullptr;
   // An integer tile whose elements are first + i, i = 0 .. count - 1 (any layout): scalar
   // expressions of its first (`lo`) and last (`hi`) element. Null for a bool tile.
   TExprPtr lo, hi;
   bool runtime = false;  // lo/hi involve a runtime scalar (an int32 sum may wrap)
+  long long offset = 0;  // while not runtime: the constants added so far (their sum must stay small)
   // A bool tile: scalar conditions whose conjunction implies that every element is true (empty:
   // always, as for ct.full(shape, True)); nullopt when nothing is known.
   std::optional<std::vector<TExprPtr>> all_true;
@@ -42,28 +47,38 @@ struct IndexFacts {
 
 namespace index_bounds {
 
+/// The facts of `v` if they describe its current expression, else null.
+const IndexFacts* facts(const LVal& v);
+
+/// Attaches `f` (null: none) to `r`'s expression.
+void attach(LVal& r, std::shared_ptr<IndexFacts> f);
+
+/// `r` holds `x`'s elements (reshaped, expanded, broadcast, or `x` bound to a name): x's facts,
+/// attached to r's expression.
+void carry(LVal& r, const LVal& x);
+
 /// `tl.arange(0, n)` as ct.arange(n) lowers it (int32, no start or step): first 0, last n - 1.
-std::shared_ptr<const IndexFacts> arange(const TExprPtr& last);
+std::shared_ptr<IndexFacts> arange(const TExprPtr& last);
 
 /// A bool tile known to be all true (ct.full(shape, True)).
-std::shared_ptr<const IndexFacts> all_true();
+std::shared_ptr<IndexFacts> all_true();
 
 /// The facts of `a op b` for op "add" or "sub" (null when unknown): an index tile plus or minus a
 /// stable scalar, or a stable scalar plus an index tile.
-std::shared_ptr<const IndexFacts> shifted(const Lowerer& L, const std::string& op, const LVal& a, const LVal& b);
+std::shared_ptr<IndexFacts> shifted(const Lowerer& L, const std::string& op, const LVal& a, const LVal& b);
 
 /// The facts of the tile comparison `a op b` (op "less", "less_equal", "greater",
 /// "greater_equal"; null for others): each operand an index tile or a stable scalar, one a tile.
-std::shared_ptr<const IndexFacts> compared(const Lowerer& L, const std::string& op, const LVal& a, const LVal& b);
+std::shared_ptr<IndexFacts> compared(const Lowerer& L, const std::string& op, const LVal& a, const LVal& b);
 
 /// The facts of `a & b` of two bool tiles: every element of both true.
-std::shared_ptr<const IndexFacts> conjunction(const LVal& a, const LVal& b);
+std::shared_ptr<IndexFacts> conjunction(const LVal& a, const LVal& b);
 
-/// The facts of a name bound to `a` on the `then` path of an `if` on the constexpr condition `cond`
+/// The facts of a name bound to `a` (its facts(), or null) on the `then` path of an `if` on the constexpr condition `cond`
 /// and to `b` on the other: each bound or condition that differs becomes `x if cond else y`,
 /// which Triton folds per specialization, visiting the arm taken only (so a name bound on one
 /// path alone stays out of the other's code). Null when one side knows nothing.
-std::shared_ptr<const IndexFacts> merged_under(const TExprPtr& cond, const IndexFacts* a, const IndexFacts* b);
+std::shared_ptr<IndexFacts> merged_under(const TExprPtr& cond, const IndexFacts* a, const IndexFacts* b);
 
 /// The scalar test that every element of `mask` is true (its conditions joined by `&`), or null.
 TExprPtr all_true_test(const LVal& mask);

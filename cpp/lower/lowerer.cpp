@@ -182,16 +182,22 @@ bool Lowerer::updated_in_place(const ArrayVal& array) const {
   return may_hold(tile_loaded_) && may_hold(tile_stored_);
 }
 
+namespace {
+void drop_index_facts(LVal& v) {  // a tuple's elements too
+  v.index.reset();
+  for (auto& e : v.elems) drop_index_facts(e);
+}
+}  // namespace
+
 bool Lowerer::stable_name(const std::string& id) const {
   auto it = assign_count_.find(id);
   int count = it == assign_count_.end() ? 0 : it->second;
+  for (auto& p : fn_.params)
+    if (p.name == id) return count == 0;  // a parameter rebound (or a loop's variable): two values
   auto loop = for_target_count_.find(id);
   if (loop != for_target_count_.end()) return loop->second == 1 && count == 2;  // bound by one loop only
   if (count == 0) return true;  // parameters, temporaries
-  if (count > 1) return false;
-  for (auto& p : fn_.params)
-    if (p.name == id) return false;  // a parameter rebound: two values
-  return true;
+  return count <= 1;
 }
 
 bool Lowerer::rebound(const std::string& id) const {
@@ -266,7 +272,9 @@ TExprPtr Lowerer::bind(const std::string& hint, TExprPtr value) {
 
 TExprPtr Lowerer::as_name(LVal& v, const std::string& hint) {
   if (is_name(v.expr)) return v.expr;
+  LVal before = v;
   v.expr = bind(hint, v.expr);
+  index_bounds::carry(v, before);
   return v.expr;
 }
 
@@ -937,8 +945,10 @@ void Lowerer::bind_name(const std::string& id, LVal value, const Node* at) {
   }
   if (k == VKind::Scalar || k == VKind::Tile) {
     if (value.expr && !is_name(value.expr, id)) emit(TStmt::assign(name(id), value.expr));
-    value.expr = name(id);
-    env_[id] = std::move(value);
+    LVal bound = value;
+    bound.expr = name(id);
+    index_bounds::carry(bound, value);  // the name holds the expression's elements
+    env_[id] = std::move(bound);
     return;
   }
   if (k == VKind::DTypeV && !value.info.dtype.known() && value.expr) {
@@ -1194,7 +1204,7 @@ void Lowerer::merge_envs(const std::map<std::string, LVal>& a, const std::map<st
       continue;
     }
     m.info.sign = sema::sign_join(va.info.sign, vb.info.sign);
-    if (va.index != vb.index) m.index.reset();  // facts of one path's value only
+    if (va.index != vb.index || !va.elems.empty() || !vb.elems.empty()) drop_index_facts(m);  // one path's only
     if (va.origin && vb.origin && va.origin != vb.origin) {  // either path's loaded tile (lower/k_major.h)
       auto o = std::make_shared<TileOrigin>(*va.origin);
       for (auto& s : vb.origin->sources) o->sources.push_back(s);
@@ -1332,7 +1342,9 @@ void Lowerer::lower_if(const Node* s, const std::vector<const Node*>& rest, bool
       while (ib != else_env.end() && ib->first < k) ++ib;
       if (ib == else_env.end()) break;
       if (ib->first != k || va.index == ib->second.index) continue;
-      va.index = ib->second.index = index_bounds::merged_under(cond.expr, va.index.get(), ib->second.index.get());
+      index_bounds::attach(va, index_bounds::merged_under(cond.expr, index_bounds::facts(va),
+                                                          index_bounds::facts(ib->second)));
+      ib->second.index = va.index;  // (merge_envs keeps the then-path's LVal, with its expression)
     }
   }
   unify_branch_arrays(then_env, else_env, st.body, st.orelse);
@@ -1356,7 +1368,7 @@ void Lowerer::forget_index_facts(const Node* loop) {
     sema::walk(st, [&](const Node* n) {
       if (n->is("Name") && n->child("ctx") && n->child("ctx")->is("Store")) {
         auto it = env_.find(std::string(n->str("id")));
-        if (it != env_.end()) it->second.index.reset();
+        if (it != env_.end()) drop_index_facts(it->second);
       }
       return true;
     });

@@ -240,7 +240,7 @@ LVal binary(Lowerer& L, const std::string& op, LVal a, LVal b, const syntax::Nod
   if (is_compare(op)) {
     LVal r = make_value(compare(op_symbol(op), a.expr, b.expr), *shape, DType::concrete("bool_"));
     r.info.is_bool = true;
-    r.index = index_bounds::compared(L, op, a, b);
+    index_bounds::attach(r, index_bounds::compared(L, op, a, b));
     return r;
   }
   if (a.info.is_bool || b.info.is_bool) {
@@ -250,7 +250,7 @@ LVal binary(Lowerer& L, const std::string& op, LVal a, LVal b, const syntax::Nod
     }
     LVal r = make_value(binop(op_symbol(op), a.expr, b.expr), *shape, DType::concrete("bool_"));
     r.info.is_bool = a.info.is_bool && b.info.is_bool;
-    if (op == "bitwise_and" && r.info.is_bool) r.index = index_bounds::conjunction(a, b);
+    if (op == "bitwise_and" && r.info.is_bool) index_bounds::attach(r, index_bounds::conjunction(a, b));
     return r;
   }
   if (op == "truediv") return truediv(L, a, b, *shape, rt, rounding, at);
@@ -261,7 +261,7 @@ LVal binary(Lowerer& L, const std::string& op, LVal a, LVal b, const syntax::Nod
   }
   if (op == "add" || op == "sub" || op == "mul" || op.rfind("bitwise_", 0) == 0) {
     LVal r = make_value(binop(op_symbol(op), a.expr, b.expr), *shape, rt, sign);
-    r.index = index_bounds::shifted(L, op, a, b);
+    index_bounds::attach(r, index_bounds::shifted(L, op, a, b));
     return r;
   }
   if (op == "floordiv") {
@@ -494,10 +494,11 @@ LVal where(Lowerer& L, LVal c, LVal a, LVal b, const syntax::Node* at) {
   TExprPtr selected = tl_call("where", {cond, a.expr, b.expr});
   // In a loop, a mask known all true on some iterations (index_bounds.h) skips the select there:
   // `x if <every element true> else tl.where(mask, x, y)`, both arms x's exact shape and dtype.
-  // (A dtype only Triton knows may be an int one, which a float literal y would promote.)
-  bool float_literal_y = is_loose(b) && b.info.cval && b.info.cval->kind == sema::ConstValue::Kind::Float;
-  bool same_type = a.info.kind == VKind::Tile && a.info.shape.size() == s2->size() && a.info.dtype.same(rt) &&
-                   rt.kind != DType::Kind::Dynamic && (a.info.dtype.known() || !float_literal_y);
+  // (A dtype only Triton knows may be bool or int, which a literal y would promote: then y must
+  // have x's dtype. A rank only Triton knows may differ from y's.)
+  bool same_type = a.info.kind == VKind::Tile && !a.info.shape.unknown_rank && !s2->unknown_rank &&
+                   a.info.shape.size() == s2->size() && a.info.dtype.same(rt) && rt.kind != DType::Kind::Dynamic &&
+                   (a.info.dtype.known() || (!is_loose(b) && b.info.dtype.same(a.info.dtype)));
   for (size_t d = 0; same_type && d < s2->size(); ++d) same_type = a.info.shape[d].same((*s2)[d]);
   // Not under a runtime `if` of the loop: there the kernel already confines the mask to some
   // iterations (`if j >= mask_start:`), and a second test cost TileGym's MLA 11-13% (H200, s27).

@@ -47,7 +47,7 @@ LVal full_like_op(OpCall& c, const char* what, std::optional<TExprPtr> fill) {
   }
   if (is_const(value)) sign = value->text[0] == '-' ? sema::Sign::Unknown : sema::Sign::NonNeg;
   LVal r = ops::make_value(tl_call("full", {ops::shape_list(*shape), value, raw(tdt)}), *shape, *dt, sign);
-  if (dt->is("bool_") && is_const(value, "True")) r.index = index_bounds::all_true();  // a mask to narrow with &
+  if (dt->is("bool_") && is_const(value, "True")) index_bounds::attach(r, index_bounds::all_true());  // a mask to narrow with &
   return r;
 }
 
@@ -87,7 +87,7 @@ void register_factory_ops(Registry& r) {
     LVal r = ops::make_value(e, *shape, *dt, sign);
     if (plain) {  // index bounds (index_bounds.h): first 0, last size - 1
       const sema::Dim& n = (*shape)[0];
-      r.index = index_bounds::arange(n.value ? lit_int(*n.value - 1) : binop("-", Lowerer::dim_to_expr(n), lit_int(1)));
+      index_bounds::attach(r, index_bounds::arange(n.value ? lit_int(*n.value - 1) : binop("-", Lowerer::dim_to_expr(n), lit_int(1))));
     }
     return r;
   }, "tl.arange(0, size) (.to(dtype) * step + start)");

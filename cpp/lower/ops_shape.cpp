@@ -76,7 +76,7 @@ LVal newaxis_subscript(Lowerer& L, LVal base, const syntax::Node* slice, const s
   }
   LVal r = make_value(subscript(base.expr, index), shape, base.info.dtype, base.info.sign);
   r.info.is_bool = base.info.is_bool;
-  r.index = base.index;  // new unit axes: the same elements
+  index_bounds::carry(r, base);  // new unit axes: the same elements
   return r;
 }
 
@@ -131,7 +131,7 @@ std::optional<std::vector<long long>> perm_arg(OpCall& c, const std::string& p, 
 // The same elements in another shape or order: what is known of them holds still.
 LVal keep_bool(LVal r, const LVal& x) {
   r.info.is_bool = x.info.is_bool;
-  r.index = x.index;
+  index_bounds::carry(r, x);
   return r;
 }
 
