@@ -13,6 +13,9 @@ Variants (the module's text, as converted or edited; an edit that does not apply
   before        the module as converted before that (BEFORE, e.g. .diag/swa_before.py), if given
   before+guard  it with the select and the mask behind a hand-written test of the KV block (what s27's
                 first measurement timed)
+  conv w8       the converted module at num_warps=8
+SWA_GRAPH=1 times CUDA graph replays (triton.testing.do_bench_cudagraph: device time, no host launch cost)
+instead; SWA_SEQS="512 1024" picks the lengths (default 512 4096 16384).
 
   PYTHONPATH=TILEGYM/src:PLUGIN:CUTILE_SITE python3 swa_variants.py TILEGYM CONVERTED [ROUNDS [BEFORE]]
 (as scripts_on_device.sh runs it)"""
@@ -92,7 +95,8 @@ def main():
     conv = load("conv", edited(text), tmp)
     ops = {"conv": (conv, {}), "conv s1": (conv, {"num_stages": 1}),
            "conv s1 tma": (conv, {"num_stages": 1, "use_tma": True}),
-           "conv+fuse": (load("conv_fuse", edited(text, fuse=True), tmp), {})}
+           "conv+fuse": (load("conv_fuse", edited(text, fuse=True), tmp), {}),
+           "conv w8": (conv, {"num_warps": 8})}
     if BEFORE:
         before = BEFORE.read_text()
         ops["before"] = (load("before", edited(before), tmp), {})
@@ -128,7 +132,11 @@ def main():
                 raise SystemExit(1)
 
     names = list(ops) + (["cutile"] if cutile else [])
-    for s in (512, 4096, 16384):
+    graph = os.environ.get("SWA_GRAPH") == "1"
+    timer = triton.testing.do_bench_cudagraph if graph else functools.partial(triton.testing.do_bench,
+                                                                             return_mode="median")
+    P(f"timer: {'do_bench_cudagraph (device time)' if graph else 'do_bench median (host launch included)'}")
+    for s in [int(x) for x in os.environ.get("SWA_SEQS", "512 4096 16384").split()]:
         q, k, v = mk(s), mk(s), mk(s)
         w = min(4096, s)
         flops = 2 * 32 * s * w * 128 * 2
@@ -136,7 +144,7 @@ def main():
         for _ in range(ROUNDS):
             for n in names:
                 f = (lambda: cutile(q, k, v, w)) if n == "cutile" else (lambda n=n: call(n, q, k, v, w))
-                times[n].append(triton.testing.do_bench(f, return_mode="median"))
+                times[n].append(timer(f))
         base = statistics.median(times["cutile"]) if cutile else None
         for n in names:
             ms = statistics.median(times[n])
