@@ -2,8 +2,8 @@
 
 The converter knows the first and last element of index tiles (`ct.arange(n) + start`) and turns a
 mask made of their comparisons into a scalar test per iteration: `x if <every element true> else
-tl.where(mask, x, y)`. Measured on an H200: TileGym's SWA attention 0.67-0.75x -> 0.76-0.94x of
-cuTile (BENCHMARKS.md, "SWA attention's masks"). Checked here, in the interpreter on ragged sizes
+tl.where(mask, x, y)`. Measured on an H200: TileGym's SWA attention 0.68x -> 0.87x of cuTile at 4096
+tokens, 0.67-0.75x -> 0.76-0.94x over 512-16384 (BENCHMARKS.md, "SWA attention's masks"). Checked here, in the interpreter on ragged sizes
 against PyTorch: an SWA-style kernel (window and causal masks over two axes, a constexpr `if`), a
 row walked in tiles, and the case the test's `first <= last` term exists for: an int32 index tile
 that wraps around, where the comparison of its ends alone would claim the mask all true.
@@ -251,3 +251,44 @@ def k(Out, n: int, {params}T: ConstInt):
     out = torch.full((2 * T,), 99.0)
     m.launch_k((1, 1, 1), dev(out), 5, *((0, 100) if own_names else ()), T)
     np.testing.assert_array_equal(out.cpu().numpy(), expect(np.arange(2 * T) < 5))
+
+
+def test_the_other_arm_runs_whatever_the_test_says(tmp_path):
+    # y stores before it returns: the guarded form evaluates it on every iteration, as tl.where does.
+    src = HEAD + f'''
+def fill(C, j, T: ConstInt):
+    ct.store(C, index=(j,), tile=ct.full((T,), 7.0, dtype=ct.float32))
+    return ct.full((T,), -1.0, dtype=ct.float32)
+
+@ct.kernel
+def k(C, Out, n: int, T: ConstInt):
+    for j in range(2):
+        x = ct.full((T,), 1.0, dtype=ct.float32)
+        ct.store(Out, index=(j,), tile=ct.where({AR} + j * T < n, x, fill(C, j, T)))
+'''
+    code = convert(src, "side_effect.py")
+    assert "mask_all_true" in code, code
+    m = load(code, tmp_path, "side_effect")
+    c, out = torch.zeros(2 * T), torch.zeros(2 * T)
+    m.launch_k((1, 1, 1), dev(c), dev(out), 2 * T, T)
+    assert (c.cpu() == 7.0).all(), c
+    np.testing.assert_array_equal(out.cpu().numpy(), expect(np.ones(2 * T, dtype=bool)))
+
+
+@pytest.mark.parametrize("u", [2**63, 2**63 + 5, 3])
+def test_a_parameter_typed_uint64_keeps_the_select(tmp_path, u):
+    # Triton types 2**63 and more as uint64, and then compares the tile's -1 as 2**64 - 1.
+    src = HEAD + f'''
+@ct.kernel
+def k(Out, u: int, T: ConstInt):
+    for j in range(1):
+        x = ct.full((T,), 1.0, dtype=ct.float32)
+        offs = {AR} - 1
+        ct.store(Out, index=(0,), tile=ct.where(offs < u, x, ct.full((T,), -1.0, dtype=ct.float32)))
+'''
+    m = load(convert(src, "unsigned.py"), tmp_path, "unsigned")
+    out = torch.full((T,), 99.0)
+    m.launch_k((1, 1, 1), dev(out), u, T)
+    offs = (A - 1).astype(np.int64)
+    below = np.array([(int(o) % 2**64 if u >= 2**63 else int(o)) < u for o in offs])  # Triton's uint64 compare
+    np.testing.assert_array_equal(out.cpu().numpy(), expect(below))

@@ -59,7 +59,8 @@ void layout_into(std::string& out, const std::string& prefix, const TExprPtr& va
     return;
   }
   if ((int)flat.size() > opts.max_line && value->kind == TExpr::Kind::BinOp &&
-      value->args[0]->kind == TExpr::Kind::BinOp && value->args[0]->text == value->text) {
+      value->args[0]->kind == TExpr::Kind::BinOp && value->args[0]->text == value->text && value->text != "**") {
+    // (not `**`: it groups from the right, so (a ** b) ** c is no chain)
     // black's layout for a long chain of one operator (`a & b & c`): one operand per line
     std::vector<TExprPtr> chain;
     TExprPtr e = value;

@@ -1,8 +1,10 @@
 #include "lower/index_bounds.h"
 
 #include <cstdlib>
+#include <utility>
 
 #include "lower/lowerer.h"
+#include "lower/ops_common.h"
 #include "lower/value.h"
 
 namespace c2t::lower::index_bounds {
@@ -17,6 +19,8 @@ struct Bounds {
   bool runtime = false;
   bool tile = false;
   long long offset = 0;
+  bool lo_nonneg = false;
+  bool maybe_unsigned = false;
 };
 
 // Constants whose sum with an arange cannot reach 2**31 (a Triton tile has at most 2**20
@@ -33,15 +37,43 @@ bool combines_as_tile_does(const Lowerer& L, const LVal& v) {
   return L.is_scalar_param(v.expr);  // (not annotated float: that dtype is known)
 }
 
+// Whether `e` computes the same value wherever in the function it is evaluated after its operands
+// were bound: number literals, names bound once (Lowerer::stable_name), and arithmetic of those and
+// of tl.program_id / tl.num_programs.
+bool stable_expr(const Lowerer& L, const TExprPtr& e) {
+  if (!e) return false;
+  switch (e->kind) {
+    case TExpr::Kind::Const:  // a number, not raw text (a composite tile dimension may name anything)
+      return !e->text.empty() && e->text.find_first_not_of("0123456789") == std::string::npos;
+    case TExpr::Kind::Name:
+      return L.stable_name(e->text);
+    case TExpr::Kind::BinOp:
+    case TExpr::Kind::UnaryOp:
+      for (auto& x : e->args)
+        if (!stable_expr(L, x)) return false;
+      return true;
+    case TExpr::Kind::Call: {
+      std::string fn = e->args.empty() ? "" : source(e->args[0]);
+      if (fn != "tl.program_id" && fn != "tl.num_programs") return false;
+      for (size_t k = 1; k < e->args.size(); ++k)
+        if (e->args[k]->kind != TExpr::Kind::Const) return false;
+      return e->kwargs.empty();
+    }
+    default:
+      return false;
+  }
+}
+
 std::optional<Bounds> bounds_of(const Lowerer& L, const LVal& v) {
   if (v.info.kind == VKind::Tile) {
     const IndexFacts* f = facts(v);
     if (!f || !f->lo) return std::nullopt;
-    return Bounds{f->lo, f->hi, f->runtime, true, f->offset};
+    return Bounds{f->lo, f->hi, f->runtime, true, f->offset, f->lo_nonneg, f->maybe_unsigned};
   }
   if ((v.info.kind != VKind::Scalar && v.info.kind != VKind::Constexpr) || !v.expr || v.info.is_bool) return std::nullopt;
   if (!stable_expr(L, v.expr) || !combines_as_tile_does(L, v)) return std::nullopt;
-  return Bounds{v.expr, v.expr, v.info.kind == VKind::Scalar, false};
+  bool param = v.info.kind == VKind::Scalar && !v.info.dtype.known();  // an int argument: int32, int64 or uint64
+  return Bounds{v.expr, v.expr, v.info.kind == VKind::Scalar, false, 0, ops::proven_nonneg(v), param};
 }
 
 bool small_constant(const LVal& v) {
@@ -64,10 +96,12 @@ void add_term(std::vector<TExprPtr>& terms, TExprPtr t) {
 
 }  // namespace
 
-std::shared_ptr<IndexFacts> arange(const TExprPtr& last) {
+std::shared_ptr<IndexFacts> arange(const Lowerer& L, const TExprPtr& last) {
+  if (!stable_expr(L, last)) return nullptr;
   auto f = std::make_shared<IndexFacts>();
   f->lo = lit_int(0);
   f->hi = last;
+  f->lo_nonneg = true;
   return f;
 }
 
@@ -94,14 +128,16 @@ std::shared_ptr<IndexFacts> shifted(const Lowerer& L, const std::string& op, con
     offset = tb->offset + (op == "sub" ? -s.info.cval->i : s.info.cval->i);  // arange + 2**30 + 2**30 wraps
     if (std::llabs(offset) >= kSmallConstant) return nullptr;
   }
-  // (A float scalar makes a float tile: (first + i) rounded is still ascending, its ends computed
-  // alike, so the facts hold there too.)
+  // (A scalar parameter of no known dtype may be a float: (first + i) rounded is still ascending,
+  // its ends computed alike, so the facts hold there too.)
   auto f = std::make_shared<IndexFacts>();
   bool sub = op == "sub";
   f->lo = shift(tb->lo, s.expr, sub, !tile_first);
   f->hi = shift(tb->hi, s.expr, sub, !tile_first);
   f->runtime = tb->runtime || sb->runtime;
   f->offset = offset;
+  f->lo_nonneg = tb->lo_nonneg && !sub && sb->lo_nonneg;
+  f->maybe_unsigned = tb->maybe_unsigned || sb->maybe_unsigned;
   return f;
 }
 
@@ -119,9 +155,13 @@ std::shared_ptr<IndexFacts> compared(const Lowerer& L, const std::string& op, co
   auto f = std::make_shared<IndexFacts>();
   f->all_true.emplace();
   add_term(*f->all_true, test);
-  // ... and an index tile's extremes are its first and last elements: no wrap between them.
+  // ... and an index tile's extremes are its first and last elements: no wrap between them, and,
+  // where the other operand may be uint64 (a scalar parameter of 2**63 or more, or a tile shifted
+  // by one), no negative element, which would convert to the largest unsigned values.
   for (const Bounds* o : {&*x, &*y})
     if (o->tile && o->runtime) add_term(*f->all_true, compare("<=", o->lo, o->hi));
+  for (const auto& [tile, other] : {std::pair{&*x, &*y}, std::pair{&*y, &*x}})
+    if (tile->tile && other->maybe_unsigned && !tile->lo_nonneg) add_term(*f->all_true, compare(">=", tile->lo, lit_int(0)));
   return f;
 }
 
@@ -135,7 +175,7 @@ std::shared_ptr<IndexFacts> conjunction(const LVal& a, const LVal& b) {
 }
 
 std::shared_ptr<IndexFacts> merged_under(const TExprPtr& cond, const IndexFacts* a, const IndexFacts* b) {
-  if (!a || !b || a->offset != b->offset || !a->lo != !b->lo || a->all_true.has_value() != b->all_true.has_value()) return nullptr;
+  if (!a || !b || a->offset != b->offset || a->lo_nonneg != b->lo_nonneg || a->maybe_unsigned != b->maybe_unsigned || !a->lo != !b->lo || a->all_true.has_value() != b->all_true.has_value()) return nullptr;
   auto pick = [&](const TExprPtr& x, const TExprPtr& y) { return source(x) == source(y) ? x : ifexp(cond, x, y); };
   auto f = std::make_shared<IndexFacts>();
   if (a->lo) {
@@ -143,6 +183,8 @@ std::shared_ptr<IndexFacts> merged_under(const TExprPtr& cond, const IndexFacts*
     f->hi = pick(a->hi, b->hi);
     f->runtime = a->runtime || b->runtime;
     f->offset = a->offset;
+    f->lo_nonneg = a->lo_nonneg;
+    f->maybe_unsigned = a->maybe_unsigned;
   }
   if (a->all_true) {
     auto has = [](const std::vector<TExprPtr>& terms, const TExprPtr& t) {
@@ -168,11 +210,11 @@ TExprPtr all_true_test(const LVal& mask) {
 }
 
 const IndexFacts* facts(const LVal& v) {
-  return v.index && v.expr && v.index->of == v.expr.get() ? v.index.get() : nullptr;
+  return v.index && v.expr && v.index->of == v.expr ? v.index.get() : nullptr;
 }
 
 void attach(LVal& r, std::shared_ptr<IndexFacts> f) {
-  if (f && r.expr) f->of = r.expr.get();
+  if (f && r.expr) f->of = r.expr;
   r.index = f && r.expr ? std::move(f) : nullptr;
 }
 
@@ -181,23 +223,26 @@ void carry(LVal& r, const LVal& x) {
   attach(r, f ? std::make_shared<IndexFacts>(*f) : nullptr);
 }
 
-bool stable_expr(const Lowerer& L, const TExprPtr& e) {
+bool pure_expr(const TExprPtr& e) {
   if (!e) return false;
   switch (e->kind) {
-    case TExpr::Kind::Const:
-      return true;  // literals and constexpr texts (tile dimensions)
     case TExpr::Kind::Name:
-      return L.stable_name(e->text);
+    case TExpr::Kind::Const:
+    case TExpr::Kind::Attr:
+      return true;
     case TExpr::Kind::BinOp:
     case TExpr::Kind::UnaryOp:
+    case TExpr::Kind::Compare:
+    case TExpr::Kind::List:
+    case TExpr::Kind::Tuple:
       for (auto& x : e->args)
-        if (!stable_expr(L, x)) return false;
+        if (!pure_expr(x)) return false;
       return true;
     case TExpr::Kind::Call: {
       std::string fn = e->args.empty() ? "" : source(e->args[0]);
-      if (fn != "tl.program_id" && fn != "tl.num_programs") return false;
+      if (fn != "tl.full" && fn != "tl.zeros") return false;
       for (size_t k = 1; k < e->args.size(); ++k)
-        if (e->args[k]->kind != TExpr::Kind::Const) return false;
+        if (!pure_expr(e->args[k])) return false;
       return e->kwargs.empty();
     }
     default:

@@ -5,8 +5,9 @@
 // Why: attention kernels mask the scores on every iteration (window edge, causal diagonal,
 // sequence end) though only one or two key blocks per query block need it. cuTile's compiler
 // makes that cheap; Triton computes and applies the 64 x 128 mask each time. On the H200,
-// TileGym's SWA attention went from 0.67x to 0.90x of cuTile at 4096 tokens with the select
-// behind such a test (benchmarks/gpu/swa_variants.py, BENCHMARKS.md "SWA attention's masks").
+// TileGym's SWA attention went from 0.68x to 0.87x of cuTile at 4096 tokens (0.67-0.75x to
+// 0.76-0.94x over 512-16384 tokens) with the select behind such a test
+// (benchmarks/gpu/swa_variants.py, BENCHMARKS.md "SWA attention's masks").
 //
 // Exactness: the test is a sufficient condition, computed from scalars exactly as the tile's
 // first and last elements are (same operations, same operands, so the same dtypes and the same
@@ -15,7 +16,9 @@
 // 1) plus or minus stable scalars: its elements are first + i for i = 0..n-1 modulo the dtype's
 // width, so its smallest and largest elements are its first and last unless the sum wrapped,
 // which `first <= last` rules out (tested along with the comparison whenever a runtime value is
-// involved).
+// involved); against a value Triton may type as uint64 (an int argument of 2**63 or more) the
+// first element must also be >= 0 unless sign facts show it. The select's other arm y is still
+// evaluated on every iteration when it could have an effect (bound to a name before the test).
 #pragma once
 
 #include <memory>
@@ -34,12 +37,14 @@ struct IndexFacts {
   // The Triton expression these facts describe: an LVal's facts count only while its `expr` is
   // this one (index_bounds::facts), so an operation that derives a new value by copying an LVal
   // and changing its expression (negation, a cast, a helper's result) drops them by itself.
-  const TExpr* of = nullptr;
+  TExprPtr of;  // (held: an expression freed and another made at its address cannot take them)
   // An integer tile whose elements are first + i, i = 0 .. count - 1 (any layout): scalar
   // expressions of its first (`lo`) and last (`hi`) element. Null for a bool tile.
   TExprPtr lo, hi;
   bool runtime = false;  // lo/hi involve a runtime scalar (an int32 sum may wrap)
   long long offset = 0;  // while not runtime: the constants added so far (their sum must stay small)
+  bool lo_nonneg = false;  // the first element is >= 0 (sign facts)
+  bool maybe_unsigned = false;  // shifted by a scalar parameter Triton may type as uint64 (2**63 or more)
   // A bool tile: scalar conditions whose conjunction implies that every element is true (empty:
   // always, as for ct.full(shape, True)); nullopt when nothing is known.
   std::optional<std::vector<TExprPtr>> all_true;
@@ -57,8 +62,9 @@ void attach(LVal& r, std::shared_ptr<IndexFacts> f);
 /// attached to r's expression.
 void carry(LVal& r, const LVal& x);
 
-/// `tl.arange(0, n)` as ct.arange(n) lowers it (int32, no start or step): first 0, last n - 1.
-std::shared_ptr<IndexFacts> arange(const TExprPtr& last);
+/// `tl.arange(0, n)` as ct.arange(n) lowers it (int32, no start or step): first 0, last n - 1
+/// (`last`); null when `last` is not a stable expression.
+std::shared_ptr<IndexFacts> arange(const Lowerer& L, const TExprPtr& last);
 
 /// A bool tile known to be all true (ct.full(shape, True)).
 std::shared_ptr<IndexFacts> all_true();
@@ -83,10 +89,10 @@ std::shared_ptr<IndexFacts> merged_under(const TExprPtr& cond, const IndexFacts*
 /// The scalar test that every element of `mask` is true (its conditions joined by `&`), or null.
 TExprPtr all_true_test(const LVal& mask);
 
-/// Whether `e` computes the same value wherever in the function it is evaluated after its
-/// operands were bound: literals, constexprs, names bound once (Lowerer::stable_name), and
-/// arithmetic of those and of tl.program_id / tl.num_programs.
-bool stable_expr(const Lowerer& L, const TExprPtr& e);
+/// Whether evaluating `e` a second time, or not at all, changes nothing: names, literals, arithmetic
+/// and comparisons of those, tl.full / tl.zeros of them (the select's y arm, which the guarded form
+/// evaluates only when the mask is not all true).
+bool pure_expr(const TExprPtr& e);
 
 }  // namespace index_bounds
 }  // namespace c2t::lower

@@ -2,6 +2,7 @@
 #include "lower/lowerer.h"
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
 
 #include "lower/module_lowering.h"
@@ -190,14 +191,19 @@ void drop_index_facts(LVal& v) {  // a tuple's elements too
 }  // namespace
 
 bool Lowerer::stable_name(const std::string& id) const {
+  // Only identifiers: a name made of raw text (`a.shape[0]`, a tile dimension) may read a rebound `a`.
+  if (id.empty() || !(std::isalpha((unsigned char)id[0]) || id[0] == '_')) return false;
+  for (char ch : id)
+    if (!std::isalnum((unsigned char)ch) && ch != '_') return false;
   auto it = assign_count_.find(id);
   int count = it == assign_count_.end() ? 0 : it->second;
   for (auto& p : fn_.params)
     if (p.name == id) return count == 0;  // a parameter rebound (or a loop's variable): two values
-  auto loop = for_target_count_.find(id);
-  if (loop != for_target_count_.end()) return loop->second == 1 && count == 2;  // bound by one loop only
-  if (count == 0) return true;  // parameters, temporaries
-  return count <= 1;
+  // A loop's variable holds one value per iteration (each `for` counts 2): the loop that binds it
+  // alone. (A loop with `break` becomes a while loop that increments it at the end of the body,
+  // after every use in the body; a name first bound in a loop is not read after it in Triton.)
+  if (for_target_count_.count(id)) return count == 2;
+  return count <= 1;  // temporaries (0), locals bound once
 }
 
 bool Lowerer::rebound(const std::string& id) const {
@@ -1474,8 +1480,8 @@ void Lowerer::lower_for(const Node* s) {
         return;
       }
       ++loop_depth_;
-  const int ifs_outside_loop = ifs_at_loop_;
-  ifs_at_loop_ = runtime_ifs_;
+      const int ifs_outside_loop = ifs_at_loop_;
+      ifs_at_loop_ = runtime_ifs_;
       TripScope unrolled(loop_trips_, std::nullopt);
       for (auto& el : seq.elems) {
         forget_index_facts(s);  // each unrolled copy rebinds the body's names
@@ -1483,7 +1489,7 @@ void Lowerer::lower_for(const Node* s) {
         lower_block(nodes_of(s, "body"));
       }
       --loop_depth_;
-  ifs_at_loop_ = ifs_outside_loop;
+      ifs_at_loop_ = ifs_outside_loop;
       return;
     }
   } else if (sema::name_id(fn) != "range" || env_.count("range")) {
@@ -1550,13 +1556,13 @@ void Lowerer::lower_for(const Node* s) {
     TStmt st{TStmt::Kind::While};
     st.value = binop("&", name(flag), compare("<", name(var), stop_e));
     ++loop_depth_;
-  const int ifs_outside_loop = ifs_at_loop_;
-  ifs_at_loop_ = runtime_ifs_;
+    const int ifs_outside_loop = ifs_at_loop_;
+    ifs_at_loop_ = runtime_ifs_;
     break_flags_.push_back(flag);
     st.body = lower_nested(nodes_of(s, "body"));
     break_flags_.pop_back();
     --loop_depth_;
-  ifs_at_loop_ = ifs_outside_loop;
+    ifs_at_loop_ = ifs_outside_loop;
     st.body.push_back(TStmt::assign(name(var), binop("+", name(var), step)));
     auto after = std::move(env_);
     merge_envs(before_loop, after);

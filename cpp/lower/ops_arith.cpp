@@ -506,6 +506,7 @@ LVal where(Lowerer& L, LVal c, LVal a, LVal b, const syntax::Node* at) {
   if (TExprPtr all = guard ? index_bounds::all_true_test(c) : nullptr) {
     std::string mask = is_name(c.expr) ? c.expr->text : "mask";
     TExprPtr x = L.as_name(a, L.name_hint("x"));
+    if (!index_bounds::pure_expr(b.expr)) L.as_name(b, "y");  // evaluated as before, whatever the test says
     L.emit(TStmt::comment("every element of " + mask + " is true when its index tiles' extremes say so "
                           "(then tl.where would return " + x->text + ")"));
     TExprPtr test = L.bind(mask + "_all_true", all);

@@ -87,7 +87,7 @@ void register_factory_ops(Registry& r) {
     LVal r = ops::make_value(e, *shape, *dt, sign);
     if (plain) {  // index bounds (index_bounds.h): first 0, last size - 1
       const sema::Dim& n = (*shape)[0];
-      index_bounds::attach(r, index_bounds::arange(n.value ? lit_int(*n.value - 1) : binop("-", Lowerer::dim_to_expr(n), lit_int(1))));
+      index_bounds::attach(r, index_bounds::arange(c.L, n.value ? lit_int(*n.value - 1) : binop("-", Lowerer::dim_to_expr(n), lit_int(1))));
     }
     return r;
   }, "tl.arange(0, size) (.to(dtype) * step + start)");

@@ -49,6 +49,24 @@ TEST(Printer, LongCallsBreakOneArgumentPerLine) {
   while (std::getline(lines, line)) EXPECT_LE(line.size(), 100u) << line;
 }
 
+TEST(Printer, LongOperatorChainsOneOperandPerLine) {
+  // As black lays them out; the chain's operands keep the parentheses their precedence needs.
+  auto long_name = [](int i) { return name("a_rather_long_operand_name_number_" + std::to_string(i)); };
+  TExprPtr chain = compare("<", long_name(0), name("n"));
+  for (int i = 1; i < 4; ++i) chain = binop("&", chain, compare(">=", long_name(i), lit_int(0)));
+  EXPECT_EQ(print_stmts({TStmt::assign(name("m"), chain)}, 4),
+            "    m = (\n"
+            "        (a_rather_long_operand_name_number_0 < n)\n"
+            "        & (a_rather_long_operand_name_number_1 >= 0)\n"
+            "        & (a_rather_long_operand_name_number_2 >= 0)\n"
+            "        & (a_rather_long_operand_name_number_3 >= 0)\n"
+            "    )\n");
+  // `**` groups from the right: (a ** b) ** c is not a chain and stays as the flat printer has it.
+  TExprPtr pow = binop("**", binop("**", long_name(0), long_name(1)), long_name(2));
+  EXPECT_EQ(print_stmts({TStmt::assign(name("p"), pow)}, 4), "    p = " + print_expr(pow) + "\n");
+  EXPECT_NE(print_expr(pow).find("(a_rather_long_operand_name_number_0 ** "), std::string::npos);
+}
+
 TEST(Printer, FunctionsWithDocstringsAndElif) {
   TFunction f;
   f.decorators = {"triton.jit"};

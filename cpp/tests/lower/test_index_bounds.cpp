@@ -163,6 +163,40 @@ def k(X, Out, n: int, T: ConstInt):
   }
 }
 
+TEST(IndexBounds, ADimensionThatNamesARebindableValueGetsNoBounds) {
+  // `a.shape[0]` is read where the test runs, after `a` was bound again.
+  std::string t = lowered(R"(
+@ct.kernel
+def k(Out, n: int, T: ConstInt, C: ConstBool):
+    for j in range(1):
+        if C:
+            a = ct.full((4 * T,), 1.0, dtype=ct.float32)
+        else:
+            a = ct.full((2 * T,), 1.0, dtype=ct.float32)
+        offs = ct.arange(a.shape[0], dtype=ct.int32)
+        a = ct.full((T,), 1.0, dtype=ct.float32)
+        x = offs.astype(ct.float32) * 0.0 + 1.0
+        ct.store(Out, index=(0,), tile=ct.reshape(ct.sum(ct.where(offs < n, x, -1.0)), (1,)))
+)");
+  EXPECT_FALSE(has(t, "all_true")) << t;
+}
+
+TEST(IndexBounds, AgainstAParameterThatMayBeUnsignedNoNegativeElement) {
+  // Triton types an int argument of 2**63 or more as uint64: the tile's negative elements would
+  // compare as the largest values. An index tile known not negative needs no such term.
+  std::string t = lowered(R"(
+@ct.kernel
+def k(Out, u: int, T: ConstInt):
+    for j in range(2):
+        x = ct.full((T,), 1.0, dtype=ct.float32)
+        offs = ct.arange(T, dtype=ct.int32) - 1
+        ct.store(Out, index=(j,), tile=ct.where(offs < u, x, ct.full((T,), -1.0, dtype=ct.float32)))
+        ct.store(Out, index=(j + 2,), tile=ct.where(ct.arange(T, dtype=ct.int32) + j * T < u, x, -1.0))
+)");
+  EXPECT_TRUE(has(t, "(T - 1 - 1 < u) & (-1 >= 0)")) << t;
+  EXPECT_TRUE(has(t, "= (T - 1 + j * T < u) & (j * T <= T - 1 + j * T)\n")) << t;
+}
+
 TEST(IndexBounds, NarrowOrDecreasingIndexTilesGetNoBounds) {
   // s - arange runs downwards; an int16 scalar combines differently with a Python int.
   for (const char* expr : {"j * T - ct.arange(T, dtype=ct.int32)",
@@ -198,8 +232,10 @@ def k(X, Y, n: int, T: ConstInt):
         offs = ct.arange(T, dtype=ct.int32) + s
     ct.store(Y, index=(0,), tile=acc)
 )");
-  // Only the first copy's select (offs = arange, no names) may be guarded.
+  // Every copy starts without facts for the names the body binds (the first too, conservatively):
+  // no test, in particular none reading `s` after the second copy rebound it.
   EXPECT_FALSE(has(t, "+ s < n")) << t;
+  EXPECT_FALSE(has(t, "all_true")) << t;
 }
 
 }  // namespace
