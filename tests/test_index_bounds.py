@@ -253,9 +253,11 @@ def k(Out, n: int, {params}T: ConstInt):
     np.testing.assert_array_equal(out.cpu().numpy(), expect(np.arange(2 * T) < 5))
 
 
-def test_the_other_arm_runs_whatever_the_test_says(tmp_path):
-    # y stores before it returns: the guarded form evaluates it on every iteration, as tl.where does.
-    src = HEAD + f'''
+def test_arms_with_effects_keep_their_order(tmp_path):
+    # The guard is emitted only where x, y and the mask are pure: an arm that stores, loads after an atomic
+    # earlier in the statement, or calls a helper, is evaluated where and when the statement has it.
+    srcs = {
+        "y stores": f'''
 def fill(C, j, T: ConstInt):
     ct.store(C, index=(j,), tile=ct.full((T,), 7.0, dtype=ct.float32))
     return ct.full((T,), -1.0, dtype=ct.float32)
@@ -265,14 +267,62 @@ def k(C, Out, n: int, T: ConstInt):
     for j in range(2):
         x = ct.full((T,), 1.0, dtype=ct.float32)
         ct.store(Out, index=(j,), tile=ct.where({AR} + j * T < n, x, fill(C, j, T)))
-'''
-    code = convert(src, "side_effect.py")
-    assert "mask_all_true" in code, code
-    m = load(code, tmp_path, "side_effect")
-    c, out = torch.zeros(2 * T), torch.zeros(2 * T)
-    m.launch_k((1, 1, 1), dev(c), dev(out), 2 * T, T)
-    assert (c.cpu() == 7.0).all(), c
-    np.testing.assert_array_equal(out.cpu().numpy(), expect(np.ones(2 * T, dtype=bool)))
+''',
+        "x loads after an atomic": f'''
+@ct.kernel
+def k(C, Out, n: int, T: ConstInt):
+    offs = {AR}
+    for j in range(2):
+        y = ct.full((T,), -1.0, dtype=ct.float32)
+        r = ct.atomic_add(C, offs + j * T, 5.0) + ct.where(offs < n, ct.gather(C, offs + j * T).astype(ct.float32), y)
+        ct.store(Out, index=(j,), tile=r)
+''',
+    }
+    for name, body in srcs.items():
+        code = convert(HEAD + body, "effects.py")
+        assert "_all_true" not in code, (name, code)
+        m = load(code, tmp_path, "effects")
+        c, out = torch.zeros(2 * T), torch.zeros(2 * T)
+        m.launch_k((1, 1, 1), dev(c), dev(out), 2 * T, T)
+        want_c = 7.0 if name == "y stores" else 5.0
+        assert (c.cpu() == want_c).all(), (name, c)
+        want_out = 1.0 if name == "y stores" else 5.0  # the gather sees the atomic's 5 (old value 0 + 5)
+        np.testing.assert_array_equal(out.cpu().numpy(), np.full(2 * T, want_out, np.float32), err_msg=name)
+
+
+def test_a_bool_x_with_an_int_literal_y_is_left_alone(tmp_path):
+    # tl.where(mask, bool tile, 0) is int32 (cuTile's where too): the arms would differ in type.
+    code = convert(HEAD + f'''
+@ct.kernel
+def k(Out, n: int, T: ConstInt):
+    for j in range(1):
+        x = ct.full((T,), True, dtype=ct.bool_)
+        r = ct.where({AR} < n, x, 0)
+        ct.store(Out, index=(0,), tile=(~r).astype(ct.float32))
+''', "bool_x.py")
+    assert "_all_true" not in code, code
+    out = torch.full((T,), 99.0)
+    load(code, tmp_path, "bool_x").launch_k((1, 1, 1), dev(out), T, T)
+    np.testing.assert_array_equal(out.cpu().numpy(), np.full(T, -2.0, np.float32))  # ~int32(1)
+
+
+@pytest.mark.parametrize("form,ann,arg", [("C", "ct.Constant[float]", 16777218.5), ("C / 2", "ConstInt", 33554437)])
+def test_a_float_constexpr_bound_is_compared_as_triton_does(tmp_path, form, ann, arg):
+    # Triton compares the int32 tile with a float in fp32 (16777218 < 16777218.0 is false); a test of
+    # Python numbers would not. Float constexprs give no bounds.
+    code = convert(HEAD + f'''
+@ct.kernel
+def k(Out, C: {ann}, T: ConstInt):
+    for j in range(1):
+        x = ct.full((T,), 1.0, dtype=ct.float32)
+        offs = {AR} + 16777211
+        ct.store(Out, index=(0,), tile=ct.where(offs < {form}, x, ct.full((T,), -1.0, dtype=ct.float32)))
+''', "float_bound.py")
+    out = torch.full((T,), 99.0)
+    load(code, tmp_path, "float_bound").launch_k((1, 1, 1), dev(out), arg, T)
+    lim = np.float32(16777218.5)
+    want = np.where((A + 16777211).astype(np.float32) < lim, 1.0, -1.0).astype(np.float32)
+    np.testing.assert_array_equal(out.cpu().numpy(), want)
 
 
 @pytest.mark.parametrize("u", [2**63, 2**63 + 5, 3])

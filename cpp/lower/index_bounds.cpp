@@ -32,7 +32,10 @@ constexpr long long kSmallConstant = 1LL << 30;
 // int64 or uint64, a float one as fp32). Not narrower ints: `python int + int16` stays int16 where
 // `int32 tile + int16` is int32.
 bool combines_as_tile_does(const Lowerer& L, const LVal& v) {
-  if (v.info.kind == VKind::Constexpr) return !v.info.cval || v.info.cval->kind == sema::ConstValue::Kind::Int;
+  if (v.info.kind == VKind::Constexpr) {  // an int: a float one compares with the tile in fp32, not float64
+    if (v.info.cval) return v.info.cval->kind == sema::ConstValue::Kind::Int;
+    return is_name(v.expr) && (L.is_int_constexpr(v.expr->text) || L.is_positive_constexpr(v.expr->text));
+  }
   if (v.info.dtype.known()) return v.info.dtype.is("int32") || v.info.dtype.is("int64");
   return L.is_scalar_param(v.expr);  // (not annotated float: that dtype is known)
 }
@@ -235,12 +238,14 @@ bool pure_expr(const TExprPtr& e) {
     case TExpr::Kind::Compare:
     case TExpr::Kind::List:
     case TExpr::Kind::Tuple:
+    case TExpr::Kind::Subscript:
+    case TExpr::Kind::Slice:
       for (auto& x : e->args)
         if (!pure_expr(x)) return false;
       return true;
     case TExpr::Kind::Call: {
       std::string fn = e->args.empty() ? "" : source(e->args[0]);
-      if (fn != "tl.full" && fn != "tl.zeros") return false;
+      if (fn != "tl.full" && fn != "tl.zeros" && fn != "tl.arange" && fn != "tl.expand_dims") return false;
       for (size_t k = 1; k < e->args.size(); ++k)
         if (!pure_expr(e->args[k])) return false;
       return e->kwargs.empty();

@@ -89,9 +89,11 @@ std::shared_ptr<IndexFacts> merged_under(const TExprPtr& cond, const IndexFacts*
 /// The scalar test that every element of `mask` is true (its conditions joined by `&`), or null.
 TExprPtr all_true_test(const LVal& mask);
 
-/// Whether evaluating `e` a second time, or not at all, changes nothing: names, literals, arithmetic
-/// and comparisons of those, tl.full / tl.zeros of them (the select's y arm, which the guarded form
-/// evaluates only when the mask is not all true).
+/// Whether evaluating `e` later, or not at all, changes nothing: names, literals, arithmetic,
+/// comparisons and subscripts of those, tl.full / tl.zeros / tl.arange / tl.expand_dims of them.
+/// The guarded form evaluates x in one arm and y and the mask in the other, where the statement has
+/// them: it is emitted only when all three are such expressions (an effect of y would run only
+/// when the test fails; bound before the statement, x or y would move past its earlier effects).
 bool pure_expr(const TExprPtr& e);
 
 }  // namespace index_bounds

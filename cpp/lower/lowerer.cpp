@@ -544,6 +544,7 @@ LVal Lowerer::kernel_param_value(const sema::ParamKind& p) {
       }
       fn_.params.push_back({p.name, "tl.constexpr", def});
       constexpr_params_.insert(p.name);
+      if (p.scalar_annotation == "int") int_constexpr_params_.insert(p.name);
       v.info.kind = VKind::Constexpr;
       v.expr = name(p.name);
       if (is_positive_constexpr(p.name)) v.info.sign = sema::Sign::Pos;
@@ -660,6 +661,10 @@ void Lowerer::setup_helper_params() {
           }
           fn_.params.push_back({pn, "", nullptr});
           if (v.info.kind == VKind::Scalar) scalar_params_.insert(pn);
+          if (auto* ann = arg_nodes[i]->child("annotation")) {  // `n: ct.Constant[int]`: an int
+            auto c = module().fold(ann);
+            if (c && c->kind == sema::ConstValue::Kind::ConstantAnnotation && c->s == "int") int_constexpr_params_.insert(pn);
+          }
           v.expr = name(pname);
           v.info.cval.reset();
           for (size_t k = 0; k < v.info.shape.size(); ++k)

@@ -159,6 +159,8 @@ class Lowerer {
   std::optional<long long> const_int(LVal& v, const syntax::Node* at, const std::string& what);
   /// The name of a constexpr parameter used as a tile dimension is positive.
   bool is_positive_constexpr(const std::string& name) const { return positive_constexprs_.count(name) > 0; }
+  /// A kernel parameter annotated ct.Constant[int] (an alias of it too): an int in every specialization.
+  bool is_int_constexpr(const std::string& name) const { return int_constexpr_params_.count(name) > 0; }
   bool is_kernel() const { return spec_.is_kernel; }
   /// Whether a loop body is being lowered (a runtime or unrolled loop).
   bool in_loop() const { return loop_depth_ > 0; }
@@ -340,6 +342,7 @@ class Lowerer {
   // unrolled loop's variable, so both its branches run in one specialization.
   int static_iter_depth_ = 0;
   std::set<std::string> constexpr_params_;
+  std::set<std::string> int_constexpr_params_;  // annotated ct.Constant[int]
   std::map<std::string, std::string> tile_param_alias_;  // emitted name -> source name of a rebound tile parameter
 };
 

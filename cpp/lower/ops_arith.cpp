@@ -498,19 +498,19 @@ LVal where(Lowerer& L, LVal c, LVal a, LVal b, const syntax::Node* at) {
   // have x's dtype. A rank only Triton knows may differ from y's.)
   bool same_type = a.info.kind == VKind::Tile && !a.info.shape.unknown_rank && !s2->unknown_rank &&
                    a.info.shape.size() == s2->size() && a.info.dtype.same(rt) && rt.kind != DType::Kind::Dynamic &&
-                   (a.info.dtype.known() || (!is_loose(b) && b.info.dtype.same(a.info.dtype)));
+                   (a.info.dtype.known() || (!is_loose(b) && b.info.dtype.same(a.info.dtype))) &&
+                   !(is_loose(b) && (a.info.is_bool || a.info.dtype.is("bool_")));  // bool x, literal y: int32
   for (size_t d = 0; same_type && d < s2->size(); ++d) same_type = a.info.shape[d].same((*s2)[d]);
   // Not under a runtime `if` of the loop: there the kernel already confines the mask to some
   // iterations (`if j >= mask_start:`), and a second test cost TileGym's MLA 11-13% (H200, s27).
-  bool guard = same_type && L.in_loop() && !L.in_runtime_if_of_loop() && !L.in_conditional_expression();
+  bool guard = same_type && L.in_loop() && !L.in_runtime_if_of_loop() && !L.in_conditional_expression() &&
+               index_bounds::pure_expr(a.expr) && index_bounds::pure_expr(b.expr) && index_bounds::pure_expr(cond);
   if (TExprPtr all = guard ? index_bounds::all_true_test(c) : nullptr) {
     std::string mask = is_name(c.expr) ? c.expr->text : "mask";
-    TExprPtr x = L.as_name(a, L.name_hint("x"));
-    if (!index_bounds::pure_expr(b.expr)) L.as_name(b, "y");  // evaluated as before, whatever the test says
     L.emit(TStmt::comment("every element of " + mask + " is true when its index tiles' extremes say so "
-                          "(then tl.where would return " + x->text + ")"));
-    TExprPtr test = L.bind(mask + "_all_true", all);
-    selected = ifexp(test, x, tl_call("where", {cond, x, b.expr}));
+                          "(then tl.where would return " + source(a.expr) + ")"));
+    TExprPtr test = L.bind(mask + "_all_true", all);  // (scalars bound once: read here or later, the same)
+    selected = ifexp(test, a.expr, tl_call("where", {cond, a.expr, b.expr}));
   }
   LVal r = make_value(selected, *s2, rt, proven_nonneg(a) && proven_nonneg(b) ? Sign::NonNeg : Sign::Unknown);
   r.info.is_bool = a.info.is_bool && b.info.is_bool;

@@ -23,7 +23,7 @@ struct ConstValue {
     DType,     // s = cuTile dtype name ("float32")
     Enum,      // s = "PaddingMode.ZERO", "RoundingMode.APPROX", "MemoryOrder.ACQUIRE", ...
     CtRef,     // s = a cuTile module-level name that is not a value by itself ("Constant", "kernel")
-    ConstantAnnotation,  // the value of `ct.Constant[T]` (usable as a parameter annotation)
+    ConstantAnnotation,  // the value of `ct.Constant[T]` (usable as a parameter annotation); s: T's name if one
   };
   Kind kind = Kind::None;
   bool b = false;

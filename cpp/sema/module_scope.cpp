@@ -106,7 +106,13 @@ std::optional<ConstValue> ModuleInfo::fold(const Node* e) const {
   // `ct.Constant[T]` (and aliases of it) is the annotation marker, not a value.
   if (e && e->is("Subscript")) {
     auto q = cutile_name(e->child("value"));
-    if (q && *q == "Constant") { ConstValue c; c.kind = ConstValue::Kind::ConstantAnnotation; return c; }
+    if (q && *q == "Constant") {
+      ConstValue c;
+      c.kind = ConstValue::Kind::ConstantAnnotation;
+      const Node* t = e->child("slice");
+      if (t && t->is("Name")) c.s = std::string(t->str("id"));  // "int", "float", "bool": what Triton will see
+      return c;
+    }
   }
   if (auto q = cutile_name(e)) {
     if (*q == "Constant") { ConstValue c; c.kind = ConstValue::Kind::ConstantAnnotation; return c; }
