@@ -17,8 +17,9 @@
 // width, so its smallest and largest elements are its first and last unless the sum wrapped,
 // which `first <= last` rules out (tested along with the comparison whenever a runtime value is
 // involved); against a value Triton may type as uint64 (an int argument of 2**63 or more) the
-// first element must also be >= 0 unless sign facts show it. The select's other arm y is still
-// evaluated on every iteration when it could have an effect (bound to a name before the test).
+// first element must also be >= 0 unless sign facts show it. The guarded form evaluates x in one
+// arm, y and the mask in the other: it is emitted only where all three are pure expressions
+// (pure_expr), so no effect is skipped or moved.
 #pragma once
 
 #include <memory>
