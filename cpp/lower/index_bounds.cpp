@@ -47,7 +47,7 @@ bool stable_expr(const Lowerer& L, const TExprPtr& e) {
   if (!e) return false;
   switch (e->kind) {
     case TExpr::Kind::Const:  // a number, not raw text (a composite tile dimension may name anything)
-      return !e->text.empty() && e->text.find_first_not_of("0123456789") == std::string::npos;
+      return dim_kind(e->text) == DimKind::Literal;
     case TExpr::Kind::Name:
       return L.stable_name(e->text);
     case TExpr::Kind::BinOp:

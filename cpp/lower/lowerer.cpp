@@ -2,7 +2,6 @@
 #include "lower/lowerer.h"
 
 #include <algorithm>
-#include <cctype>
 #include <optional>
 
 #include "lower/module_lowering.h"
@@ -192,9 +191,7 @@ void drop_index_facts(LVal& v) {  // a tuple's elements too
 
 bool Lowerer::stable_name(const std::string& id) const {
   // Only identifiers: a name made of raw text (`a.shape[0]`, a tile dimension) may read a rebound `a`.
-  if (id.empty() || !(std::isalpha((unsigned char)id[0]) || id[0] == '_')) return false;
-  for (char ch : id)
-    if (!std::isalnum((unsigned char)ch) && ch != '_') return false;
+  if (dim_kind(id) != DimKind::Name) return false;
   auto it = assign_count_.find(id);
   int count = it == assign_count_.end() ? 0 : it->second;
   for (auto& p : fn_.params)
@@ -204,6 +201,11 @@ bool Lowerer::stable_name(const std::string& id) const {
   // after every use in the body; a name first bound in a loop is not read after it in Triton.)
   if (for_target_count_.count(id)) return count == 2;
   return count <= 1;  // temporaries (0), locals bound once
+}
+
+void Lowerer::note_int_constexpr(const std::string& param, const Node* annotation) {
+  auto c = annotation ? module().fold(annotation) : std::nullopt;  // `n: ct.Constant[int]`, or an alias of it
+  if (c && c->kind == sema::ConstValue::Kind::ConstantAnnotation && c->s == "int") int_constexpr_params_.insert(param);
 }
 
 bool Lowerer::rebound(const std::string& id) const {
@@ -544,7 +546,7 @@ LVal Lowerer::kernel_param_value(const sema::ParamKind& p) {
       }
       fn_.params.push_back({p.name, "tl.constexpr", def});
       constexpr_params_.insert(p.name);
-      if (p.scalar_annotation == "int") int_constexpr_params_.insert(p.name);
+      note_int_constexpr(p.name, p.annotation);
       v.info.kind = VKind::Constexpr;
       v.expr = name(p.name);
       if (is_positive_constexpr(p.name)) v.info.sign = sema::Sign::Pos;
@@ -661,10 +663,7 @@ void Lowerer::setup_helper_params() {
           }
           fn_.params.push_back({pn, "", nullptr});
           if (v.info.kind == VKind::Scalar) scalar_params_.insert(pn);
-          if (auto* ann = arg_nodes[i]->child("annotation")) {  // `n: ct.Constant[int]`: an int
-            auto c = module().fold(ann);
-            if (c && c->kind == sema::ConstValue::Kind::ConstantAnnotation && c->s == "int") int_constexpr_params_.insert(pn);
-          }
+          note_int_constexpr(pn, arg_nodes[i]->child("annotation"));
           v.expr = name(pname);
           v.info.cval.reset();
           for (size_t k = 0; k < v.info.shape.size(); ++k)
@@ -1146,7 +1145,8 @@ void Lowerer::unify_branch_arrays(std::map<std::string, LVal>& a, std::map<std::
   }
 }
 
-void Lowerer::merge_envs(const std::map<std::string, LVal>& a, const std::map<std::string, LVal>& b) {
+void Lowerer::merge_envs(const std::map<std::string, LVal>& a, const std::map<std::string, LVal>& b,
+                         const TExprPtr& constexpr_cond) {
   // One pass over both (sorted) maps, appending to `out` in key order.
   std::map<std::string, LVal> out;
   auto ib = b.begin();
@@ -1215,7 +1215,13 @@ void Lowerer::merge_envs(const std::map<std::string, LVal>& a, const std::map<st
       continue;
     }
     m.info.sign = sema::sign_join(va.info.sign, vb.info.sign);
-    if (va.index != vb.index || !va.elems.empty() || !vb.elems.empty()) drop_index_facts(m);  // one path's only
+    // Index facts (index_bounds.h): after an `if` on a constexpr, each specialization's own terms;
+    // otherwise only facts both paths share.
+    if (!va.elems.empty() || !vb.elems.empty()) drop_index_facts(m);
+    else if (va.index != vb.index)
+      index_bounds::attach(m, constexpr_cond ? index_bounds::merged_under(constexpr_cond, index_bounds::facts(va),
+                                                                          index_bounds::facts(vb))
+                                             : nullptr);
     if (va.origin && vb.origin && va.origin != vb.origin) {  // either path's loaded tile (lower/k_major.h)
       auto o = std::make_shared<TileOrigin>(*va.origin);
       for (auto& s : vb.origin->sources) o->sources.push_back(s);
@@ -1347,19 +1353,8 @@ void Lowerer::lower_if(const Node* s, const std::vector<const Node*>& rest, bool
   if (branches_failed == 2)  // every specialization takes a branch that cannot be converted
     error(s, "no branch of `if " + source(cond.expr) + "` can be converted (" + first_failure + ")");
   auto else_env = std::move(env_);
-  if (speculative) {  // index facts (index_bounds.h) per specialization
-    auto ib = else_env.begin();
-    for (auto& [k, va] : then_env) {
-      while (ib != else_env.end() && ib->first < k) ++ib;
-      if (ib == else_env.end()) break;
-      if (ib->first != k || va.index == ib->second.index) continue;
-      index_bounds::attach(va, index_bounds::merged_under(cond.expr, index_bounds::facts(va),
-                                                          index_bounds::facts(ib->second)));
-      ib->second.index = va.index;  // (merge_envs keeps the then-path's LVal, with its expression)
-    }
-  }
   unify_branch_arrays(then_env, else_env, st.body, st.orelse);
-  merge_envs(then_env, else_env);
+  merge_envs(then_env, else_env, speculative ? cond.expr : nullptr);
   // `if c: continue` leaves an empty then-branch: print `if not c:` instead
   // where negating is exact (== / != always; ordered compares are not the
   // negation of each other when NaN is involved).
@@ -1374,32 +1369,35 @@ void Lowerer::lower_if(const Node* s, const std::vector<const Node*>& rest, bool
   emit(std::move(st));
 }
 
-void Lowerer::forget_index_facts(const Node* loop) {
-  for (auto* st : nodes_of(loop, "body"))
-    sema::walk(st, [&](const Node* n) {
-      if (n->is("Name") && n->child("ctx") && n->child("ctx")->is("Store")) {
-        auto it = env_.find(std::string(n->str("id")));
-        if (it != env_.end()) drop_index_facts(it->second);
-      }
-      return true;
-    });
-}
-
-void Lowerer::widen_loop_carried(const Node* loop) {
-  forget_index_facts(loop);
-  // Names re-bound inside the loop: their sign facts must hold on every
-  // iteration; be conservative (integer `//` then uses the exact helper
-  // unless re-proven).
+namespace {
+// The names `loop`'s body binds.
+std::set<std::string> stored_names(const Node* loop) {
   std::set<std::string> assigned;
   for (auto* st : nodes_of(loop, "body"))
     sema::walk(st, [&](const Node* n) {
       if (n->is("Name") && n->child("ctx") && n->child("ctx")->is("Store")) assigned.insert(std::string(n->str("id")));
       return true;
     });
-  for (auto& id : assigned) {
+  return assigned;
+}
+}  // namespace
+
+void Lowerer::forget_index_facts(const Node* loop) {
+  for (auto& id : stored_names(loop)) {
+    auto it = env_.find(id);
+    if (it != env_.end()) drop_index_facts(it->second);
+  }
+}
+
+void Lowerer::widen_loop_carried(const Node* loop) {
+  // Names re-bound inside the loop: their sign facts must hold on every
+  // iteration; be conservative (integer `//` then uses the exact helper
+  // unless re-proven). Their index facts are the previous iteration's.
+  for (auto& id : stored_names(loop)) {
     auto it = env_.find(id);
     if (it == env_.end()) continue;
     auto& v = it->second;
+    drop_index_facts(v);
     if (v.info.kind == VKind::Scalar || v.info.kind == VKind::Tile) {
       if (v.info.sign != sema::Sign::Unknown) v.info.sign = sema::Sign::Unknown;
     }
@@ -1484,17 +1482,13 @@ void Lowerer::lower_for(const Node* s) {
         unsupported(iter, "static_iter", "ct.static_iter(...) over this iterable is not supported (use range or a tuple)");
         return;
       }
-      ++loop_depth_;
-      const int ifs_outside_loop = ifs_at_loop_;
-      ifs_at_loop_ = runtime_ifs_;
+      LoopBodyScope loop_body(*this);
       TripScope unrolled(loop_trips_, std::nullopt);
       for (auto& el : seq.elems) {
         forget_index_facts(s);  // each unrolled copy rebinds the body's names
         env_[var] = el;
         lower_block(nodes_of(s, "body"));
       }
-      --loop_depth_;
-      ifs_at_loop_ = ifs_outside_loop;
       return;
     }
   } else if (sema::name_id(fn) != "range" || env_.count("range")) {
@@ -1560,14 +1554,12 @@ void Lowerer::lower_for(const Node* s) {
     env_[var] = iv;
     TStmt st{TStmt::Kind::While};
     st.value = binop("&", name(flag), compare("<", name(var), stop_e));
-    ++loop_depth_;
-    const int ifs_outside_loop = ifs_at_loop_;
-    ifs_at_loop_ = runtime_ifs_;
-    break_flags_.push_back(flag);
-    st.body = lower_nested(nodes_of(s, "body"));
-    break_flags_.pop_back();
-    --loop_depth_;
-    ifs_at_loop_ = ifs_outside_loop;
+    {
+      LoopBodyScope loop_body(*this);
+      break_flags_.push_back(flag);
+      st.body = lower_nested(nodes_of(s, "body"));
+      break_flags_.pop_back();
+    }
     st.body.push_back(TStmt::assign(name(var), binop("+", name(var), step)));
     auto after = std::move(env_);
     merge_envs(before_loop, after);
@@ -1581,16 +1573,14 @@ void Lowerer::lower_for(const Node* s) {
   st.value = is_static ? tl_call("static_range", rargs) : call(name("range"), rargs);
   size_t first_access = effects_.accesses.size();
   int dots_before = effects_.dots;
-  ++loop_depth_;
-  const int ifs_outside_loop = ifs_at_loop_;
-  ifs_at_loop_ = runtime_ifs_;
-  if (is_static) ++static_iter_depth_;
-  break_flags_.push_back("");
-  st.body = lower_nested(nodes_of(s, "body"));
-  break_flags_.pop_back();
-  if (is_static) --static_iter_depth_;
-  --loop_depth_;
-  ifs_at_loop_ = ifs_outside_loop;
+  {
+    LoopBodyScope loop_body(*this);
+    if (is_static) ++static_iter_depth_;
+    break_flags_.push_back("");
+    st.body = lower_nested(nodes_of(s, "body"));
+    break_flags_.pop_back();
+    if (is_static) --static_iter_depth_;
+  }
   // A grid-stride loop (runtime start such as ct.bid, a step not known here) that may prefetch
   // its next iterations' loads (loop_pipelining.h).
   bool grid_stride = !is_static && vals.size() == 3 && vals[0].info.kind == VKind::Scalar &&
@@ -1652,32 +1642,30 @@ void Lowerer::lower_while(const Node* s) {
   auto before_loop = env_;
   TStmt st{TStmt::Kind::While};
   st.value = test;
-  ++loop_depth_;
-  const int ifs_outside_loop = ifs_at_loop_;
-  ifs_at_loop_ = runtime_ifs_;
-  break_flags_.push_back(flag);
-  st.body = lower_nested(nodes_of(s, "body"));
-  break_flags_.pop_back();
-  if (!cond_var.empty()) {
-    // Re-evaluate the condition, but not after a `break` (its side effects
-    // must not run once more).
-    std::vector<TStmt> reeval;
-    out_.push_back(&reeval);
-    LVal again = eval(s->child("test"));
-    out_.pop_back();
-    if (!again.ok()) return;
-    reeval.push_back(TStmt::assign(name(cond_var), again.expr));
-    if (has_break) {
-      TStmt guard{TStmt::Kind::If};
-      guard.value = name(flag);
-      guard.body = std::move(reeval);
-      st.body.push_back(std::move(guard));
-    } else {
-      for (auto& r : reeval) st.body.push_back(std::move(r));
+  {
+    LoopBodyScope loop_body(*this);
+    break_flags_.push_back(flag);
+    st.body = lower_nested(nodes_of(s, "body"));
+    break_flags_.pop_back();
+    if (!cond_var.empty()) {
+      // Re-evaluate the condition, but not after a `break` (its side effects
+      // must not run once more).
+      std::vector<TStmt> reeval;
+      out_.push_back(&reeval);
+      LVal again = eval(s->child("test"));
+      out_.pop_back();
+      if (!again.ok()) return;
+      reeval.push_back(TStmt::assign(name(cond_var), again.expr));
+      if (has_break) {
+        TStmt guard{TStmt::Kind::If};
+        guard.value = name(flag);
+        guard.body = std::move(reeval);
+        st.body.push_back(std::move(guard));
+      } else {
+        for (auto& r : reeval) st.body.push_back(std::move(r));
+      }
     }
   }
-  --loop_depth_;
-  ifs_at_loop_ = ifs_outside_loop;
   auto after = std::move(env_);
   merge_envs(before_loop, after);
   emit(std::move(st));

@@ -159,7 +159,7 @@ class Lowerer {
   std::optional<long long> const_int(LVal& v, const syntax::Node* at, const std::string& what);
   /// The name of a constexpr parameter used as a tile dimension is positive.
   bool is_positive_constexpr(const std::string& name) const { return positive_constexprs_.count(name) > 0; }
-  /// A kernel parameter annotated ct.Constant[int] (an alias of it too): an int in every specialization.
+  /// A kernel or helper parameter annotated ct.Constant[int] (an alias of it too): an int in every specialization.
   bool is_int_constexpr(const std::string& name) const { return int_constexpr_params_.count(name) > 0; }
   bool is_kernel() const { return spec_.is_kernel; }
   /// Whether a loop body is being lowered (a runtime or unrolled loop).
@@ -246,7 +246,9 @@ class Lowerer {
   void assign_target(const syntax::Node* target, LVal value, const syntax::Node* stmt);
   void bind_name(const std::string& id, LVal value, const syntax::Node* at);
   std::vector<TStmt> lower_nested(const std::vector<const syntax::Node*>& stmts);
-  void merge_envs(const std::map<std::string, LVal>& a, const std::map<std::string, LVal>& b);
+  /// `constexpr_cond`: the condition when the paths are the branches of an `if` on a constexpr.
+  void merge_envs(const std::map<std::string, LVal>& a, const std::map<std::string, LVal>& b,
+                  const TExprPtr& constexpr_cond = nullptr);
   /// Names bound to different arrays on the two paths of an `if` (`X = As[0]`
   /// / `X = As[1]`, a slice along either axis chosen by a Constant): each
   /// differing pointer/shape/stride gets one fresh name assigned at the end of
@@ -254,6 +256,24 @@ class Lowerer {
   void unify_branch_arrays(std::map<std::string, LVal>& a, std::map<std::string, LVal>& b,
                            std::vector<TStmt>& body_a, std::vector<TStmt>& body_b);
   void widen_loop_carried(const syntax::Node* loop);
+  /// While a loop body is lowered: one more loop level, and the runtime ifs outside it
+  /// (in_runtime_if_of_loop); restored on leaving, early returns included.
+  struct LoopBodyScope {
+    Lowerer& L;
+    int ifs_outside;
+    explicit LoopBodyScope(Lowerer& l) : L(l), ifs_outside(l.ifs_at_loop_) {
+      ++L.loop_depth_;
+      L.ifs_at_loop_ = L.runtime_ifs_;
+    }
+    ~LoopBodyScope() {
+      --L.loop_depth_;
+      L.ifs_at_loop_ = ifs_outside;
+    }
+    LoopBodyScope(const LoopBodyScope&) = delete;
+    LoopBodyScope& operator=(const LoopBodyScope&) = delete;
+  };
+  /// Records `param` as an int constexpr (is_int_constexpr) when `annotation` is ct.Constant[int].
+  void note_int_constexpr(const std::string& param, const syntax::Node* annotation);
   /// Drops the index facts (index_bounds.h) of the names `loop`'s body assigns: at the top of an
   /// iteration they hold the previous one's values, which facts computed then may not describe.
   void forget_index_facts(const syntax::Node* loop);
@@ -342,7 +362,7 @@ class Lowerer {
   // unrolled loop's variable, so both its branches run in one specialization.
   int static_iter_depth_ = 0;
   std::set<std::string> constexpr_params_;
-  std::set<std::string> int_constexpr_params_;  // annotated ct.Constant[int]
+  std::set<std::string> int_constexpr_params_;  // annotated ct.Constant[int] (note_int_constexpr)
   std::map<std::string, std::string> tile_param_alias_;  // emitted name -> source name of a rebound tile parameter
 };
 

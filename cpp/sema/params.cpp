@@ -526,7 +526,6 @@ std::vector<ParamKind> classify_kernel_params(const ModuleInfo& mi, const Kernel
       auto c = mi.fold(p.annotation);
       if (c && c->kind == ConstValue::Kind::ConstantAnnotation) {
         p.kind = ParamKind::Kind::Constexpr;
-        if (c->s == "int" || c->s == "float" || c->s == "bool") p.scalar_annotation = c->s;
         out.push_back(p);
         continue;
       }

@@ -41,7 +41,7 @@ struct ParamKind {
   const Node* annotation = nullptr;
   const Node* arg_node = nullptr;  // the `arg` node (for positions)
   const Node* default_value = nullptr;
-  std::string scalar_annotation; // "int" / "float" / "bool" when annotated so (Constexpr: ct.Constant[int], ...)
+  std::string scalar_annotation; // "int" / "float" / "bool" when annotated so
   // Tuple (cuTile TupleConstraint): the elements the kernel reads, in index
   // order, each an Array or Scalar named `<param>_<index>`; `tuple_index` is
   // the element's position in the tuple the host passes.
