@@ -7,7 +7,9 @@ K-major copy of an fp8 operand's array on sm_90, for arrays the kernel only read
 
 * which parameters and layouts the launcher names (the lowering's analysis, a group_gemm-like
   kernel whose B layout depends on a Constant);
-* the runtime's copy itself (dtype, strides, values; what it leaves alone);
+* the runtime's copy itself (dtype, strides, values; what it leaves alone), made by its own
+  transposing kernel in one launch per list (ragged lists, views, batches of matrices, elements
+  already K-major) and by PyTorch where that kernel does not apply;
 * the copy is invisible to the program: the kernel, run under the interpreter with the copy forced
   (fp16 stands in for fp8, which the interpreter's dot lacks), on ragged sizes and fresh inputs,
   matches torch, and the caller's arrays are untouched;
@@ -107,6 +109,103 @@ def test_the_copy_is_k_major_and_equal(tmp_path, monkeypatch):
     monkeypatch.setattr(mod, "_c2t_k_major_switch", [True])
     monkeypatch.setattr(mod, "_c2t_k_major_device", lambda t: False)  # a CPU tensor, another GPU, a capture
     assert mod._c2t_k_major(b, (0, 1)) is b
+
+
+def _fp8(g, *shape):
+    # fp8 bytes of every kind (NaNs, infinities, subnormals, both zeros): the copy moves bytes, not values.
+    return dev(torch.randint(0, 256, shape, generator=g, dtype=torch.uint8)).view(torch.float8_e5m2)
+
+
+def _same_bytes(a, b):
+    return a.shape == b.shape and torch.equal(a.view(torch.uint8), b.view(torch.uint8))
+
+
+def test_one_launch_copies_a_ragged_list(tmp_path, monkeypatch):
+    mod = convert_and_load(GROUPED, tmp_path, "gg_copies")
+    launches = []
+    kernel = mod._c2t_k_major_copy
+    monkeypatch.setattr(mod, "_c2t_k_major_copy", _Counted(kernel, launches))
+    seed = fresh_seed()
+    g = torch.Generator().manual_seed(seed)
+    base = _fp8(g, 300, 260)
+    items = [
+        _fp8(g, 70, 33),                # K x N, N contiguous, not multiples of the 64 x 64 tiles
+        base[5:200:3, 7:140],           # a view: offset, row stride 780, not 16-byte aligned
+        _fp8(g, 129, 1),                # one column: nothing to transpose, left alone
+        _fp8(g, 40, 50).t().contiguous().t(),  # already K-major: left alone
+        _fp8(g, 1, 64),                 # one row: left alone
+        _fp8(g, 65, 64),
+    ]
+    out = mod._c2t_k_major_copies(items, 0, 1)
+    assert len(launches) == 1, f"seed={seed}"
+    for i, (x, y) in enumerate(zip(items, out)):
+        assert _same_bytes(x, y), f"element {i} seed={seed}"
+        if i in (2, 3, 4):
+            assert y is x
+        else:
+            assert y.stride(0) == 1 and y.stride(1) == x.shape[0] and y.storage_offset() % 128 == 0, (i, y.stride())
+    copies = [out[i] for i in (0, 1, 5)]
+    assert len({t.untyped_storage().data_ptr() for t in copies}) == 1  # one buffer
+    # Again on the same list (its layout worked out once): new bytes in the sources are copied too.
+    items[0].view(torch.uint8).random_(0, 256, generator=g)
+    base.view(torch.uint8).random_(0, 256, generator=g)
+    again = mod._c2t_k_major_copies(items, 0, 1)
+    assert len(launches) == 2 and len(mod._c2t_k_major_plans) == 1
+    assert all(_same_bytes(x, y) for x, y in zip(items, again)), f"seed={seed}"
+    # Another list (other shapes) gets its own layout.
+    other = [_fp8(g, 33, 70), _fp8(g, 200, 17)]
+    assert all(_same_bytes(x, y) and y.stride(0) == 1 for x, y in zip(other, mod._c2t_k_major_copies(other, 0, 1)))
+    assert len(mod._c2t_k_major_plans) == 2
+
+
+@pytest.mark.parametrize("perm, k, other", [
+    ((0, 1, 2), 1, 2),  # [batch, K, N], N contiguous (a bmm's B)
+    ((0, 2, 1), 2, 1),  # [batch, M, K] with M contiguous (a bmm's transposed A)
+    ((2, 1, 0), 0, 1),  # [K, N, batch], N contiguous: the batch axis last
+])
+def test_batches_of_matrices(tmp_path, monkeypatch, perm, k, other):
+    mod = convert_and_load(GROUPED, tmp_path, "gg_batched")
+    launches = []
+    monkeypatch.setattr(mod, "_c2t_k_major_copy", _Counted(mod._c2t_k_major_copy, launches))
+    seed = fresh_seed()
+    g = torch.Generator().manual_seed(seed)
+    items = []
+    for shape in ((3, 37, 70), (5, 64, 9)):
+        items.append(_contiguous_along(_fp8(g, *shape).permute(*perm), other))
+    out = mod._c2t_k_major_copies(items, k, other)
+    assert len(launches) == 1, f"seed={seed}"
+    for x, y in zip(items, out):
+        assert _same_bytes(x, y), f"seed={seed}"
+        assert y.stride(k) == 1 and x.stride(other) == 1
+        order = [d for d in range(3) if d != k] + [k]  # the other axes keep their order, K innermost
+        assert sorted(range(3), key=lambda d: -y.stride(d)) == order
+
+
+def _contiguous_along(x, axis):
+    """x's values in a tensor contiguous along `axis` (the other axes outer, in their order)."""
+    inner = [d for d in range(x.dim()) if d != axis] + [axis]
+    return x.permute(*inner).contiguous().permute(*[inner.index(d) for d in range(x.dim())])
+
+
+class _Counted:
+    """A Triton kernel whose launches (kernel[grid](...)) are counted."""
+
+    def __init__(self, kernel, launches):
+        self.kernel, self.launches = kernel, launches
+
+    def __getitem__(self, grid):
+        self.launches.append(grid)
+        return self.kernel[grid]
+
+
+def test_other_ranks_are_copied_by_pytorch(tmp_path, monkeypatch):
+    mod = convert_and_load(GROUPED, tmp_path, "gg_rank4")
+    launches = []
+    monkeypatch.setattr(mod, "_c2t_k_major_copy", _Counted(mod._c2t_k_major_copy, launches))
+    g = torch.Generator().manual_seed(fresh_seed())
+    x = _contiguous_along(_fp8(g, 2, 3, 20, 30), 3)
+    (y,) = mod._c2t_k_major_copies([x], 2, 3)
+    assert not launches and _same_bytes(x, y) and y.stride(2) == 1
 
 
 @pytest.mark.parametrize("transpose_b", [False, True])

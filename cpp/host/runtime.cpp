@@ -1057,7 +1057,7 @@ def _c2t_device_capability(torch, device=None):
 // fp8 matrix-product operands laid out K-major (lower/k_major.h, host/launcher.cpp k_major_source).
 const char* kKMajor = R"PY(
 _C2T_FP8 = ("torch.float8_e4m3fn", "torch.float8_e5m2", "torch.float8_e4m3fnuz", "torch.float8_e5m2fnuz")
-_C2T_K_MAJOR_MIN_ELEMENTS = 1 << 22  # an operand's elements from which a copy pays (below: its launch)
+_C2T_K_MAJOR_MIN_ELEMENTS = 1 << 22  # an operand's elements from which a copy pays (below: its host time)
 _C2T_K_MAJOR_MIN_REUSE = 256  # the product's other dimension from which it is compute-bound
 
 
@@ -1072,13 +1072,16 @@ def _c2t_k_major(x, *layouts):
     _C2T_K_MAJOR_MIN_REUSE along its other axis; C2T_K_MAJOR=0 (read once) turns copies off. Why:
     Hopper's wgmma reads 8-bit operands only K-major, and Triton 3.6 transposes such an operand
     through registers without pipelining its loads: TileGym's group_gemm in fp8, B of 4 x 4096 x
-    4096 with N contiguous, 0.33x cuTile on the H200, 1.13x with the copy; at 4 x 1024^3 the copies'
-    launches cost more host time than the kernel saves (0.29x with them, 0.58x without), and a
-    product with few rows (decoding) is bound by reading B, which a copy reads twice more
-    (cutile2triton's BENCHMARKS.md, s25). The converter passes here only arrays the kernel just
-    reads (ct.load, shapes) and never reads through a TMA descriptor, so the copy cannot change
-    what it computes. Under CUDA graph capture the copy is made as outside it (the captured launch
-    then matches an eager warm-up's), into the graph's memory."""
+    4096 with N contiguous, 0.33x cuTile on the H200 (s25), 1.11x with PyTorch's copies and 1.63x
+    with the runtime's own: one launch of _c2t_k_major_copy for the whole list (_c2t_k_major_copies;
+    40 us for 4 x 4096^2 fp8 against PyTorch's 401; cutile2triton's BENCHMARKS.md, s28). Below
+    2^22 elements the copies' host time is what counts: at 4 x 1024^3 the product runs in 21 us of
+    device time with them and 57 without (CUDA graphs), but a call timed with its host launch took
+    204 us with them and 62 without. A product with few
+    rows (decoding) is bound by reading B, which a copy reads twice more. The converter passes here
+    only arrays the kernel just reads (ct.load, shapes) and never reads through a TMA descriptor, so
+    the copy cannot change what it computes. Under CUDA graph capture the copy is made as outside it
+    (the captured launch then matches an eager warm-up's), into the graph's memory."""
     try:  # the common case first: not fp8 (one dtype per list), nothing to do
         if str((x[0] if isinstance(x, (list, tuple)) else x).dtype) not in _C2T_FP8:
             return x
@@ -1100,7 +1103,7 @@ def _c2t_k_major(x, *layouts):
     reuse = [_c2t_min_extent(layout[2], layout[3]) for layout in taken if len(layout) == 4]
     if any(r is not None and r < _C2T_K_MAJOR_MIN_REUSE for r in reuse):
         return x
-    out = [_c2t_k_major_array(t, k, other) for t in items]
+    out = _c2t_k_major_copies(items, k, other)
     return out if isinstance(x, (list, tuple)) else out[0]
 
 
@@ -1125,16 +1128,123 @@ def _c2t_min_extent(arrays, axis):
         return None
 
 
-def _c2t_k_major_array(t, k, other):
-    """t, or its copy contiguous along axis k (see _c2t_k_major); t itself for anything else
-    (the launcher's own checks then speak about it)."""
+_c2t_k_major_plans = {}  # (id of a source list's table, k, other) -> (the table, its copies' layout, grid): the last 256
+
+
+def _c2t_k_major_copies(items, k, other):
+    """items (a list of arrays), each array _c2t_k_major_wanted lays out K-major replaced by its copy,
+    contiguous along axis k, with the other axes in their order: all copies in one launch of
+    _c2t_k_major_copy into one buffer (each copy at a multiple of 128 elements), the arrays read and
+    written through their list tables (_c2t_array_list, which keeps them for lists seen before).
+    Arrays of rank other than 2 and 3, of more than 65535 matrices (a grid axis), or not of one
+    dtype and device are copied one by one by PyTorch instead (_c2t_k_major_array)."""
+    import torch
+
+    picked = [i for i, t in enumerate(items) if _c2t_k_major_wanted(t, k, other)]
+    if not picked:
+        return list(items)
+    src = [items[i] for i in picked]
+    first = src[0]
+    rank = first.dim()
+    batch = 3 - k - other if rank == 3 else None
+    if (rank not in (2, 3) or len(src) > 65535 or (batch is not None and max(t.shape[batch] for t in src) > 65535)
+            or any(t.dim() != rank or t.dtype != first.dtype or t.device != first.device for t in src)):
+        out = list(items)
+        for i in picked:
+            out[i] = _c2t_k_major_array(items[i], k, other)
+        return out
+    _, src_table, src_facts = _c2t_array_list("K-major copy", src, rank, False)
+    # The copies' layout depends on the sources' shapes, strides, dtype and device, which the table
+    # (kept for lists seen before) stands for: worked out once per table.
+    plan = _c2t_k_major_plans.get((id(src_table), k, other))
+    if plan is None or plan[0] is not src_table:  # (the table kept: its id is not another's)
+        order = [d for d in range(rank) if d != k] + [k]  # the copy's axes, outermost first
+        layouts, total = [], 0
+        for t in src:
+            strides, step = [0] * rank, 1
+            for d in reversed(order):
+                strides[d], step = step, step * t.shape[d]
+            layouts.append((t.shape, tuple(strides), total))
+            total += -(-t.numel() // 128) * 128
+        tiles = max(-(-t.shape[k] // 64) * -(-t.shape[other] // 64) for t in src)
+        grid = (tiles, 1 if batch is None else max(t.shape[batch] for t in src), len(src))
+        plan = (src_table, layouts, total, grid)
+        with _c2t_list_lock:
+            _c2t_k_major_plans[(id(src_table), k, other)] = plan
+            while len(_c2t_k_major_plans) > 256:
+                del _c2t_k_major_plans[next(iter(_c2t_k_major_plans))]
+    _, layouts, total, grid = plan
+    buf = torch.empty(total, dtype=first.dtype, device=first.device)
+    dst = [buf.as_strided(shape, strides, offset) for shape, strides, offset in layouts]
+    _, dst_table, dst_facts = _c2t_array_list("K-major copy", dst, rank, False)
+    args = (src_table, first, src_facts, dst_table, dst[0], dst_facts, rank, k, other, 64, 64)
+    options = {"num_warps": 4}
+    # Its own launch path: not _c2t_run_kernel, whose tuning search would time this kernel as the
+    # launcher's and give it the launcher's options.
+    if _c2t_run_native(_c2t_k_major_copy, grid, args, options) is None:
+        _c2t_run_compiled(_c2t_k_major_copy, grid, args, options, lambda: _c2t_k_major_copy[grid](*args, **options))
+    out = list(items)
+    for i, copy in zip(picked, dst):
+        out[i] = copy
+    return out
+
+
+@triton.jit
+def _c2t_k_major_copy(src, src_first, SRC_FACTS: tl.constexpr, dst, dst_first, DST_FACTS: tl.constexpr,
+                      RANK: tl.constexpr, K_AXIS: tl.constexpr, OTHER_AXIS: tl.constexpr, TILE_K: tl.constexpr,
+                      TILE_O: tl.constexpr):
+    """Array g of list table dst = array g of list table src (tables and facts as _c2t_array_list
+    makes them, src_first / dst_first their first arrays, for the element type), for arrays of rank
+    RANK (2 or 3; the third axis is a batch of matrices) contiguous along OTHER_AXIS in src and along
+    K_AXIS in dst. Grid: (tiles of TILE_K x TILE_O over the largest array, its batch, arrays);
+    programs past an array's extent store nothing. Loads run along OTHER_AXIS, stores along K_AXIS:
+    Triton exchanges the tile through shared memory between the two."""
+    W: tl.constexpr = 1 + 2 * RANK
+    s_words = src + tl.program_id(2) * W
+    d_words = dst + tl.program_id(2) * W
+    # The facts' hints as in the converted kernels: without them Triton moves one byte at a time.
+    k_n = tl.load(s_words + 1 + K_AXIS)
+    k_n = tl.multiple_of(k_n, 16) if SRC_FACTS & (1 << (1 + K_AXIS)) else k_n
+    o_n = tl.load(s_words + 1 + OTHER_AXIS)
+    o_n = tl.multiple_of(o_n, 16) if SRC_FACTS & (1 << (1 + OTHER_AXIS)) else o_n
+    o_tiles = tl.cdiv(o_n, TILE_O)
+    k = (tl.program_id(0) // o_tiles) * TILE_K + tl.arange(0, TILE_K)
+    o = (tl.program_id(0) % o_tiles) * TILE_O + tl.arange(0, TILE_O)
+    s_ptr = tl.load(s_words).to(src_first.dtype)
+    s_ptr = tl.multiple_of(s_ptr, 16) if SRC_FACTS & 1 else s_ptr
+    d_ptr = tl.load(d_words).to(dst_first.dtype)
+    d_ptr = tl.multiple_of(d_ptr, 16) if DST_FACTS & 1 else d_ptr
+    s_k = tl.load(s_words + 1 + RANK + K_AXIS)
+    s_k = tl.multiple_of(s_k, 16) if SRC_FACTS & (1 << (1 + RANK + K_AXIS)) else s_k
+    d_o = tl.load(d_words + 1 + RANK + OTHER_AXIS)
+    d_o = tl.multiple_of(d_o, 16) if DST_FACTS & (1 << (1 + RANK + OTHER_AXIS)) else d_o
+    mask = (k[:, None] < k_n) & (o[None, :] < o_n)
+    if RANK == 3:
+        b = tl.program_id(1)
+        mask = mask & (b < tl.load(s_words + 1 + (3 - K_AXIS - OTHER_AXIS)))
+        s_ptr += b * tl.load(s_words + 1 + RANK + (3 - K_AXIS - OTHER_AXIS))
+        d_ptr += b * tl.load(d_words + 1 + RANK + (3 - K_AXIS - OTHER_AXIS))
+    x = tl.load(s_ptr + k[:, None] * s_k + o[None, :], mask=mask)
+    tl.store(d_ptr + k[:, None] + o[None, :] * d_o, x, mask=mask)
+
+
+def _c2t_k_major_wanted(t, k, other):
+    """Whether _c2t_k_major copies array t: an fp8 array contiguous along axis `other` but not along
+    axis k, both longer than 1; False for anything else (the launcher's own checks then speak about
+    it)."""
     try:
-        if (str(t.dtype) not in _C2T_FP8 or t.stride(other) != 1 or t.stride(k) == 1 or t.shape[k] <= 1
-                or t.shape[other] <= 1):
-            return t
-        return t.detach().movedim(k, -1).contiguous().movedim(-1, k)
+        return (str(t.dtype) in _C2T_FP8 and t.stride(other) == 1 and t.stride(k) != 1 and t.shape[k] > 1
+                and t.shape[other] > 1)
     except (AttributeError, TypeError, IndexError, RuntimeError):  # not an array of that rank
+        return False
+
+
+def _c2t_k_major_array(t, k, other):
+    """t's copy contiguous along axis k, by PyTorch (see _c2t_k_major_copies), where
+    _c2t_k_major_wanted; t itself otherwise."""
+    if not _c2t_k_major_wanted(t, k, other):
         return t
+    return t.detach().movedim(k, -1).contiguous().movedim(-1, k)
 
 
 def _c2t_k_major_device(t):
@@ -1310,7 +1420,7 @@ std::string runtime_source(const RuntimeNeeds& n) {
   if (n.by_target) body += std::string(kByTarget) + "\n";
   if (n.private_apis) body += std::string(kPrivateApis) + "\n";
   if (n.torch_queries || n.k_major) body += std::string(kTorchQueries) + "\n";  // _c2t_k_major: _c2t_device_capability
-  if (n.array_lists) body += std::string(kArrayLists) + "\n";
+  if (n.array_lists || n.k_major) body += std::string(kArrayLists) + "\n";  // _c2t_k_major_copies: tables
   if (n.k_major) body += std::string(kKMajor) + "\n";
   // Blocks are separated by two blank lines (each block starts and ends with '\n').
   body = body.substr(1);
