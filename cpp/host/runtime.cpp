@@ -1072,12 +1072,12 @@ def _c2t_k_major(x, *layouts):
     _C2T_K_MAJOR_MIN_REUSE along its other axis; C2T_K_MAJOR=0 (read once) turns copies off. Why:
     Hopper's wgmma reads 8-bit operands only K-major, and Triton 3.6 transposes such an operand
     through registers without pipelining its loads: TileGym's group_gemm in fp8, B of 4 x 4096 x
-    4096 with N contiguous, 0.33x cuTile on the H200 (s25), 1.11x with PyTorch's copies and 1.63x
-    with the runtime's own: one launch of _c2t_k_major_copy for the whole list (_c2t_k_major_copies;
-    40 us for 4 x 4096^2 fp8 against PyTorch's 401; cutile2triton's BENCHMARKS.md, s28). Below
-    2^22 elements the copies' host time is what counts: at 4 x 1024^3 the product runs in 21 us of
-    device time with them and 57 without (CUDA graphs), but a call timed with its host launch took
-    204 us with them and 62 without. A product with few
+    4096 with N contiguous, 0.32x cuTile on the H200, 1.12x with PyTorch's copies and 1.65x with
+    the runtime's own: one launch of _c2t_k_major_copy for the whole list (_c2t_k_major_copies; 40 us
+    for 4 x 4096^2 fp8 against PyTorch's 397; cutile2triton's BENCHMARKS.md, s28). Below 2^22
+    elements the copies' host time is what counts: at 4 x 1024^3 the product runs in 20.5 us of
+    device time with them and 56.7 without (CUDA graph replays), but a call timed with its host
+    launch (do_bench) took 107.8 us with them and 62.3 without. A product with few
     rows (decoding) is bound by reading B, which a copy reads twice more. The converter passes here
     only arrays the kernel just reads (ct.load, shapes) and never reads through a TMA descriptor, so
     the copy cannot change what it computes. Under CUDA graph capture the copy is made as outside it
