@@ -170,6 +170,8 @@ ConvertResult convert_source(std::string_view bytes, std::string_view filename, 
   auto lopts = lower_options(opts);
   lower::ModuleLowering ml(mi, lopts, r.diags);
   ml.set_source(pr.source.get());
+  lower::SourceComments comments(pr.tokens, *pr.source);
+  ml.set_comments(&comments);
   lower::LoweredModule lm = ml.run();
   for (auto& k : lm.reports) {
     r.kernel_params.emplace_back(k.name, std::vector<std::string>{});

@@ -820,6 +820,7 @@ std::optional<std::pair<const Node*, std::vector<int>>> Lowerer::load_then_permu
 
 void Lowerer::lower_block(const std::vector<const Node*>& stmts) {
   for (size_t i = 0; i < stmts.size(); ++i) {
+    emit_source_comments(stmts[i]);
     std::vector<const Node*> rest(stmts.begin() + i + 1, stmts.end());
     bool stop = false;
     if (i + 1 < stmts.size()) fold_permute_ = load_then_permute(stmts[i], stmts[i + 1]);
@@ -830,6 +831,13 @@ void Lowerer::lower_block(const std::vector<const Node*>& stmts) {
     if (stop) return;
     if (folded) ++i;  // the permute is part of the load
   }
+}
+
+void Lowerer::emit_source_comments(const Node* s) {
+  const SourceComments* comments = mod_.comments();
+  if (!comments) return;
+  for (auto& [line, text] : comments->before(s))
+    if (comment_lines_.insert(line).second) emit(TStmt::comment(text));  // once, where first lowered
 }
 
 std::vector<TStmt> Lowerer::lower_nested(const std::vector<const Node*>& stmts) {

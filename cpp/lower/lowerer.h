@@ -274,6 +274,8 @@ class Lowerer {
   };
   /// Records `param` as an int constexpr (is_int_constexpr) when `annotation` is ct.Constant[int].
   void note_int_constexpr(const std::string& param, const syntax::Node* annotation);
+  /// Emits the author's comments above and beside statement `s` (source_comments.h), each once.
+  void emit_source_comments(const syntax::Node* s);
   /// Drops the index facts (index_bounds.h) of the names `loop`'s body assigns: at the top of an
   /// iteration they hold the previous one's values, which facts computed then may not describe.
   void forget_index_facts(const syntax::Node* loop);
@@ -363,6 +365,7 @@ class Lowerer {
   int static_iter_depth_ = 0;
   std::set<std::string> constexpr_params_;
   std::set<std::string> int_constexpr_params_;  // annotated ct.Constant[int] (note_int_constexpr)
+  std::set<int> comment_lines_;  // source comments emitted (emit_source_comments): a body lowered twice keeps one copy
   std::map<std::string, std::string> tile_param_alias_;  // emitted name -> source name of a rebound tile parameter
 };
 

@@ -12,6 +12,7 @@
 #include "lower/lowerer.h"
 #include "lower/options.h"
 #include "lower/report.h"
+#include "lower/source_comments.h"
 #include "sema/module_scope.h"
 #include "syntax/source.h"
 #include "sema/params.h"
@@ -78,6 +79,9 @@ class ModuleLowering {
   /// diagnostics); null when the caller gives none.
   void set_source(const syntax::Source* source) { source_ = source; }
   const syntax::Source* source() const { return source_; }
+  /// The source's comments, which the lowered kernels keep (source_comments.h); null: none kept.
+  void set_comments(const SourceComments* comments) { comments_ = comments; }
+  const SourceComments* comments() const { return comments_; }
 
   /// Finds or creates the specialization of helper `def` for these arguments.
   /// Returns nullptr on failure (diagnosed), including recursion.
@@ -91,6 +95,7 @@ class ModuleLowering {
   Diagnostics& diags_;
   KernelReport* current_report_ = nullptr;
   const syntax::Source* source_ = nullptr;
+  const SourceComments* comments_ = nullptr;
   std::set<std::string> prelude_;
   std::vector<std::unique_ptr<HelperInstance>> helpers_;
   std::map<std::string, int> helper_name_count_;

@@ -1,0 +1,38 @@
+// The author's comments, carried into the lowered kernels: converted Triton is code its users go on
+// maintaining, and a kernel's comments say why (a tile size, a mask, an accumulation order).
+//
+// From the lossless token stream (syntax/parser.h): full-line comments and comments trailing a line
+// of code, by line. Lowerer::lower_block emits, before each statement it lowers, the run of
+// full-line comments directly above the statement (blank lines allowed; a line of code ends the run,
+// so comments inside a multi-line `def` header or call never attach to the next statement) and the
+// comment trailing the statement's first line. Tool pragmas (`type:`, `noqa`, `pragma:`, `fmt:`,
+// `pylint:`, `isort:`) are left out: they speak about the source line, not the Triton one.
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "syntax/ast.h"
+#include "syntax/source.h"
+#include "syntax/token.h"
+
+namespace c2t::lower {
+
+class SourceComments {
+ public:
+  SourceComments() = default;
+  /// `tokens` of `source` (both outlive this object).
+  SourceComments(const std::vector<syntax::Token>& tokens, const syntax::Source& source);
+
+  /// (line, text without the `#` and one space) of the comments that belong before statement `s`,
+  /// top to bottom; empty without a source.
+  std::vector<std::pair<int, std::string>> before(const syntax::Node* s) const;
+
+ private:
+  const syntax::Source* source_ = nullptr;
+  std::map<int, std::string> full_line_, trailing_;
+};
+
+}  // namespace c2t::lower

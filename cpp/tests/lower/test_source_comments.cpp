@@ -1,0 +1,76 @@
+// The author's comments kept in the lowered kernels (lower/source_comments.h).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "lower/source_comments.h"
+#include "syntax/parser.h"
+
+namespace c2t::lower {
+namespace {
+
+const char* kKernel = R"(import cuda.tile as ct
+
+ConstInt = ct.Constant[int]
+
+
+@ct.kernel
+def rowsum(
+    x,  # trailing a parameter: not a statement's
+    # inside the header: not the body's
+    out,
+    N: int,
+    TILE: ConstInt,
+):
+    """A docstring
+    # that is not a comment
+    """
+    # accumulate in fp32
+
+    # (a second paragraph)
+    acc = ct.zeros((TILE,), dtype=ct.float32)
+    for j in range(ct.cdiv(N, TILE)):  # the row in tiles
+        t = ct.load(x, (j,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)  # noqa: E501
+        # type: ignore
+        acc = acc + t.astype(ct.float32)  # widen
+    if TILE > 1024:
+        # nothing to do for wide tiles
+        pass
+    ct.store(out, (0,), tile=acc)
+)";
+
+// The statement starting on `line` (a simple or compound statement, not an expression in it).
+const syntax::Node* statement_at(const syntax::Node* n, int line) {
+  if (!n) return nullptr;
+  for (std::string_view t : {"Assign", "AugAssign", "For", "If", "Pass", "Expr"})
+    if (n->type == t && n->lineno == line) return n;
+  for (auto& [name, v] : n->fields) {
+    if (v.kind == syntax::Value::Kind::Node) {
+      if (auto* s = statement_at(v.node, line)) return s;
+    } else if (v.kind == syntax::Value::Kind::List) {
+      for (auto& item : v.items)
+        if (item.kind == syntax::Value::Kind::Node)
+          if (auto* s = statement_at(item.node, line)) return s;
+    }
+  }
+  return nullptr;
+}
+
+TEST(SourceComments, RunsAboveAStatementAndItsTrailingComment) {
+  auto pr = syntax::parse(kKernel, "k.py");
+  ASSERT_TRUE(pr.ok());
+  SourceComments c(pr.tokens, *pr.source);
+  auto at = [&](int line) { return c.before(statement_at(pr.tree.root, line)); };
+  using Lines = std::vector<std::pair<int, std::string>>;
+  // acc = ...: the two comments above it, across the blank line; not the header's or the docstring's.
+  EXPECT_EQ(at(20), (Lines{{17, "accumulate in fp32"}, {19, "(a second paragraph)"}}));
+  EXPECT_EQ(at(21), (Lines{{21, "the row in tiles"}}));  // a loop header's trailing comment
+  EXPECT_EQ(at(22), (Lines{}));                          // noqa: a pragma, left out
+  // `# type: ignore` on its own line is a pragma: left out.
+  EXPECT_EQ(at(24), (Lines{{24, "widen"}}));
+  EXPECT_EQ(at(27), (Lines{{26, "nothing to do for wide tiles"}}));
+  EXPECT_EQ(at(28), (Lines{}));  // a line of code above: nothing  // a line of code above: nothing
+}
+
+}  // namespace
+}  // namespace c2t::lower
