@@ -257,3 +257,28 @@ def test_sm90_compile_pipelines_b_only_when_k_major(tmp_path):
         stages = compile_launch(gpu.launch_gg, (8,), As, Bs, Cs, 128, 128, 128, False)
         counts[name] = stages["ttgir"].count("async_copy_global_to_local")
     assert counts["k_major"] > counts["n_major"], counts
+
+
+@pytest.mark.parametrize("rank, k, other", [(2, 0, 1), (3, 1, 2), (3, 2, 1), (3, 0, 1)])
+def test_copy_kernel_moves_16_bytes_per_access_on_sm90(tmp_path, rank, k, other):
+    # Compiled for sm_90 on the CPU with every facts bit set (aligned, extents and strides multiples of 16):
+    # the loads and stores are 16-byte vectors, for a batch of matrices too (an unhinted batch stride made
+    # them one byte each: the review of s28). The interpreter cannot see this.
+    import re
+    from collections import Counter
+
+    from triton_compile_check import compile_for_gpu, load_for_compile
+
+    gpu = load_for_compile(convert(GROUPED, "gg.py"), tmp_path, "gg_copy_sm90")
+    sig = {"src": "*i64", "src_first": "*fp8e5", "SRC_FACTS": "constexpr", "dst": "*i64", "dst_first": "*fp8e5",
+           "DST_FACTS": "constexpr", "RANK": "constexpr", "K_AXIS": "constexpr", "OTHER_AXIS": "constexpr",
+           "TILE_K": "constexpr", "TILE_O": "constexpr"}
+    every = (1 << (1 + 2 * rank)) - 1
+    constexprs = {"SRC_FACTS": every, "DST_FACTS": every, "RANK": rank, "K_AXIS": k, "OTHER_AXIS": other,
+                  "TILE_K": 64, "TILE_O": 64}
+    ptx = compile_for_gpu(gpu._c2t_k_major_copy, sig, constexprs, arch=90, options={"num_warps": 4},
+                          last_stage="ptx", divisible=["src", "dst", "src_first", "dst_first"])["ptx"]
+    loads = Counter(m.group(0) for m in re.finditer(r"ld\.global[\w.]*\.b\d+", ptx) if "v4" in m.group(0) or "b8" in m.group(0))
+    stores = Counter(re.findall(r"st\.global[\w.]*\.b\d+", ptx))
+    assert not any(".b8" in op for op in list(loads) + list(stores)), (loads, stores)
+    assert any(".v4." in op for op in loads) and any(".v4." in op for op in stores), (loads, stores)

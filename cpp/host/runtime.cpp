@@ -1128,7 +1128,7 @@ def _c2t_min_extent(arrays, axis):
         return None
 
 
-_c2t_k_major_plans = {}  # (id of a source list's table, k, other) -> (the table, its copies' layout, grid): the last 256
+_c2t_k_major_plans = {}  # (id of a source list's table, k, other) -> (the table, layouts, total, grid): at most 256, oldest out first
 
 
 def _c2t_k_major_copies(items, k, other):
@@ -1176,8 +1176,15 @@ def _c2t_k_major_copies(items, k, other):
     _, layouts, total, grid = plan
     buf = torch.empty(total, dtype=first.dtype, device=first.device)
     dst = [buf.as_strided(shape, strides, offset) for shape, strides, offset in layouts]
-    _, dst_table, dst_facts = _c2t_array_list("K-major copy", dst, rank, False)
-    args = (src_table, first, src_facts, dst_table, dst[0], dst_facts, rank, k, other, 64, 64)
+    # The launcher's table of the copies, where its list indexes with int32 (the usual case): the
+    # same key, so one table for both.
+    _, dst_table, dst_facts = _c2t_array_list("K-major copy", dst, rank, total < 2**31)
+    # Only the facts bits the kernel reads (others would compile more variants): addresses, the
+    # extents along k and other, the strides along k, other and the batch axis.
+    used = 1 | (1 << (1 + k)) | (1 << (1 + other)) | (1 << (1 + rank + k)) | (1 << (1 + rank + other))
+    if batch is not None:
+        used |= 1 << (1 + rank + batch)
+    args = (src_table, first, src_facts & used, dst_table, dst[0], dst_facts & used, rank, k, other, 64, 64)
     options = {"num_warps": 4}
     # Its own launch path: not _c2t_run_kernel, whose tuning search would time this kernel as the
     # launcher's and give it the launcher's options.
@@ -1220,10 +1227,16 @@ def _c2t_k_major_copy(src, src_first, SRC_FACTS: tl.constexpr, dst, dst_first, D
     d_o = tl.multiple_of(d_o, 16) if DST_FACTS & (1 << (1 + RANK + OTHER_AXIS)) else d_o
     mask = (k[:, None] < k_n) & (o[None, :] < o_n)
     if RANK == 3:
+        BATCH: tl.constexpr = 3 - K_AXIS - OTHER_AXIS
         b = tl.program_id(1)
-        mask = mask & (b < tl.load(s_words + 1 + (3 - K_AXIS - OTHER_AXIS)))
-        s_ptr += b * tl.load(s_words + 1 + RANK + (3 - K_AXIS - OTHER_AXIS))
-        d_ptr += b * tl.load(d_words + 1 + RANK + (3 - K_AXIS - OTHER_AXIS))
+        mask = mask & (b < tl.load(s_words + 1 + BATCH))
+        # hinted too: an unhinted batch stride loses the pointers' alignment (one byte per access)
+        s_b = tl.load(s_words + 1 + RANK + BATCH)
+        s_b = tl.multiple_of(s_b, 16) if SRC_FACTS & (1 << (1 + RANK + BATCH)) else s_b
+        d_b = tl.load(d_words + 1 + RANK + BATCH)
+        d_b = tl.multiple_of(d_b, 16) if DST_FACTS & (1 << (1 + RANK + BATCH)) else d_b
+        s_ptr += b * s_b
+        d_ptr += b * d_b
     x = tl.load(s_ptr + k[:, None] * s_k + o[None, :], mask=mask)
     tl.store(d_ptr + k[:, None] + o[None, :] * d_o, x, mask=mask)
 

@@ -463,6 +463,11 @@ TEST(Runtime, KMajorBlockBringsTheDeviceQueries) {
   std::string rt = runtime_source(n);
   EXPECT_NE(rt.find("def _c2t_k_major(x, *layouts):"), std::string::npos) << rt;
   EXPECT_NE(rt.find("def _c2t_device_capability("), std::string::npos) << rt;
+  // The copies go through list tables, also for a kernel that takes no list (a single fp8 array),
+  // and launch through the run-kernel block's native path.
+  EXPECT_NE(rt.find("def _c2t_array_list("), std::string::npos) << rt;
+  EXPECT_NE(rt.find("def _c2t_k_major_copy("), std::string::npos) << rt;
+  EXPECT_NE(rt.find("def _c2t_run_native("), std::string::npos) << rt;
 }
 
 // Two blank lines after the runtime block (PEP 8), also where a statement the rewrite removes
