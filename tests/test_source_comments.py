@@ -1,6 +1,6 @@
 """The author's comments kept in converted kernels (cpp/lower/source_comments.h): where they land, and that the
 commented kernel runs the same (interpreter, ragged sizes, against torch). The placement rules themselves are
-tested in cpp/tests/lower/test_source_comments.cpp."""
+tested in cpp/tests/driver/test_source_comments.cpp."""
 
 from __future__ import annotations
 

@@ -1,10 +1,14 @@
-// The author's comments kept in the converted kernels, end to end (lower/source_comments.h; the rules
-// themselves: cpp/tests/lower/test_source_comments.cpp, same kernel).
+// The author's comments kept in the converted kernels (lower/source_comments.h): the placement
+// rules on one kernel's statements, then the same kernel converted end to end.
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "driver/convert.h"
+#include "lower/source_comments.h"
+#include "syntax/parser.h"
 
 namespace c2t {
 namespace {
@@ -39,6 +43,39 @@ def rowsum(
     ct.store(out, (0,), tile=acc)
 )";
 
+
+// The statement starting on `line` (a simple or compound statement, not an expression in it).
+const syntax::Node* statement_at(const syntax::Node* n, int line) {
+  if (!n) return nullptr;
+  for (std::string_view t : {"Assign", "AugAssign", "For", "If", "Pass", "Expr"})
+    if (n->type == t && n->lineno == line) return n;
+  for (auto& [name, v] : n->fields) {
+    if (v.kind == syntax::Value::Kind::Node) {
+      if (auto* s = statement_at(v.node, line)) return s;
+    } else if (v.kind == syntax::Value::Kind::List) {
+      for (auto& item : v.items)
+        if (item.kind == syntax::Value::Kind::Node)
+          if (auto* s = statement_at(item.node, line)) return s;
+    }
+  }
+  return nullptr;
+}
+
+TEST(SourceComments, RunsAboveAStatementAndItsTrailingComment) {
+  auto pr = syntax::parse(kKernel, "k.py");
+  ASSERT_TRUE(pr.ok());
+  lower::SourceComments c(pr.tokens, *pr.source);
+  auto at = [&](int line) { return c.before(statement_at(pr.tree.root, line)); };
+  using Lines = std::vector<std::pair<int, std::string>>;
+  // acc = ...: the two comments above it, across the blank line; not the header's or the docstring's.
+  EXPECT_EQ(at(20), (Lines{{17, "accumulate in fp32"}, {19, "(a second paragraph)"}}));
+  EXPECT_EQ(at(21), (Lines{{21, "the row in tiles"}}));  // a loop header's trailing comment
+  EXPECT_EQ(at(22), (Lines{}));                          // noqa: a pragma, left out
+  // `# type: ignore` on its own line is a pragma: left out.
+  EXPECT_EQ(at(24), (Lines{{24, "widen"}}));
+  EXPECT_EQ(at(27), (Lines{{26, "nothing to do for wide tiles"}}));
+  EXPECT_EQ(at(28), (Lines{}));  // a line of code above: nothing  // a line of code above: nothing
+}
 
 TEST(SourceCommentsConverted, ConvertedKernelKeepsThemInPlace) {
   ConvertResult r = convert_source(kKernel, "k.py");
