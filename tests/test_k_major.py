@@ -93,6 +93,9 @@ def test_the_copy_is_k_major_and_equal(tmp_path, monkeypatch):
         (b[:1], ((0, 1),)),                            # one row: no axis to transpose
         (b, ((0, 2),)),                                # an axis the array does not have
         (b[:, :10], ((0, 1),)),                        # 960 elements: a copy's launch costs more
+        (b.view(torch.float8_e4m3fnuz), ((0, 1),)),    # ROCm's fp8: not built for sm_90
+        (b, ((-2, -1),)),                              # axes the launcher never names
+        ([k_major, k_major], ((0, 1),)),               # a list with nothing to copy: itself, not a new list
         (b, ((0, 1, [torch.empty(255, 1), torch.empty(300, 1)], 0),)),  # 255 rows: bound by reading b
     ]
     for x, layouts in left_alone:

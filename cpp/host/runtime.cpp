@@ -1056,7 +1056,8 @@ def _c2t_device_capability(torch, device=None):
 
 // fp8 matrix-product operands laid out K-major (lower/k_major.h, host/launcher.cpp k_major_source).
 const char* kKMajor = R"PY(
-_C2T_FP8 = ("torch.float8_e4m3fn", "torch.float8_e5m2", "torch.float8_e4m3fnuz", "torch.float8_e5m2fnuz")
+# CUDA's fp8 types (the fnuz ones are ROCm's, which Triton does not build for sm_90)
+_C2T_FP8 = ("torch.float8_e4m3fn", "torch.float8_e5m2")
 _C2T_K_MAJOR_MIN_ELEMENTS = 1 << 22  # an operand's elements from which a copy pays (below: its host time)
 _C2T_K_MAJOR_MIN_REUSE = 256  # the product's other dimension from which it is compute-bound
 
@@ -1104,6 +1105,8 @@ def _c2t_k_major(x, *layouts):
     if any(r is not None and r < _C2T_K_MAJOR_MIN_REUSE for r in reuse):
         return x
     out = _c2t_k_major_copies(items, k, other)
+    if all(o is t for o, t in zip(out, items)):
+        return x  # nothing copied: the caller's own object, as on every other path
     return out if isinstance(x, (list, tuple)) else out[0]
 
 
@@ -1243,11 +1246,11 @@ def _c2t_k_major_copy(src, src_first, SRC_FACTS: tl.constexpr, dst, dst_first, D
 
 def _c2t_k_major_wanted(t, k, other):
     """Whether _c2t_k_major copies array t: an fp8 array contiguous along axis `other` but not along
-    axis k, both longer than 1; False for anything else (the launcher's own checks then speak about
-    it)."""
+    axis k, both longer than 1 (axes as the launcher names them: from 0); False for anything else
+    (the launcher's own checks then speak about it)."""
     try:
-        return (str(t.dtype) in _C2T_FP8 and t.stride(other) == 1 and t.stride(k) != 1 and t.shape[k] > 1
-                and t.shape[other] > 1)
+        return (k >= 0 and other >= 0 and str(t.dtype) in _C2T_FP8 and t.stride(other) == 1 and t.stride(k) != 1
+                and t.shape[k] > 1 and t.shape[other] > 1)
     except (AttributeError, TypeError, IndexError, RuntimeError):  # not an array of that rank
         return False
 
