@@ -170,7 +170,7 @@ ConvertResult convert_source(std::string_view bytes, std::string_view filename, 
   auto lopts = lower_options(opts);
   lower::ModuleLowering ml(mi, lopts, r.diags);
   ml.set_source(pr.source.get());
-  lower::SourceComments comments(pr.tokens, *pr.source);
+  lower::SourceComments comments(pr.tokens, *pr.source, pr.tree.root);
   ml.set_comments(&comments);
   lower::LoweredModule lm = ml.run();
   for (auto& k : lm.reports) {

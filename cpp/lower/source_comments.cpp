@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sema/ast_util.h"
+
 namespace c2t::lower {
 namespace {
 
@@ -21,8 +23,13 @@ std::string comment_text(std::string_view tok) {
 
 }  // namespace
 
-SourceComments::SourceComments(const std::vector<syntax::Token>& tokens, const syntax::Source& source)
+SourceComments::SourceComments(const std::vector<syntax::Token>& tokens, const syntax::Source& source,
+                               const syntax::Node* root)
     : source_(&source) {
+  sema::walk(root, [&](const syntax::Node* n) {
+    parsed_.insert(n);
+    return true;
+  });
   for (size_t i = 0; i < tokens.size(); ++i) {
     const syntax::Token& t = tokens[i];
     if (t.kind != syntax::TokenKind::Comment) continue;
@@ -36,7 +43,7 @@ SourceComments::SourceComments(const std::vector<syntax::Token>& tokens, const s
 
 std::vector<std::pair<int, std::string>> SourceComments::before(const syntax::Node* s) const {
   std::vector<std::pair<int, std::string>> out;
-  if (!source_ || !s || s->lineno < 1) return out;
+  if (!source_ || !s || s->lineno < 1 || !parsed_.count(s)) return out;
   for (int line = s->lineno - 1; line >= 1; --line) {
     auto it = full_line_.find(line);
     if (it != full_line_.end()) {

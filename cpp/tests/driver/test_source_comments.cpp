@@ -64,7 +64,7 @@ const syntax::Node* statement_at(const syntax::Node* n, int line) {
 TEST(SourceComments, RunsAboveAStatementAndItsTrailingComment) {
   auto pr = syntax::parse(kKernel, "k.py");
   ASSERT_TRUE(pr.ok());
-  lower::SourceComments c(pr.tokens, *pr.source);
+  lower::SourceComments c(pr.tokens, *pr.source, pr.tree.root);
   auto at = [&](int line) { return c.before(statement_at(pr.tree.root, line)); };
   using Lines = std::vector<std::pair<int, std::string>>;
   // acc = ...: the two comments above it, across the blank line; not the header's or the docstring's.
@@ -89,6 +89,30 @@ TEST(SourceCommentsConverted, ConvertedKernelKeepsThemInPlace) {
   EXPECT_NE(pos("        # nothing to do for wide tiles\n        pass\n"), std::string::npos) << code;
   for (const char* absent : {"not a statement's", "not the body's", "noqa", "type: ignore"})
     EXPECT_EQ(pos(std::string("# ") + absent), std::string::npos) << absent;
+}
+
+TEST(SourceCommentsConverted, SynthesizedBodiesDoNotRepeatThem) {
+  // A lambda's lifted function borrows the lambda's position: the statement's comments stay with
+  // the statement, once.
+  const char* src = R"(import cuda.tile as ct
+
+ConstInt = ct.Constant[int]
+
+
+@ct.kernel
+def k(X, Out, T: ConstInt):
+    x = ct.load(X, (0,), shape=(T,))
+    # one more
+    f = lambda a: a + 1  # the lambda
+    ct.store(Out, (0,), tile=f(x))
+)";
+  ConvertResult r = convert_source(src, "k.py");
+  ASSERT_TRUE(r.ok) << r.rendered;
+  for (const char* c : {"# one more\n", "# the lambda\n"}) {
+    size_t first = r.code.find(c);
+    ASSERT_NE(first, std::string::npos) << c << r.code;
+    EXPECT_EQ(r.code.find(c, first + 1), std::string::npos) << c << r.code;
+  }
 }
 
 }  // namespace
