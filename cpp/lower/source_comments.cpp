@@ -49,7 +49,7 @@ std::vector<std::pair<int, std::string>> SourceComments::before(const syntax::No
     if (it != full_line_.end()) {
       out.emplace_back(line, it->second);
     } else if (!blank(source_->line(line))) {
-      // (a pragma's own line is not blank either: it ends the run, as code does)
+      // A line of code ends the run; a pragma's own line (left out above) does not.
       std::string_view l = source_->line(line);
       size_t first = l.find_first_not_of(" \t\r\f");
       if (first == std::string_view::npos || l[first] != '#') break;

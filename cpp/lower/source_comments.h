@@ -7,8 +7,9 @@
 // so comments inside a multi-line `def` header or call never attach to the next statement) and the
 // comment trailing the statement's first line, for statements of the parsed module only (not the
 // bodies the converter synthesizes for lambdas and combine functions, whose nodes borrow a source
-// position: they would repeat the comments of the statement they came from). Tool pragmas (`type:`, `noqa`, `pragma:`, `fmt:`,
-// `pylint:`, `isort:`) are left out: they speak about the source line, not the Triton one.
+// position: they would repeat the comments of the statement they came from). Tool pragmas
+// (`type:`, `noqa`, `pragma:`, `fmt:`, `pylint:`, `isort:`) are left out: they speak about the
+// source line, not the Triton one.
 #pragma once
 
 #include <map>
