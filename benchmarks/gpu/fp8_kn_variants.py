@@ -25,7 +25,6 @@ product's order).
   PYTHONPATH=TILEGYM/src:PLUGIN:CUTILE_SITE python3 fp8_kn_variants.py TILEGYM CONVERTED [ROUNDS]
 (as scripts_on_device.sh runs it)"""
 import functools
-import importlib.util
 import statistics
 import sys
 import tempfile
@@ -33,8 +32,9 @@ from pathlib import Path
 
 import torch  # noqa: E402
 import triton  # noqa: E402
-import triton.language as tl  # noqa: E402
 import triton.testing  # noqa: E402
+
+from script_util import load_module  # noqa: E402
 
 P = functools.partial(print, flush=True)
 CONVERTED = Path(sys.argv[2]) / "ops/triton/group_gemm.py"
@@ -75,15 +75,6 @@ def edited(text, swap=False):
     return text.replace('@register_impl("group_gemm", backend="triton")\n', "")
 
 
-def load(name, text, tmp):
-    path = Path(tmp) / f"gg_{name}.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location(f"gg_{name}", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def inputs(groups, m, n, k, seed):
     g = torch.Generator(device=DEVICE).manual_seed(seed)
     mk = lambda *s: torch.empty(s, device=DEVICE, dtype=torch.float16).normal_(0.0, 0.3, generator=g).to(FP8)
@@ -122,7 +113,7 @@ def check(name, fn, dims, same_as=None):
 def main():
     text = CONVERTED.read_text()
     tmp = tempfile.mkdtemp()
-    conv, always, no_copy, copy_torch, swap = (load(n, edited(text, swap=(n == "swap")), tmp)
+    conv, always, no_copy, copy_torch, swap = (load_module(f"gg_{n}", edited(text, swap=(n == "swap")), tmp)
                                                for n in ("conv", "always", "no_copy", "copy_torch", "swap"))
     if not hasattr(conv, "_c2t_k_major_copies"):
         raise SystemExit("the converted module has no _c2t_k_major_copies: convert it with s28's cutile2triton")

@@ -10,7 +10,6 @@ torch.cuda.get_device_properties.
 
 import os
 import sys
-import time
 from pathlib import Path
 
 os.environ["DISABLE_FALLBACK"] = "1"
@@ -18,18 +17,7 @@ import tilegym  # noqa: E402
 import torch  # noqa: E402
 import triton  # noqa: E402
 from cutile2triton.pytest_tilegym import load_converted  # noqa: E402
-
-
-def host_us(fn, n=300):
-    for _ in range(20):
-        fn()
-    torch.cuda.synchronize()
-    t = time.perf_counter()
-    for _ in range(n):
-        fn()
-    dt = (time.perf_counter() - t) / n * 1e6
-    torch.cuda.synchronize()
-    return dt
+from script_util import host_us  # noqa: E402
 
 
 @triton.jit

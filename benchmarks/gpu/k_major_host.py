@@ -8,38 +8,23 @@ many of the op's list lookups the native path answered.
   PYTHONPATH=TILEGYM/src:PLUGIN:CUTILE_SITE python3 k_major_host.py TILEGYM CONVERTED
 (as scripts_on_device.sh runs it)"""
 import functools
-import importlib.util
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import torch
 
+from script_util import host_us, load_module
+
 P = functools.partial(print, flush=True)
 FP8 = torch.float8_e5m2
+host_us = functools.partial(host_us, warmup=10)  # the probe warmed up 10 calls
 
 
 def load(converted):
     text = (Path(converted) / "ops/triton/group_gemm.py").read_text()
-    path = Path(tempfile.mkdtemp()) / "gg_host.py"
-    path.write_text(text.replace('@register_impl("group_gemm", backend="triton")\n', ""))
-    spec = importlib.util.spec_from_file_location("gg_host", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def host_us(fn, n=300):
-    for _ in range(10):
-        fn()
-    torch.cuda.synchronize()
-    t = time.perf_counter()
-    for _ in range(n):
-        fn()
-    us = (time.perf_counter() - t) / n * 1e6
-    torch.cuda.synchronize()
-    return us
+    return load_module("gg_host", text.replace('@register_impl("group_gemm", backend="triton")\n', ""),
+                       tempfile.mkdtemp())
 
 
 def main():

@@ -11,22 +11,10 @@ replays, triton.testing.do_bench_cudagraph) of:
 
   python3 k_major_list_copy.py TILEGYM CONVERTED   (as scripts_on_device.sh runs it; the arguments are unused)
 """
-import time
-
 import torch
 import triton.testing
 
-
-def host_us(fn, n=300):
-    for _ in range(20):
-        fn()
-    torch.cuda.synchronize()
-    t = time.perf_counter()
-    for _ in range(n):
-        fn()
-    dt = (time.perf_counter() - t) / n * 1e6
-    torch.cuda.synchronize()
-    return dt
+from script_util import host_us
 
 
 def main():

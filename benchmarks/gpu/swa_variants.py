@@ -20,7 +20,6 @@ instead; SWA_SEQS="512 1024" picks the lengths (default 512 4096 16384).
   PYTHONPATH=TILEGYM/src:PLUGIN:CUTILE_SITE python3 swa_variants.py TILEGYM CONVERTED [ROUNDS [BEFORE]]
 (as scripts_on_device.sh runs it)"""
 import functools
-import importlib.util
 import math
 import os
 import statistics
@@ -32,6 +31,8 @@ os.environ.setdefault("DISABLE_FALLBACK", "1")
 import torch  # noqa: E402
 import triton  # noqa: E402
 import triton.testing  # noqa: E402
+
+from script_util import load_module  # noqa: E402
 
 P = functools.partial(print, flush=True)
 CONVERTED = Path(sys.argv[2]) / "ops/triton/experimental/swa_attention.py"
@@ -71,12 +72,7 @@ def edited(text, fuse=False, guard=False):
 
 
 def load(name, text, tmp):
-    path = Path(tmp) / f"swa_{name}.py"
-    path.write_text(text)
-    spec = importlib.util.spec_from_file_location(f"swa_{name}", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_module(f"swa_{name}", text, tmp)
 
 
 def reference(q, k, v, w):

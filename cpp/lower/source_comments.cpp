@@ -7,10 +7,6 @@
 namespace c2t::lower {
 namespace {
 
-bool blank(std::string_view line) {
-  return std::all_of(line.begin(), line.end(), [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f'; });
-}
-
 // A comment's text without its `#` and one space; "" for a tool pragma (left out).
 std::string comment_text(std::string_view tok) {
   tok.remove_prefix(1);
@@ -24,36 +20,31 @@ std::string comment_text(std::string_view tok) {
 }  // namespace
 
 SourceComments::SourceComments(const std::vector<syntax::Token>& tokens, const syntax::Source& source,
-                               const syntax::Node* root)
-    : source_(&source) {
+                               const syntax::Node* root) {
   sema::walk(root, [&](const syntax::Node* n) {
     parsed_.insert(n);
     return true;
   });
-  for (size_t i = 0; i < tokens.size(); ++i) {
-    const syntax::Token& t = tokens[i];
-    if (t.kind != syntax::TokenKind::Comment) continue;
+  using K = syntax::TokenKind;
+  code_lines_.assign(source.line_count() + 2, false);
+  for (auto& t : tokens)  // a line holding any code token (a multi-line string: every line it spans)
+    if (t.kind != K::Comment && t.kind != K::NL && t.kind != K::Newline && t.kind != K::Indent &&
+        t.kind != K::Dedent && t.kind != K::EndMarker)
+      for (int l = t.line; l <= t.end_line && l < (int)code_lines_.size(); ++l) code_lines_[l] = true;
+  for (auto& t : tokens) {
+    if (t.kind != K::Comment) continue;
     std::string text = comment_text(source.text().substr(t.begin, t.end - t.begin));
-    if (text.empty()) continue;
-    std::string_view line = source.line(t.line);
-    bool alone = blank(line.substr(0, std::min<size_t>((size_t)t.col, line.size())));
-    (alone ? full_line_ : trailing_)[t.line] = std::move(text);
+    if (!text.empty()) (code_lines_[t.line] ? trailing_ : full_line_)[t.line] = std::move(text);
   }
 }
 
 std::vector<std::pair<int, std::string>> SourceComments::before(const syntax::Node* s) const {
   std::vector<std::pair<int, std::string>> out;
-  if (!source_ || !s || s->lineno < 1 || !parsed_.count(s)) return out;
-  for (int line = s->lineno - 1; line >= 1; --line) {
+  if (!s || s->lineno < 1 || s->lineno >= (int)code_lines_.size() || !parsed_.count(s)) return out;
+  // Upwards to the first line of code; blank lines and pragmas (left out) do not end the run.
+  for (int line = s->lineno - 1; line >= 1 && !code_lines_[line]; --line) {
     auto it = full_line_.find(line);
-    if (it != full_line_.end()) {
-      out.emplace_back(line, it->second);
-    } else if (!blank(source_->line(line))) {
-      // A line of code ends the run; a pragma's own line (left out above) does not.
-      std::string_view l = source_->line(line);
-      size_t first = l.find_first_not_of(" \t\r\f");
-      if (first == std::string_view::npos || l[first] != '#') break;
-    }
+    if (it != full_line_.end()) out.emplace_back(line, it->second);
   }
   std::reverse(out.begin(), out.end());
   auto it = trailing_.find(s->lineno);

@@ -31,11 +31,11 @@ class SourceComments {
   SourceComments(const std::vector<syntax::Token>& tokens, const syntax::Source& source, const syntax::Node* root);
 
   /// (line, text without the `#` and one space) of the comments that belong before statement `s`,
-  /// top to bottom; empty without a source, or for a node not in the parsed tree.
+  /// top to bottom; empty for a default-constructed object, or for a node not in the parsed tree.
   std::vector<std::pair<int, std::string>> before(const syntax::Node* s) const;
 
  private:
-  const syntax::Source* source_ = nullptr;
+  std::vector<bool> code_lines_;  // by 1-based line: a token other than a comment on it
   std::map<int, std::string> full_line_, trailing_;
   std::unordered_set<const syntax::Node*> parsed_;  // the tree's nodes
 };

@@ -1,0 +1,33 @@
+"""Helpers the standalone GPU scripts of this folder share. Importing it has no side effects (no TileGym
+mounted, no CUDA touched): scripts import it as `from script_util import ...` (the script's folder is on
+sys.path when Python runs the script)."""
+import importlib.util
+import time
+from pathlib import Path
+
+
+def host_us(fn, n=300, warmup=20):
+    """Host µs per call of fn: `warmup` calls, a synchronization, then n calls back to back, timed
+    without synchronizing (what a caller's thread spends launching), and a synchronization after."""
+    import torch
+
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    t = time.perf_counter()
+    for _ in range(n):
+        fn()
+    us = (time.perf_counter() - t) / n * 1e6
+    torch.cuda.synchronize()
+    return us
+
+
+def load_module(name, text, folder):
+    """Module `name` made from source `text`, written to `folder`/`name`.py (a converted module or an
+    edited copy of one: each copy is its own module, with its own caches)."""
+    path = Path(folder) / f"{name}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod

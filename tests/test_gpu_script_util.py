@@ -1,0 +1,35 @@
+"""CPU test of benchmarks/gpu/script_util.py, the helpers the standalone GPU scripts share: host_us calls
+the function its warm-up and timed counts, synchronizing around the timed calls only, and load_module
+makes each copy of a source its own module."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import torch
+
+SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "gpu" / "script_util.py"
+
+
+def _util():
+    spec = importlib.util.spec_from_file_location("script_util", SCRIPT)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_host_us_counts_calls_and_synchronizes_around_the_timed_ones(monkeypatch):
+    events = []
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda *a: events.append("sync"))
+    us = _util().host_us(lambda: events.append("call"), n=7, warmup=3)
+    assert events == ["call"] * 3 + ["sync"] + ["call"] * 7 + ["sync"]
+    assert us > 0
+
+
+def test_load_module_gives_each_copy_its_own_module(tmp_path):
+    util = _util()
+    a = util.load_module("copy_a", "cache = {}\nVALUE = 1\n", tmp_path)
+    b = util.load_module("copy_b", "cache = {}\nVALUE = 2\n", tmp_path)
+    assert (a.VALUE, b.VALUE) == (1, 2) and a.cache is not b.cache
+    assert (tmp_path / "copy_a.py").read_text() == "cache = {}\nVALUE = 1\n"
