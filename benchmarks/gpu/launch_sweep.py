@@ -11,7 +11,8 @@ default 4 warps). Between
 settings the modules' tuning caches are cleared, so host-side searches (cuTile's
 ``exhaustive_search`` on Triton) re-run under the new options (``--search-filter`` narrows
 them). Timing is TileGym's ``profile_with_l2flush`` (kernel-only device
-time, L2 flushed, median). Every result is checked against PyTorch first.
+time, L2 flushed, median). Every result is checked against PyTorch first; each point also records
+its first call's seconds (``first_s``: the compiles and host-side searches a new setting needs).
 
   python3 launch_sweep.py --tilegym TILEGYM --converted CONV --out OUT.jsonl [--cases rms,bmm ...]
   python3 launch_sweep.py --render OUT.jsonl     # Markdown tables
@@ -276,6 +277,45 @@ def cases(torch, tilegym):
                                                 ("float8_e5m2", 4, 4096, False, False),
                                                 ("float8_e5m2", 4, 4096, True, False),
                                                 ("float8_e5m2", 4, 4096, False, True))]
+
+    def silu_and_mul(M, hidden, dt):  # experimental/bench_silu_and_mul_backward.py, forward
+        def make():
+            x = torch.randn(M, 2 * hidden, dtype=dt, device=dev)
+            fn = lambda be: tilegym.ops.silu_and_mul(x, backend=be)
+            ref = lambda: (torch.nn.functional.silu(x[:, :hidden].float()) * x[:, hidden:].float()).to(dt)
+            return fn, ref, 3 * M * hidden * x.element_size(), "GB/s"
+        return make
+
+    # s28 and s29 both had fp32 hidden 4096 at M=1024 at 0.59-0.60x cuTile (do_bench), 2048 and 11008 at
+    # 0.99-1.15x: its 4096-element tile gets 4 warps, 11008's 16384-element tile 16
+    out["silu_and_mul"] = [(f"M={m} hidden={h} {d}", silu_and_mul(m, h, getattr(torch, d)))
+                           for m, h, d in ((1024, 2048, "float32"), (1024, 4096, "float32"), (1024, 11008, "float32"),
+                                           (1024, 4096, "bfloat16"), (16384, 4096, "float32"))]
+
+    def cgdr(B, T, H, K, V, dt=torch.bfloat16):  # tests/ops/test_chunk_gated_delta_rule.py's shapes
+        def make():
+            root = Path(tilegym.__file__).resolve().parents[2]  # TileGym's checkout (src/tilegym/__init__.py)
+            if str(root) not in sys.path:
+                sys.path.insert(0, str(root))
+            import importlib
+
+            reference = importlib.import_module("tests.ops.test_chunk_gated_delta_rule")._torch_chunk_gated_delta_rule
+            torch.manual_seed(42)
+            q, k = (torch.randn(B, T, H, K, device=dev, dtype=dt) * 0.1 for _ in range(2))
+            v = torch.randn(B, T, H, V, device=dev, dtype=dt) * 0.1
+            g = -torch.abs(torch.randn(B, T, H, device=dev, dtype=dt)) * 0.5
+            beta = torch.sigmoid(torch.randn(B, T, H, device=dev, dtype=dt))
+            s0 = torch.randn(B, H, K, V, device=dev, dtype=torch.float32) * 0.01
+            args = lambda: (q.clone(), k.clone(), v.clone(), g.clone(), beta.clone())
+            kw = dict(chunk_size=64, initial_state=s0, output_final_state=True, use_qk_l2norm_in_kernel=False)
+            fn = lambda be: tilegym.ops.chunk_gated_delta_rule(*args(), **kw, backend=be)[0]
+            ref = lambda: reference(*args(), **kw)[0]
+            return fn, ref, B * T * H * (2 * K + 2 * V) * q.element_size(), "GB/s"  # q, k, v read, the output written
+        return make
+
+    # K=256: the inter-chunk kernel's IEEE fp32 products unroll into 18432 FMAs per thread at 8 warps; its
+    # test case took 272 s in s22 and ran past 330 s alone in s29, most of it ptxas: first_s per setting
+    out["cgdr"] = [(f"B=2 T={t} H=8 K={k} V=128", cgdr(2, t, 8, k, 128)) for t, k in ((4, 256), (2048, 256), (2048, 128))]
     return out
 
 
@@ -314,6 +354,8 @@ SETTINGS = {
     "rms_backward": [None] + [{"num_warps": w, "num_stages": s, "C2T_PREFETCH_STAGES": s}
                               for w in (8, 16, 32) for s in (1, 2, 3)],
     "group_gemm": [None, {"num_warps": 4}, {"num_warps": 8}],
+    "silu_and_mul": [None, {"num_warps": 4}, {"num_warps": 8}, {"num_warps": 16}],
+    "cgdr": [None, {"num_warps": 8}, {"num_warps": 16}],
 }
 
 
@@ -406,6 +448,7 @@ def main() -> int:
                     ts = time.time()
                     try:
                         got = fn(backend)
+                        rec["first_s"] = round(time.time() - ts, 1)  # the first call: compiles and searches
                         if ref is not None:
                             check(torch, got, ref())
                         ms = profile_with_l2flush(lambda: fn(backend), warmup=a.warmup, rep=a.rep)
@@ -423,6 +466,8 @@ def main() -> int:
                     val = f"{rec['value']:.1f} {unit} ({rec['ms'] * 1000:.1f} us)" if "value" in rec else rec["error"]
                     if "ms_host" in rec:
                         val += f" host-timed {rec['ms_host'] * 1000:.1f} us"
+                    if "first_s" in rec:
+                        val += f" first call {rec['first_s']} s"
                     print(f"{cname:9s} {label:32s} {backend:10s} {str(rec['setting']):45s} {val} [{rec['wall_s']}s]",
                           flush=True)
     Override.options = None
