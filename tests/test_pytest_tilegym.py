@@ -19,6 +19,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import cutile2triton
+import pytest
 
 PKG_PARENT = str(Path(cutile2triton.__file__).resolve().parent.parent)
 ROOT = Path(__file__).resolve().parent.parent
@@ -662,3 +663,21 @@ def test_the_gpu_scripts_plugin_only_package_has_what_the_plugin_imports(tmp_pat
     for script in ("tilegym_tests_on_device.sh", "launch_sweep_on_device.sh"):  # one package, made in one place
         text = (ROOT / "benchmarks" / "gpu" / script).read_text()
         assert "c2t_plugin_package" in text and "src/cutile2triton/pytest_tilegym.py" not in text, script
+
+
+@pytest.mark.parametrize("file, overrides, want", [
+    ("tests/ops/test_softmax.py", "", "120"),  # TEST_TIMEOUT
+    ("tests/ops/test_chunk_gated_delta_rule.py", "", "900"),  # the script's default for it
+    ("tests/ops/test_chunk_gated_delta_rule.py", "tests/ops/test_chunk_gated_delta_rule.py=1200", "1200"),
+    ("tests/ops/test_softmax.py", "tests/ops/test_bmm.py=600 tests/ops/test_softmax.py=30", "30"),
+    ("tests/ops/test_softmax.py", "tests/ops/test_softmax.py=soon", "120"),  # not a count: ignored
+    ("tests/ops/test_softmax", "tests/ops/test_softmax.py=30", "120"),  # whole names only
+])
+def test_the_gpu_test_runner_gives_slow_files_longer_test_timeouts(file, overrides, want):
+    # tilegym_tests_on_device.sh passes pytest-timeout c2t_test_timeout's answer per file: s29's full run
+    # lost a chunk_gated_delta_rule case to the 300 s it gave every test while Triton compiled it.
+    r = subprocess.run(["bash", "-c", '. benchmarks/gpu/cutile_env.sh && c2t_test_timeout "$0" 120', file], cwd=ROOT,
+                       env=dict(os.environ, C2T_TEST_TIMEOUTS=overrides), capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout.strip() == want, (r.stdout, r.stderr)
+    runner = (ROOT / "benchmarks" / "gpu" / "tilegym_tests_on_device.sh").read_text()
+    assert '--timeout=$(c2t_test_timeout "$f" "$TEST_TIMEOUT")' in runner and "export -f run_one c2t_test_timeout" in runner

@@ -39,3 +39,16 @@ c2t_mount_tilegym() {
   c2t_plugin_package "$work/plug"
   export PYTHONPATH=$work/tg/TileGym/src:$work/plug:/tmp/site
 }
+
+# c2t_test_timeout FILE DEFAULT: the per-test timeout (seconds) for TileGym test FILE (tests/...): the
+# entry for FILE in C2T_TEST_TIMEOUTS ("tests/a.py=900 tests/b.py=600"), else in the defaults below, else
+# DEFAULT. Why the defaults: chunk_gated_delta_rule's K=256 case compiles fp32 IEEE products unrolled
+# into 18432 FMAs per thread; Triton's first call took 272 s in s22 and over 300 s in s29 (BENCHMARKS.md).
+C2T_TEST_TIMEOUT_DEFAULTS="tests/ops/test_chunk_gated_delta_rule.py=900"
+c2t_test_timeout() {
+  local file=$1 def=$2 s
+  for s in ${C2T_TEST_TIMEOUTS:-} $C2T_TEST_TIMEOUT_DEFAULTS; do
+    if [ "${s%=*}" = "$file" ] && [[ "${s#*=}" =~ ^[1-9][0-9]*$ ]]; then echo "${s#*=}"; return; fi
+  done
+  echo "$def"
+}

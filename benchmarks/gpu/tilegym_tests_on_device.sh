@@ -19,6 +19,9 @@
 #   Several GPUs visible: the JOBS processes are spread over them (slot mod count).
 #   RUN_BUDGET: seconds for all test runs (default 480); files not started by
 #               then are reported "not run".
+#   C2T_TEST_TIMEOUTS: "tests/a.py=900 ...": per-test timeouts of these files
+#               instead of TEST_TIMEOUT (cutile_env.sh c2t_test_timeout; it gives
+#               chunk_gated_delta_rule 900 s: one case compiles for minutes).
 #   C2T_DIFFERENTIAL=1: cuTile is installed and allowed, and every op call of a
 #               c2t_triton case is also run on cuTile and compared
 #               (--c2t-differential, cutile2triton.tilegym_differential); one
@@ -93,7 +96,7 @@ if [ "$C2T_MODE" = smoke ]; then
 else
   XOPT=""
   # Heavy files first (shorter makespan), then the rest.
-  FILES=$( (ls tests/ops/test_{attention,matmul,mla,mla_decoding,mla_decoding_split_kv,moe,gemma_attention,gemma_attention_decode,bmm,flash_decode,attention_sink}.py 2>/dev/null
+  FILES=$( (ls tests/ops/test_{chunk_gated_delta_rule,attention,matmul,mla,mla_decoding,mla_decoding_split_kv,moe,gemma_attention,gemma_attention_decode,bmm,flash_decode,attention_sink}.py 2>/dev/null
             find tests/ops tests/suites -name 'test_*.py' | sort) | awk '!seen[$0]++')
 fi
 
@@ -108,22 +111,25 @@ run_one() {  # backend file [K/N]
   fi
   # Several GPUs: job slot i runs on GPU i mod count (xargs --process-slot-var).
   [ "${NGPU:-1}" -gt 1 ] && export CUDA_VISIBLE_DEVICES=$(( ${C2T_SLOT:-0} % NGPU ))
+  # pytest-timeout's per-test limit, longer for files known to compile for minutes
+  local to_opt=$TO_OPT
+  [ -n "$TO_OPT" ] && to_opt="--timeout=$(c2t_test_timeout "$f" "$TEST_TIMEOUT")"
   if [ "$b" = triton ]; then
     local diff=()
     [ "${C2T_DIFFERENTIAL:-0}" = 1 ] && diff=(--c2t-cutile allow --c2t-differential "$RUNDIR/$b/$name.diff.jsonl")
     timeout -k 10 "$t" python3 -m pytest -p cutile2triton.pytest_tilegym --c2t-converted /tmp/tg/conv "${diff[@]}" \
-      -p no:cacheprovider -v -rN $XOPT $TO_OPT ${shard:+--c2t-shard $shard} -k "c2t_triton and not perf" --junitxml "$RUNDIR/$b/$name.xml" "$f" \
+      -p no:cacheprovider -v -rN $XOPT $to_opt ${shard:+--c2t-shard $shard} -k "c2t_triton and not perf" --junitxml "$RUNDIR/$b/$name.xml" "$f" \
       > "$RUNDIR/$b/$name.log" 2>&1
   else
-    timeout -k 10 "$t" python3 -m pytest -p no:cacheprovider -v -rN $XOPT $TO_OPT \
+    timeout -k 10 "$t" python3 -m pytest -p no:cacheprovider -v -rN $XOPT $to_opt \
       -k "cutile and not cutile_rs and not perf" --junitxml "$RUNDIR/$b/$name.xml" "$f" > "$RUNDIR/$b/$name.log" 2>&1
   fi
   echo $? > "$RUNDIR/$b/$name.rc"
   echo "$(date +%T) $b $f rc=$(cat "$RUNDIR/$b/$name.rc")"
 }
-export -f run_one
+export -f run_one c2t_test_timeout
 NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
-export RUNDIR=/tmp/c2t-runs XOPT TO_OPT FILE_TIMEOUT C2T_DIFFERENTIAL=${C2T_DIFFERENTIAL:-0} NGPU=${NGPU:-1} DEADLINE=$(( $(date +%s) + ${RUN_BUDGET:-480} ))
+export RUNDIR=/tmp/c2t-runs XOPT TO_OPT TEST_TIMEOUT C2T_TEST_TIMEOUTS=${C2T_TEST_TIMEOUTS:-} C2T_TEST_TIMEOUT_DEFAULTS FILE_TIMEOUT C2T_DIFFERENTIAL=${C2T_DIFFERENTIAL:-0} NGPU=${NGPU:-1} DEADLINE=$(( $(date +%s) + ${RUN_BUDGET:-480} ))
 rm -rf "$RUNDIR"; mkdir -p "$RUNDIR"
 if [ -n "${C2T_JOBLIST:-}" ]; then  # "backend file;backend file;...": a re-run of chosen files
   echo "$C2T_JOBLIST" | tr ';' '\n' | sed '/^ *$/d'
