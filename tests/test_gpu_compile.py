@@ -271,6 +271,63 @@ def test_fp8_mma_flushes_to_fp32(tmp_path, gen, fp8):
     torch.testing.assert_close(c.cpu().double(), ref, rtol=1e-5, atol=1e-4, msg=lambda m: f"seed={seed}\n{m}")
 
 
+# --- 4b. A tfloat32 cast under a compile-time `if` on a dtype known only at run time -------------
+# TileGym's chunk_gated_delta_rule: `if a.dtype == ct.float32: a = ct.astype(a, ct.tfloat32)` in a
+# helper, then ct.matmul(a, b). cuTile multiplies on the tensor cores in TF32 where `a` is fp32; the
+# converter made it an fp32 product (input_precision='ieee'), which Triton lowers to FMA
+# instructions: 18432 per thread in the inter-chunk kernel at K=256, and ptxas took 639-650 s on the
+# dev VM (s29). Both dtypes of `a` run in the interpreter; both compile for sm_90.
+
+TF32_UNDER_IF = '''
+import cuda.tile as ct
+
+def _mm(a, b):
+    if a.dtype == ct.float32:
+        a = ct.astype(a, ct.tfloat32)
+    if b.dtype == ct.float32:
+        b = ct.astype(b, ct.tfloat32)
+    return ct.astype(ct.matmul(a, b), ct.float32)
+
+@ct.kernel
+def mm_if(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
+    bm = ct.bid(0)
+    bn = ct.bid(1)
+    acc = ct.full((TM, TN), 0.0, dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        a = ct.load(A, index=(bm, k), shape=(TM, TK), padding_mode=ct.PaddingMode.ZERO)
+        b = ct.load(B, index=(k, bn), shape=(TK, TN), padding_mode=ct.PaddingMode.ZERO)
+        acc = acc + _mm(a, b)
+    ct.store(C, index=(bm, bn), tile=acc)
+
+def run(a, b, c, tm, tn, tk):
+    ct.launch(None, (ct.cdiv(a.shape[0], tm), ct.cdiv(b.shape[1], tn), 1), mm_if, (a, b, c, tm, tn, tk))
+'''
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])  # (bf16: the interpreter's tl.dot is wrong)
+def test_tf32_cast_under_dtype_if_is_a_tf32_product(tmp_path, gen, dtype):
+    seed, g = gen
+    interp, gpu, code = _modules(TF32_UNDER_IF, tmp_path, "tf32if")
+    assert "cond: tl.constexpr = a.dtype == tl.float32" in code and "input_precision='tf32' if cond else 'ieee'" in code
+    M, N, K = 70, 40, 100  # ragged in every dimension
+    a = torch.randn(M, K, generator=g).to(dtype)
+    b = torch.randn(K, N, generator=g).to(dtype)
+    c = dev(poison(torch.empty(M, N)))
+    stages = compile_launch(gpu.launch_mm_if, (2, 1, 1), a, b, c, 64, 64, 32)
+    if "ptx" in stages and isinstance(stages["ptx"], str):
+        ptx = stages["ptx"]
+        if dtype == torch.float32:  # a TF32 product on the tensor cores, no FMA expansion
+            assert "wgmma" in ptx and ".tf32" in ptx, "no TF32 wgmma"
+            assert ptx.count("fma.rn.f32") < 64, ptx.count("fma.rn.f32")
+    interp.run(dev(a), dev(b), c, 64, 64, 32)
+    rn = lambda t: torch.tensor([_tf32_rn(v) for v in t.double().flatten().tolist()], dtype=torch.float64).view(t.shape)
+    if dtype == torch.float32:  # tf32-rounded operands: exact products, fp64 sum
+        torch.testing.assert_close(c.cpu().double(), rn(a) @ rn(b), rtol=1e-5, atol=1e-4, msg=lambda m: f"seed={seed}\n{m}")
+    else:  # each K tile's product comes back in fp16 (ct.matmul keeps the operands' dtype)
+        torch.testing.assert_close(c.cpu().double(), a.double() @ b.double(), rtol=1e-2, atol=2e-2,
+                                   msg=lambda m: f"seed={seed}\n{m}")
+
+
 # --- 5. An array view chosen in the branches of a compile-time `if` (flashinfer ragged_bmm) -------
 # `if TRANS == 1: Ai = a.slice(axis=1, ...) else: Ai = a.slice(axis=0, ...)`: the converter used to
 # name the view's shape after the then-branch only, so the specialization taking the else-branch

@@ -1153,8 +1153,36 @@ void Lowerer::unify_branch_arrays(std::map<std::string, LVal>& a, std::map<std::
   }
 }
 
+namespace {
+// Whether two paths' values of one name have dtypes that may differ (merge_envs).
+bool dtypes_differ(const LVal& va, const LVal& vb) {
+  return !va.info.dtype.same(vb.info.dtype) &&
+         !(va.info.dtype.known() && vb.info.dtype.known() && va.info.dtype.name == vb.info.dtype.name);
+}
+
+// Whether a dtype is or may be tfloat32: the one dtype the Triton code cannot tell apart from
+// another at compile time (it is fp32 there), so only the conversion's own record can choose a
+// product's input_precision for it.
+bool may_be_tf32(const sema::DType& d) {
+  if (d.kind == sema::DType::Kind::Select) return may_be_tf32(*d.then_) || may_be_tf32(*d.else_);
+  return d.is("tfloat32");
+}
+
+// Whether the paths of an `if` leave a name tfloat32 on one and another dtype on the other, the
+// case where merge_envs keeps both (a selection is worth its bound condition only there).
+bool tf32_on_one_path(const std::map<std::string, LVal>& a, const std::map<std::string, LVal>& b) {
+  for (auto& [k, va] : a) {
+    auto it = b.find(k);
+    if (it != b.end() && dtypes_differ(va, it->second) &&
+        (may_be_tf32(va.info.dtype) || may_be_tf32(it->second.info.dtype)))
+      return true;
+  }
+  return false;
+}
+}  // namespace
+
 void Lowerer::merge_envs(const std::map<std::string, LVal>& a, const std::map<std::string, LVal>& b,
-                         const TExprPtr& constexpr_cond) {
+                         const TExprPtr& constexpr_cond, const TExprPtr& dtype_cond) {
   // One pass over both (sorted) maps, appending to `out` in key order.
   std::map<std::string, LVal> out;
   auto ib = b.begin();
@@ -1237,8 +1265,10 @@ void Lowerer::merge_envs(const std::map<std::string, LVal>& a, const std::map<st
     } else if (!va.origin || !vb.origin) {  // a path where it is no parameter's tile: not known
       m.origin.reset();
     }
-    if (!va.info.dtype.same(vb.info.dtype) && !(va.info.dtype.known() && vb.info.dtype.known() && va.info.dtype.name == vb.info.dtype.name))
-      m.info.dtype = sema::DType::dynamic();
+    if (dtypes_differ(va, vb))
+      m.info.dtype = dtype_cond && (may_be_tf32(va.info.dtype) || may_be_tf32(vb.info.dtype))
+                         ? sema::DType::select(source(dtype_cond), va.info.dtype, vb.info.dtype)
+                         : sema::DType::dynamic();
     if (va.info.cval && vb.info.cval && !(*va.info.cval == *vb.info.cval)) m.info.cval.reset();
     if (va.info.shape.unknown_rank || vb.info.shape.unknown_rank ||
         (va.info.kind == VKind::Tile && vb.info.kind == VKind::Tile && va.info.shape.size() != vb.info.shape.size())) {
@@ -1362,7 +1392,21 @@ void Lowerer::lower_if(const Node* s, const std::vector<const Node*>& rest, bool
     error(s, "no branch of `if " + source(cond.expr) + "` can be converted (" + first_failure + ")");
   auto else_env = std::move(env_);
   unify_branch_arrays(then_env, else_env, st.body, st.orelse);
-  merge_envs(then_env, else_env, speculative ? cond.expr : nullptr);
+  // A name one branch of a compile-time `if` leaves tfloat32 and the other another dtype keeps
+  // both, chosen by the condition, so that a later product can still tell them apart (Triton holds
+  // tf32 values in fp32): TileGym's `if a.dtype == ct.float32: a = ct.astype(a, ct.tfloat32)`
+  // before ct.matmul, for an `a` whose dtype is known only at run time, then makes the product
+  // TF32 where `a` is fp32, as cuTile does (ops_mma.cpp precision); it was an fp32 product on FMA
+  // units, 18432 FMAs per thread in chunk_gated_delta_rule's inter-chunk kernel at K=256. The
+  // condition is bound before the `if` because the branches may rebind the names it reads, and as
+  // a tl.constexpr: Triton 3.6 turns a plain local bool into a tensor, and then rejects the
+  // conditional's strings ("cannot convert tf32 of type str to tensor").
+  TExprPtr dtype_cond;
+  if (speculative && tf32_on_one_path(then_env, else_env)) {
+    dtype_cond = name(fresh("cond"));
+    emit(TStmt::ann_assign(dtype_cond, "tl.constexpr", cond.expr));
+  }
+  merge_envs(then_env, else_env, speculative ? cond.expr : nullptr, dtype_cond);
   // `if c: continue` leaves an empty then-branch: print `if not c:` instead
   // where negating is exact (== / != always; ordered compares are not the
   // negation of each other when NaN is involved).

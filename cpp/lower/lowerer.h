@@ -246,9 +246,11 @@ class Lowerer {
   void assign_target(const syntax::Node* target, LVal value, const syntax::Node* stmt);
   void bind_name(const std::string& id, LVal value, const syntax::Node* at);
   std::vector<TStmt> lower_nested(const std::vector<const syntax::Node*>& stmts);
-  /// `constexpr_cond`: the condition when the paths are the branches of an `if` on a constexpr.
+  /// `constexpr_cond`: the condition when the paths are the branches of an `if` on a constexpr;
+  /// `dtype_cond`: that condition bound to a name before the `if`, when a name's dtype differs
+  /// between the branches: it then keeps both, chosen by it (sema::DType::select).
   void merge_envs(const std::map<std::string, LVal>& a, const std::map<std::string, LVal>& b,
-                  const TExprPtr& constexpr_cond = nullptr);
+                  const TExprPtr& constexpr_cond = nullptr, const TExprPtr& dtype_cond = nullptr);
   /// Names bound to different arrays on the two paths of an `if` (`X = As[0]`
   /// / `X = As[1]`, a slice along either axis chosen by a Constant): each
   /// differing pointer/shape/stride gets one fresh name assigned at the end of

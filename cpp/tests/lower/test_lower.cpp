@@ -97,6 +97,33 @@ TEST(Lower, ReductionsCastBackAndMmaIsExact) {
   EXPECT_NE(l->all_source.find("acc = tl.dot(b, b, acc, input_precision='ieee')"), std::string::npos) << l->all_source;
 }
 
+// TileGym's chunk_gated_delta_rule: `if a.dtype == ct.float32: a = ct.astype(a, ct.tfloat32)` before
+// ct.matmul, with `a` of a dtype known only at run time, is a TF32 product where `a` is fp32, as in
+// cuTile; the condition is bound before the `if` (its branch rebinds `a`). Without the rule the
+// product was 'ieee': FMA units, 18432 FMAs per thread at K=256 and minutes of ptxas.
+TEST(Lower, Tf32CastUnderACompileTimeIfPicksThePrecision) {
+  auto l = lower_src(kernel(
+      "    a = ct.load(X, index=(0, 0), shape=(T, T))\n"
+      "    if a.dtype == ct.float32:\n"
+      "        a = ct.astype(a, ct.tfloat32)\n"
+      "    b = ct.astype(ct.load(Y, index=(0, 0), shape=(T, T)), ct.tfloat32)\n"
+      "    c = ct.astype(ct.matmul(a, b), ct.float32)\n"
+      "    if T > 16:\n"
+      "        c = c * 2.0\n"
+      "    ct.store(Z, index=(0, 0), tile=c)\n"));
+  ASSERT_FALSE(l->diags.has_errors()) << l->diags.render_all("t.py", "");
+  const std::string& s = l->all_source;
+  // (`a` is X's tile: its dtype test reads X's element type)
+  size_t bound = s.find("cond = X_ptr.dtype.element_ty == tl.float32\n");  // (the collected text omits ": tl.constexpr")
+  size_t branch = s.find("\nX_ptr.dtype.element_ty == tl.float32\n", bound);
+  EXPECT_NE(bound, std::string::npos) << s;
+  EXPECT_NE(branch, std::string::npos) << s;  // the `if` itself, after the bound condition
+  EXPECT_NE(s.find("input_precision='tf32' if cond else 'ieee'"), std::string::npos) << s;
+  // An `if` whose branches leave no name tfloat32 on one path only binds nothing.
+  EXPECT_EQ(s.find("= T > 16"), std::string::npos) << s;
+  EXPECT_EQ(s.find("cond_1"), std::string::npos) << s;
+}
+
 TEST(Lower, DeadConstantBranchIsNotResolved) {
   auto l = lower_src(std::string(kHead) + "FLAG = False\n@ct.kernel\ndef k(X, T: ConstInt):\n"
                      "    t = ct.load(X, index=(0,), shape=(T,))\n"
