@@ -389,6 +389,27 @@ def _check_break(mod, g):
     assert_close(out, exp)
 
 
+def _check_break_rebinding(mod, g):
+    # Python's for: range() evaluated once, the variable rebound each iteration (hostile round, s29:
+    # the lowering counted from a rebound variable and re-read the rebound stop)
+    for n in (0, 3, 10, 150):
+        out = poison(dev(torch.empty(2, 8, dtype=torch.int32)))
+        mod.run(out, n)
+        acc = 0
+        for i in range(n):
+            if i == 100:
+                break
+            i = i * 2 + 1
+            acc += i
+        acc2, m = 0, n
+        for _ in range(m):
+            if acc2 > 1000:
+                break
+            m = m - 1
+            acc2 += 1
+        assert out[0].tolist() == [acc] * 8 and out[1].tolist() == [acc2] * 8, (n, out.tolist(), acc, acc2)
+
+
 def _check_while_atomic(mod, g):
     counter = dev(torch.zeros(1, dtype=torch.int32))
     out = poison(dev(torch.empty(3, dtype=torch.int32)))
@@ -612,6 +633,28 @@ def k(X, Out):
 def run(x, out):
     ct.launch(None, (x.shape[0],), k, (x, out))
 """, _check_break),
+    ("break_with_rebound_variable_and_stop", HEADER + """
+@ct.kernel
+def k(Out, n: int):
+    acc = 0
+    for i in range(n):
+        if i == 100:
+            break
+        i = i * 2 + 1
+        acc += i
+    acc2 = 0
+    m = n
+    for j in range(m):
+        if acc2 > 1000:
+            break
+        m = m - 1
+        acc2 += 1
+    ct.store(Out, index=(0, 0), tile=ct.full((1, 8), acc, dtype=ct.int32))
+    ct.store(Out, index=(1, 0), tile=ct.full((1, 8), acc2, dtype=ct.int32))
+
+def run(out, n):
+    ct.launch(None, (1,), k, (out, n))
+""", _check_break_rebinding),
     ("while_atomic_condition", HEADER + """
 @ct.kernel
 def k(Counter, Out):

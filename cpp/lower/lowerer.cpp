@@ -1600,19 +1600,38 @@ void Lowerer::lower_for(const Node* s) {
     TExprPtr start = vals.size() >= 2 ? vals[0].expr : lit_int(0);
     TExprPtr stop_e = vals.size() >= 2 ? vals[1].expr : vals[0].expr;
     TExprPtr step = vals.size() == 3 ? vals[2].expr : lit_int(1);
-    emit(TStmt::assign(name(var), start));
+    // Python evaluates range() once and rebinds the variable each iteration: a body that assigns
+    // the variable, or a name the stop or step reads, walks a hidden counter to bounds bound
+    // before the loop (`for i in range(n): ... i = i * 2 + 1` counted from the rebound i).
+    std::set<std::string> stored = stored_names(s), read;
+    for (size_t a = vals.size() >= 2 ? 1 : 0; a < args.size(); ++a)
+      sema::walk(args[a], [&](const Node* n) {
+        if (n->is("Name")) read.insert(std::string(n->str("id")));
+        return true;
+      });
+    bool hidden = stored.count(var) > 0;
+    for (auto& r : read) hidden = hidden || stored.count(r) > 0;
+    TExprPtr counter = name(var);
+    if (hidden) {
+      counter = name(fresh(var + "_next"));
+      stop_e = bind("stop", stop_e);
+      if (vals.size() == 3) step = bind("step", step);
+    }
+    if (hidden) emit(TStmt::assign(name(var), start));  // (a Triton while loop's carried names exist before it)
+    emit(TStmt::assign(counter, start));
     emit(TStmt::assign(name(flag), lit("True")));
     auto before_loop = env_;
     env_[var] = iv;
     TStmt st{TStmt::Kind::While};
-    st.value = binop("&", name(flag), compare("<", name(var), stop_e));
+    st.value = binop("&", name(flag), compare("<", counter, stop_e));
     {
       LoopBodyScope loop_body(*this);
       break_flags_.push_back(flag);
       st.body = lower_nested(nodes_of(s, "body"));
       break_flags_.pop_back();
     }
-    st.body.push_back(TStmt::assign(name(var), binop("+", name(var), step)));
+    if (hidden) st.body.insert(st.body.begin(), TStmt::assign(name(var), counter));
+    st.body.push_back(TStmt::assign(counter, binop("+", counter, step)));
     auto after = std::move(env_);
     merge_envs(before_loop, after);
     emit(std::move(st));
