@@ -313,8 +313,9 @@ def cases(torch, tilegym):
             return fn, ref, B * T * H * (2 * K + 2 * V) * q.element_size(), "GB/s"  # q, k, v read, the output written
         return make
 
-    # K=256: the inter-chunk kernel's IEEE fp32 products unroll into 18432 FMAs per thread at 8 warps; its
-    # test case took 272 s in s22 and ran past 330 s alone in s29, most of it ptxas: first_s per setting
+    # K=256: the inter-chunk kernel's products were fp32 on FMA units until bc2931f (18432 FMAs per thread at
+    # 8 warps; the test case took 272 s in s22 and ran past 330 s alone in s29, most of it ptxas), TF32 since,
+    # as cuTile's: first_s and the speed per setting
     out["cgdr"] = [(f"B=2 T={t} H=8 K={k} V=128", cgdr(2, t, 8, k, 128)) for t, k in ((4, 256), (2048, 256), (2048, 128))]
     return out
 

@@ -21,7 +21,7 @@
 #               then are reported "not run".
 #   C2T_TEST_TIMEOUTS: "tests/a.py=900 ...": per-test timeouts of these files
 #               instead of TEST_TIMEOUT (cutile_env.sh c2t_test_timeout; it gives
-#               chunk_gated_delta_rule 900 s: one case compiles for minutes).
+#               chunk_gated_delta_rule 900 s: one case compiled for minutes, s29).
 #   C2T_DIFFERENTIAL=1: cuTile is installed and allowed, and every op call of a
 #               c2t_triton case is also run on cuTile and compared
 #               (--c2t-differential, cutile2triton.tilegym_differential); one
