@@ -328,6 +328,47 @@ def test_tf32_cast_under_dtype_if_is_a_tf32_product(tmp_path, gen, dtype):
                                    msg=lambda m: f"seed={seed}\n{m}")
 
 
+# --- 4c. Scalar arguments are tensors in the kernel, as in cuTile --------------------------------
+# Triton makes an int argument equal to 1 a Python constant on the GPU (its launcher specializes it):
+# `n // 2`, `ct.cdiv(n, 4)`, `-n`, `max(n, 0)` failed to compile ("'int' object has no attribute
+# 'dtype'"), and `int8_tile + n` stayed int8 (127 + 1 stored -128; cuTile widens to int32). The CPU
+# interpreter passes floats as Python floats: `-s`, `ct.exp(s)`, `s / 3.0` failed there (hostile
+# round and newcomer trial, s29).
+
+SCALAR_ARGS = '''
+import cuda.tile as ct
+
+@ct.kernel
+def scal(X8, Y, F, n, s, T: ct.Constant[int]):
+    x8 = ct.load(X8, index=(0,), shape=(T,))
+    ct.store(Y, index=(0,), tile=x8 + n)
+    r = ct.full((T,), 0, dtype=ct.int32) + n // 2 + ct.cdiv(n, 4) * 10 + (-n) * 100 + max(n, 0) * 1000
+    ct.store(Y, index=(1,), tile=r)
+    f = ct.full((T,), 1.0, dtype=ct.float32)
+    ct.store(F, index=(0,), tile=f * -s + ct.exp(s) * 10.0 + s / 4.0 + ct.maximum(s, 0.0) * 100.0)
+
+def run(x8, y, f, n, s):
+    ct.launch(None, (1, 1, 1), scal, (x8, y, f, n, s, 8))
+'''
+
+
+@pytest.mark.parametrize("n", [1, 5])
+def test_scalar_arguments_are_tensors(tmp_path, n):
+    interp, gpu, code = _modules(SCALAR_ARGS, tmp_path, "scalars")
+    assert "n = _c2t_scalar_arg(n)" in code and "s = _c2t_scalar_arg(s)" in code
+    x8 = torch.full((8,), 127, dtype=torch.int8)
+    y = torch.empty(16, dtype=torch.int32)
+    f = torch.empty(8)
+    stages = compile_launch(gpu.launch_scal, (1, 1, 1), x8, y, f, n, 2.0, 8)  # n == 1: a constexpr there
+    if "ttir" in stages and isinstance(stages["ttir"], str):
+        assert "tensor<8xi8>" not in "".join(l for l in stages["ttir"].splitlines() if "arith.addi" in l)
+    y, f = dev(poison(y)), dev(poison(f))
+    interp.run(dev(x8), y, f, n, 2.0)  # s a Python float, as the interpreter passes it
+    want = [127 + n] * 8 + [n // 2 + -(-n // 4) * 10 - n * 100 + max(n, 0) * 1000] * 8
+    assert y.cpu().tolist() == want
+    assert_close(f.cpu(), torch.full((8,), -2.0 + math.exp(2.0) * 10 + 0.5 + 200.0))
+
+
 # --- 5. An array view chosen in the branches of a compile-time `if` (flashinfer ragged_bmm) -------
 # `if TRANS == 1: Ai = a.slice(axis=1, ...) else: Ai = a.slice(axis=0, ...)`: the converter used to
 # name the view's shape after the then-branch only, so the specialization taking the else-branch

@@ -443,10 +443,16 @@ void Rewriter::rewrite_launch(const Node* n) {
   const Node* tup = args[3];
   if (tup->is("Tuple") || tup->is("List")) {
     auto elts = nodes_of(tup, "elts");
-    for (auto* e : elts) kargs += ", " + edits_.take_range(text_, begin_of(e), end_of(e));
-    if (lk && elts.size() != lk->params.size())
-      error(tup, "ct.launch passes " + std::to_string(elts.size()) + " arguments but kernel '" + lk->info->name +
-                     "' has " + std::to_string(lk->params.size()) + " parameters");
+    size_t starred = 0;  // `*rest` elements: their length is known at run time (the launcher checks it)
+    for (auto* e : elts) {
+      kargs += ", " + edits_.take_range(text_, begin_of(e), end_of(e));
+      starred += e->is("Starred");
+    }
+    size_t fixed = elts.size() - starred;
+    if (lk && (starred ? fixed > lk->params.size() : fixed != lk->params.size()))
+      error(tup, "ct.launch passes " + std::string(starred ? "at least " : "") + std::to_string(fixed) +
+                     " arguments but kernel '" + lk->info->name + "' has " + std::to_string(lk->params.size()) +
+                     " parameters");
   } else {
     kargs = ", *" + edits_.take_range(text_, begin_of(tup), end_of(tup));
   }

@@ -42,6 +42,14 @@ def _c2t_neg(x):
     else:
         return -x
 )PY"},
+      {"_c2t_scalar_arg", {}, R"PY(@triton.jit
+def _c2t_scalar_arg(x):
+    # a scalar kernel argument as a tensor, as cuTile's are: Triton makes an int argument equal to 1
+    # a Python constant on the GPU (its launcher specializes it; int8 tile + 1 then stays int8), and
+    # the CPU interpreter passes floats as Python floats; for a tensor this is x itself. (None, which
+    # cuTile takes only for Constant parameters, never reaches it: those are tl.constexpr here.)
+    return tl.where(True, x, x)
+)PY"},
       {"_c2t_neg_zero", {}, R"PY(@triton.jit
 def _c2t_neg_zero(dtype: tl.constexpr = tl.float32):
     # -0.0 as a value: Triton materializes every constant equal to zero as +0.0
