@@ -1629,8 +1629,8 @@ void Lowerer::lower_for(const Node* s) {
       stop_e = bind("stop", stop_e);
       if (vals.size() == 3) step = bind("step", step);
     }
-    if (hidden) emit(TStmt::assign(name(var), start));  // (a Triton while loop's carried names exist before it)
     emit(TStmt::assign(counter, start));
+    if (hidden) emit(TStmt::assign(name(var), counter));  // (a Triton while loop's carried names exist before it)
     emit(TStmt::assign(name(flag), lit("True")));
     auto before_loop = env_;
     env_[var] = iv;
