@@ -475,17 +475,25 @@ void Lowerer::prescan() {
   });
 }
 
+namespace {
+// The names `nodes` bind (`stored`) or read (otherwise).
+std::set<std::string> names_in(const std::vector<const Node*>& nodes, bool stored) {
+  std::set<std::string> out;
+  for (auto* node : nodes)
+    sema::walk(node, [&](const Node* n) {
+      if (n->is("Name") && (n->child("ctx") && n->child("ctx")->is("Store")) == stored) out.insert(std::string(n->str("id")));
+      return true;
+    });
+  return out;
+}
+}  // namespace
+
 void Lowerer::setup_kernel_params() {
   for (auto& p : spec_.kernel_params) env_[p.name] = kernel_param_value(p);
   // Scalar arguments the body reads become tensors first (_c2t_scalar_arg says why: an int equal to
   // 1 is a Python constant on the GPU, a float one in the CPU interpreter; the hostile round and
   // newcomer trial of s29 found `-s`, `n // 2`, `int8_tile + n` wrong or failing on them).
-  std::set<std::string> read;
-  for (auto* st : nodes_of(spec_.def, "body"))
-    sema::walk(st, [&](const Node* n) {
-      if (n->is("Name") && !(n->child("ctx") && n->child("ctx")->is("Store"))) read.insert(std::string(n->str("id")));
-      return true;
-    });
+  std::set<std::string> read = names_in(nodes_of(spec_.def, "body"), false);
   for (auto& p : spec_.kernel_params)
     if (p.kind == sema::ParamKind::Kind::Scalar && read.count(p.name))
       emit(TStmt::assign(name(p.name), call(name(prelude("_c2t_scalar_arg")), {name(p.name)})));
@@ -1172,22 +1180,17 @@ bool dtypes_differ(const LVal& va, const LVal& vb) {
          !(va.info.dtype.known() && vb.info.dtype.known() && va.info.dtype.name == vb.info.dtype.name);
 }
 
-// Whether a dtype is or may be tfloat32: the one dtype the Triton code cannot tell apart from
-// another at compile time (it is fp32 there), so only the conversion's own record can choose a
-// product's input_precision for it.
-bool may_be_tf32(const sema::DType& d) {
-  if (d.kind == sema::DType::Kind::Select) return may_be_tf32(*d.then_) || may_be_tf32(*d.else_);
-  return d.is("tfloat32");
+// Whether one path leaves a value tfloat32 and the other another dtype: the case where merge_envs
+// keeps both dtypes (a selection is worth its bound condition only there).
+bool tf32_on_one_path(const LVal& va, const LVal& vb) {
+  return dtypes_differ(va, vb) && (va.info.dtype.may_be_tf32() || vb.info.dtype.may_be_tf32());
 }
 
-// Whether the paths of an `if` leave a name tfloat32 on one and another dtype on the other, the
-// case where merge_envs keeps both (a selection is worth its bound condition only there).
+// The same, for any name bound on both paths.
 bool tf32_on_one_path(const std::map<std::string, LVal>& a, const std::map<std::string, LVal>& b) {
   for (auto& [k, va] : a) {
     auto it = b.find(k);
-    if (it != b.end() && dtypes_differ(va, it->second) &&
-        (may_be_tf32(va.info.dtype) || may_be_tf32(it->second.info.dtype)))
-      return true;
+    if (it != b.end() && tf32_on_one_path(va, it->second)) return true;
   }
   return false;
 }
@@ -1277,10 +1280,10 @@ void Lowerer::merge_envs(const std::map<std::string, LVal>& a, const std::map<st
     } else if (!va.origin || !vb.origin) {  // a path where it is no parameter's tile: not known
       m.origin.reset();
     }
-    if (dtypes_differ(va, vb))
-      m.info.dtype = dtype_cond && (may_be_tf32(va.info.dtype) || may_be_tf32(vb.info.dtype))
-                         ? sema::DType::select(source(dtype_cond), va.info.dtype, vb.info.dtype)
-                         : sema::DType::dynamic();
+    if (dtype_cond && tf32_on_one_path(va, vb))
+      m.info.dtype = sema::DType::select(source(dtype_cond), va.info.dtype, vb.info.dtype);
+    else if (dtypes_differ(va, vb))
+      m.info.dtype = sema::DType::dynamic();
     if (va.info.cval && vb.info.cval && !(*va.info.cval == *vb.info.cval)) m.info.cval.reset();
     if (va.info.shape.unknown_rank || vb.info.shape.unknown_rank ||
         (va.info.kind == VKind::Tile && vb.info.kind == VKind::Tile && va.info.shape.size() != vb.info.shape.size())) {
@@ -1435,15 +1438,7 @@ void Lowerer::lower_if(const Node* s, const std::vector<const Node*>& rest, bool
 
 namespace {
 // The names `loop`'s body binds.
-std::set<std::string> stored_names(const Node* loop) {
-  std::set<std::string> assigned;
-  for (auto* st : nodes_of(loop, "body"))
-    sema::walk(st, [&](const Node* n) {
-      if (n->is("Name") && n->child("ctx") && n->child("ctx")->is("Store")) assigned.insert(std::string(n->str("id")));
-      return true;
-    });
-  return assigned;
-}
+std::set<std::string> stored_names(const Node* loop) { return names_in(nodes_of(loop, "body"), true); }
 }  // namespace
 
 void Lowerer::forget_index_facts(const Node* loop) {
@@ -1615,12 +1610,8 @@ void Lowerer::lower_for(const Node* s) {
     // Python evaluates range() once and rebinds the variable each iteration: a body that assigns
     // the variable, or a name the stop or step reads, walks a hidden counter to bounds bound
     // before the loop (`for i in range(n): ... i = i * 2 + 1` counted from the rebound i).
-    std::set<std::string> stored = stored_names(s), read;
-    for (size_t a = vals.size() >= 2 ? 1 : 0; a < args.size(); ++a)
-      sema::walk(args[a], [&](const Node* n) {
-        if (n->is("Name")) read.insert(std::string(n->str("id")));
-        return true;
-      });
+    std::set<std::string> stored = stored_names(s);
+    std::set<std::string> read = names_in({args.begin() + (vals.size() >= 2 ? 1 : 0), args.end()}, false);
     bool hidden = stored.count(var) > 0;
     for (auto& r : read) hidden = hidden || stored.count(r) > 0;
     TExprPtr counter = name(var);

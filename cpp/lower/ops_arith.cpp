@@ -540,11 +540,6 @@ static bool fp8_cast_needs_fp32(const DType& from, const DType& to) {
   return false;
 }
 
-static bool has_tf32(const DType& d) {
-  if (d.kind == DType::Kind::Select) return has_tf32(*d.then_) || has_tf32(*d.else_);
-  return d.is("tfloat32");
-}
-
 // fp32 value `x` rounded to tf32 (10 explicit mantissa bits), kept in fp32.
 // cuTile's astype(x, tfloat32) is an RN (nearest-even) conversion by default
 // (_ir/ops_utils.py _FTOF_ROUNDING_ROWS: (*, TF32) -> RN; RZ also allowed).
@@ -616,7 +611,7 @@ LVal cast_to(Lowerer& L, LVal x, const DType& to, const syntax::Node* at, const 
     r.info.cval.reset();
     return r;
   }
-  if (to.kind == DType::Kind::Select && has_tf32(to)) {
+  if (to.kind == DType::Kind::Select && to.may_be_tf32()) {
     // A compile-time dtype choice with a tfloat32 branch (`mma_dtype = ct.tfloat32
     // if X.dtype == ct.float32 else X.dtype`): each branch converts its own way
     // (Triton evaluates only the taken side of a constexpr conditional).

@@ -28,6 +28,11 @@ bool DType::may_be_fp8() const {
   }
 }
 
+bool DType::may_be_tf32() const {
+  if (kind == Kind::Select) return then_->may_be_tf32() || else_->may_be_tf32();
+  return is("tfloat32");
+}
+
 bool DType::same(const DType& o) const {
   if (kind != o.kind) return false;
   switch (kind) {

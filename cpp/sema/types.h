@@ -84,6 +84,10 @@ struct DType {
   bool same(const DType& o) const;
   /// False only when this is certainly not an fp8 dtype (a dtype only Triton knows may be one).
   bool may_be_fp8() const;
+  /// Whether this is tfloat32 or a compile-time selection with a tfloat32 branch: the one dtype Triton
+  /// code cannot tell from fp32 (it holds tf32 values in fp32), so a product's input_precision and a
+  /// conversion to it follow the conversion's own record.
+  bool may_be_tf32() const;
   /// True/false when the dtype is certainly a float / certainly not; nullopt if unknown.
   std::optional<bool> is_float() const;
   std::optional<bool> is_int() const;  // signed/unsigned integer (not bool)
