@@ -1,7 +1,7 @@
 """Compile converted TileGym kernels for sm_90 on a machine without a GPU and print what decides their
 speed: registers and spills (ptxas -v), cp.async loads and wgmma ops in Triton's TTGIR. The leads of
 BENCHMARKS.md's s24 section come from it (RMSNorm backward's stages at 16 warps; group GEMM's fp8 B
-operand not loaded by cp.async when B is not transposed).
+operand not loaded by cp.async when B is not transposed) and s29's chunk_gated_delta_rule compile times.
 
     PATH=/tmp/c2tbin:$PATH bash benchmarks/gpu/tilegym_prepare.sh     # .tilegym/tilegym.tar.xz
     mkdir -p /tmp/tg && tar -xJf .tilegym/tilegym.tar.xz -C /tmp/tg
@@ -77,7 +77,26 @@ def group_gemm(converted: pathlib.Path) -> None:
             report(f"group_gemm {str(dt).split('.')[-1]} transpose_b={transpose_b}", st)
 
 
-CASES = {"rms_backward": rms_backward, "group_gemm": group_gemm}
+def cgdr(converted: pathlib.Path) -> None:
+    """TileGym's chunk_gated_delta_rule inter-chunk kernel at its test's K256_V128 case (one chunk of 64): the
+    whole compile's seconds and the PTX's fp32 FMA count (s29: 18432 and 685 s on the dev VM while its products
+    were fp32 on FMA units, none and ~8 s as TF32 wgmma)."""
+    import time
+
+    mod = load(converted, "ops/triton/chunk_gated_delta_rule.py", "cgdr_probe")
+    B, H, K, V, CS = 2, 8, 256, 128, 64
+    q, k, kc = (torch.empty(B, H, 1, CS, K, dtype=torch.bfloat16) for _ in range(3))
+    v, g, out = torch.empty(B, H, 1, CS, V, dtype=torch.bfloat16), torch.empty(B, H, 1, CS), torch.empty(B, H, 1, CS, V)
+    s0, s1 = torch.empty(B, H, K, V), torch.empty(B, H, K, V)
+    t = time.time()
+    st = compile_launch(mod.launch__chunk_inter_recurrence_kernel, (B * H, 1, 1), q, k, v, kc, g, out, s0, s1,
+                        1, K, V, H, True, True, CS, K, V)
+    fma = len(re.findall(r"fma[.]rn[.]f32", st["ptx"]))
+    report(f"chunk_gated_delta_rule K={K} V={V}: compiled in {time.time() - t:.1f} s, "
+           f"{st['ptx'].count(chr(10))} PTX lines, {fma} fma.rn.f32", st)
+
+
+CASES = {"rms_backward": rms_backward, "group_gemm": group_gemm, "cgdr": cgdr}
 
 
 def main() -> int:
