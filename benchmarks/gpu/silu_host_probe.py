@@ -4,7 +4,7 @@ Why: TileGym's experimental/bench_silu_and_mul_backward.py times each call with 
 (events around the call), and at M=1024 its converted/cuTile ratios spread from 0.57x to 1.59x between runs.
 This probe separates the kernel from the host: per backend and shape it prints the kernel-only time
 (TileGym's profile_with_l2flush), three do_bench medians and two means, the host's enqueue time per call
-(400 calls, no synchronization in between) and the median of 50 call+synchronize round trips, all in
+(script_util.host_us: 400 calls, no synchronization in between) and the median of 50 call+synchronize round trips, all in
 microseconds; each backend is measured twice, interleaved. `--count-native` instead counts, per shape, how
 many calls of the converted op went through the runtime's native reused launch (`_c2t_run_native`
 returning non-None) and prints the enqueue time alone.
@@ -19,20 +19,10 @@ import sys
 import time
 from pathlib import Path
 
+from script_util import host_us  # this folder's shared helpers (on sys.path when run as a script)
+
 SHAPES = ((1024, 2048, "float32"), (1024, 4096, "float32"), (1024, 11008, "float32"), (1024, 4096, "bfloat16"))
 NATIVE_SHAPES = ((4096, "float32"), (2048, "float32"), (4096, "float32"), (2048, "bfloat16"), (2048, "float32"))
-
-
-def enqueue_us(torch, fn, n=400):
-    """Host microseconds per call of `fn` over n back-to-back calls (the GPU's queue absorbs them), and the
-    wall microseconds per call once the GPU has finished them."""
-    torch.cuda.synchronize()
-    t = time.perf_counter()
-    for _ in range(n):
-        fn()
-    tq = (time.perf_counter() - t) / n * 1e6
-    torch.cuda.synchronize()
-    return tq, (time.perf_counter() - t) / n * 1e6
 
 
 def timings(torch, tilegym, profile_with_l2flush):
@@ -48,7 +38,7 @@ def timings(torch, tilegym, profile_with_l2flush):
             kern = profile_with_l2flush(fn, warmup=5, rep=50) * 1000
             db = [triton.testing.do_bench(fn, warmup=25, rep=100) * 1000 for _ in range(3)]
             dbm = [triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="mean") * 1000 for _ in range(2)]
-            tq, tw = enqueue_us(torch, fn)
+            tq = host_us(fn, n=400)
             rt = []
             for _ in range(50):
                 torch.cuda.synchronize()
@@ -58,7 +48,7 @@ def timings(torch, tilegym, profile_with_l2flush):
                 rt.append((time.perf_counter() - t) * 1e6)
             print(f"M={M} h={h} {d:9s} {be:10s} kernel {kern:6.1f} us | do_bench median "
                   f"{' '.join(f'{v:6.1f}' for v in db)} mean {' '.join(f'{v:6.1f}' for v in dbm)} | host enqueue "
-                  f"{tq:5.1f} us/call, wall {tw:5.1f} | call+sync median {statistics.median(rt):5.1f}", flush=True)
+                  f"{tq:5.1f} us/call | call+sync median {statistics.median(rt):5.1f}", flush=True)
     import triton
 
     cache = triton.runtime.driver.active.get_empty_cache_for_benchmark()
@@ -90,7 +80,7 @@ def count_native(torch, tilegym, mod):
             for _ in range(20):
                 fn()
             stats.clear()
-            tq, _ = enqueue_us(torch, fn)
+            tq = host_us(fn, n=400, warmup=0)
             print(f"h={h} {d} {be:10s} enqueue {tq:5.1f} us/call; native None/not: {stats}", flush=True)
 
 
