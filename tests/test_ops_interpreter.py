@@ -809,3 +809,65 @@ def test_every_registry_operation_has_an_interpreter_test():
         if not re.search(pat, text):
             missing.append(n)
     assert not missing, f"registry operations without an interpreter test: {missing}"
+
+
+# ---------------------------------------------------------------------------
+# A reduction or scan along an axis given by a ct.Constant (cuTile accepts `ct.sum(x, axis=AX)`; the value
+# comes with each launch): the same converted kernel launched with several axes, on a (3, 30) array read as
+# one zero-padded (4, 32) tile, against torch on the padded array.
+AXIS_KERNEL = HEADER + """
+@ct.kernel
+def k(X, Z, AX: ConstInt, TM: ConstInt, TN: ConstInt):
+    x = ct.load(X, index=(0, 0), shape=(TM, TN), padding_mode=ct.PaddingMode.ZERO)
+    z = {expr}
+    ct.store(Z, index={zindex}, tile=z)
+
+def run(x, z, ax, tm, tn):
+    ct.launch(None, (1,), k, (x, z, ax, tm, tn))
+"""
+
+AXIS_CASES = [
+    # (id, expr, zindex, reference(padded x, axis), input kind)
+    ("sum", "ct.sum(x, axis=AX) * 2.0 + 1.0", "(0,)", lambda p, a: p.sum(a) * 2 + 1, "float"),
+    ("sum_keepdims", "ct.sum(x, axis=AX, keepdims=True)", "(0, 0)", lambda p, a: p.sum(a, keepdim=True), "float"),
+    ("max_nan", "ct.max(x, axis=AX, propagate_nan=True)", "(0,)", lambda p, a: p.amax(a), "float"),  # tl.reduce
+    ("argmax_int", "ct.argmax(ct.astype(x, ct.int32), axis=AX)", "(0,)", lambda p, a: p.argmax(a).int(), "int"),
+    ("cumsum", "ct.cumsum(x, axis=AX)", "(0, 0)", lambda p, a: p.cumsum(a), "float"),
+]
+
+
+@pytest.mark.parametrize("case", AXIS_CASES, ids=[c[0] for c in AXIS_CASES])
+def test_reduction_along_a_constant_axis(case, tmp_path):
+    name, expr, zindex, ref, kind = case
+    seed, g = _gen()
+    mod = convert_and_load(AXIS_KERNEL.format(expr=expr, zindex=zindex), tmp_path, "axis_" + name)
+    x = torch.randint(-50, 50, (3, 30), generator=g, dtype=torch.int32) if kind == "int" else torch.randn(3, 30, generator=g)
+    padded = torch.zeros(4, 32, dtype=x.dtype)
+    padded[:3, :30] = x
+    for ax in (0, 1, -1):  # one converted kernel, three specializations
+        exp = ref(padded, ax)
+        z = poison(dev(torch.empty(exp.shape, dtype=exp.dtype)))
+        mod.run(dev(x), z, ax, 4, 32)
+        assert_close(z, dev(exp), msg=f"{name} axis={ax} seed={seed}")
+
+
+def test_float_argmax_along_a_constant_axis_is_rejected():
+    # cuTile's NaN rule for float argmax needs the axis at conversion (the index tile's layout), and an
+    # array's dtype is known only per specialization: a diagnostic.
+    from c2t_interp import ConversionFailed, convert
+
+    with pytest.raises(ConversionFailed, match=r"kernel.py:\d+:\d+: error: .*ct.Constant"):
+        convert(AXIS_KERNEL.format(expr="ct.argmax(x, axis=AX)", zindex="(0,)"))
+
+
+@pytest.mark.parametrize("name, ax", [("max_nan", -1), ("sum_keepdims", 0), ("cumsum", 1)])
+def test_reduction_along_a_constant_axis_compiles_for_sm90(tmp_path, name, ax):
+    # The axis reaches compiled Triton as a constexpr (with tl.reduce, wrapped by a constexpr conditional).
+    from c2t_interp import convert, load
+    from triton_compile_check import compile_launch
+
+    expr, zindex = next((c[1], c[2]) for c in AXIS_CASES if c[0] == name)
+    mod = load(convert(AXIS_KERNEL.format(expr=expr, zindex=zindex)), tmp_path, name)
+    out = {"max_nan": (32 if ax == 0 else 4,), "sum_keepdims": (1, 32) if ax == 0 else (4, 1), "cumsum": (4, 32)}[name]
+    stages = compile_launch(mod.launch_k, (1,), torch.zeros(3, 30), torch.zeros(out), ax, 4, 32)
+    assert "llir" in stages, sorted(stages)

@@ -77,6 +77,27 @@ std::optional<bool> bool_arg(OpCall& c, const std::string& p, bool dflt) {
   return std::nullopt;
 }
 
+// A single axis given by a ct.Constant parameter whose value comes with each launch (cuTile accepts
+// `ct.sum(x, axis=AX)`; its value is known when the kernel is compiled, not when it is converted): the
+// constexpr's name, which Triton's reductions and scans take as their axis (negative axes wrapped, out of
+// range rejected when the kernel is compiled). nullptr for any other argument.
+TExprPtr constexpr_axis(OpCall& c, const std::string& p) {
+  if (!c.has(p)) return nullptr;
+  LVal& a = c.arg(p);
+  if (a.info.kind != sema::VKind::Constexpr || a.info.cval || !a.expr) return nullptr;
+  return a.expr;
+}
+
+// The shape of a reduction along an axis known only per specialization: the rank is known; an extent is
+// kept where every extent of the tile is the same one (a square tile), else read back from the Triton
+// value (sema::Dim{} -> `t.shape[k]`, Lowerer::dim_expr); with keepdims the reduced extent, 1, lands at an
+// unknown place, so no extent is known.
+sema::Shape shape_along_constexpr_axis(const sema::Shape& in, bool keep) {
+  bool square = std::all_of(in.begin(), in.end(), [&](const sema::Dim& d) { return d.same(in[0]); });
+  sema::Dim each = square && !keep ? in[0] : sema::Dim{};
+  return sema::Shape(keep ? in.size() : in.size() - 1, each);
+}
+
 // argmax/argmin of a float (or not yet known dtype) tile with cuTile's NaN
 // rule: tl.reduce((x, index), axis, _c2t_arg{max,min}[_nan]_combine)[1];
 // axis=None indexes the row-major flattening (like tl.argmax after reshape).
@@ -141,7 +162,9 @@ LVal reduce(OpCall& c, const std::string& kind) {
   }
   int rank = (int)x.info.shape.size();
   bool is_arg = kind == "argmax" || kind == "argmin";
-  auto axes = axes_arg(c, "axis", rank, !is_arg);
+  TExprPtr sym_axis = x.info.shape.unknown_rank ? nullptr : constexpr_axis(c, "axis");
+  auto axes = sym_axis ? std::optional<std::vector<long long>>(std::vector<long long>{})
+                       : axes_arg(c, "axis", rank, !is_arg);
   auto keep = bool_arg(c, "keepdims", false);
   if (!axes || !keep) return {};
   auto pn = bool_arg(c, "propagate_nan", false);
@@ -170,26 +193,40 @@ LVal reduce(OpCall& c, const std::string& kind) {
   sema::Shape shape = x.info.shape;
   TExprPtr e = src;
   bool int_input = in_dt.known() && in_dt.is_float() && !*in_dt.is_float();
+  if (is_arg && !int_input && sym_axis) {
+    c.L.unsupported(c.node, "ct." + kind + " along a ct.Constant axis",
+                    "ct." + kind + " along an axis given by a ct.Constant needs a tile known to be of an integer "
+                    "dtype (for floats, cuTile's NaN rule needs the axis when converting): write the axis as a "
+                    "literal, or convert the tile with ct.astype");
+    return {};
+  }
   if (is_arg && !int_input) return nan_aware_arg(c, x, src, kind, *pn, *axes, *keep);
   // The combine function of a tl.reduce (empty: a Triton built-in reduction).
   std::string combine;
   if (kind == "prod") combine = "_c2t_mul_combine";
   if (*pn && !int_input && (kind == "max" || kind == "min")) combine = "_c2t_" + kind + "_nan_combine";
   std::string fn = combine.empty() ? kind : "reduce";
-  auto call_reduce = [&](TExprPtr in, std::optional<long long> ax) {
+  auto call_reduce = [&](TExprPtr in, TExprPtr ax) {  // ax nullptr: all axes
     std::vector<TExprPtr> args{in};
     std::vector<std::pair<std::string, TExprPtr>> kw;
     if (!combine.empty()) {
-      args.push_back(ax ? lit_int(*ax) : lit("None"));
+      // Triton's interpreter does not wrap a negative axis of tl.reduce (compiled Triton does): wrap a
+      // ct.Constant one here (its value is known only per specialization)
+      if (ax && ax == sym_axis)
+        ax = ifexp(compare("<", ax, lit_int(0)), binop("+", ax, lit_int(rank)), ax);
+      args.push_back(ax ? ax : lit("None"));
       args.push_back(name(c.L.prelude(combine)));
     } else if (ax) {
-      kw.push_back({"axis", lit_int(*ax)});
+      kw.push_back({"axis", ax});
     }
     if (is_arg) kw.push_back({"tie_break_left", lit("True")});
     if (*keep) kw.push_back({"keep_dims", lit("True")});
     return tl_call(fn, args, kw);
   };
-  if (axes->empty()) {
+  if (sym_axis) {
+    e = call_reduce(e, sym_axis);
+    shape = shape_along_constexpr_axis(shape, *keep);
+  } else if (axes->empty()) {
     if (is_arg && rank > 1) {
       // argmax over all elements = index into the row-major flattening.
       std::string numel;
@@ -197,14 +234,14 @@ LVal reduce(OpCall& c, const std::string& kind) {
       e = tl_call(fn, {tl_call("reshape", {e, list({raw(numel)})}), lit_int(0)}, {{"tie_break_left", lit("True")}});
       if (*keep) e = tl_call("reshape", {e, list(std::vector<TExprPtr>(rank, lit_int(1)))});
     } else if (is_arg) {
-      e = call_reduce(e, 0);
+      e = call_reduce(e, lit_int(0));
     } else {
-      e = call_reduce(e, std::nullopt);
+      e = call_reduce(e, nullptr);
     }
     shape = *keep ? sema::Shape(rank, sema::Dim::known(1)) : sema::Shape{};
   } else {
     for (long long ax : *axes) {
-      e = call_reduce(e, ax);
+      e = call_reduce(e, lit_int(ax));
       if (*keep) shape[ax] = sema::Dim::known(1);
       else shape.erase(shape.begin() + ax);
     }
@@ -223,11 +260,15 @@ LVal scan(OpCall& c, const std::string& kind) {
     return {};
   }
   int rank = (int)x.info.shape.size();
-  long long ax = 0;
-  if (c.has("axis")) {
-    auto v = c.L.const_int(c.arg("axis"), c.at("axis"), "the axis");
-    if (!v) return {};
-    ax = *v < 0 ? *v + rank : *v;
+  TExprPtr ax = constexpr_axis(c, "axis");  // the shape does not depend on it
+  if (!ax) {
+    long long k = 0;
+    if (c.has("axis")) {
+      auto v = c.L.const_int(c.arg("axis"), c.at("axis"), "the axis");
+      if (!v) return {};
+      k = *v < 0 ? *v + rank : *v;
+    }
+    ax = lit_int(k);
   }
   auto rev = bool_arg(c, "reverse", false);
   if (!rev) return {};
@@ -243,7 +284,7 @@ LVal scan(OpCall& c, const std::string& kind) {
       back = attr(src, "dtype");
     }
   }
-  std::vector<std::pair<std::string, TExprPtr>> kw{{"axis", lit_int(ax)}};
+  std::vector<std::pair<std::string, TExprPtr>> kw{{"axis", ax}};
   if (*rev) kw.push_back({"reverse", lit("True")});
   TExprPtr e = tl_call(kind, {src}, kw);
   if (back) e = cast_back(c, kind, x, e, back);
