@@ -833,10 +833,24 @@ AXIS_CASES = [
     ("max_nan", "ct.max(x, axis=AX, propagate_nan=True)", "(0,)", lambda p, a: p.amax(a), "float"),  # tl.reduce
     ("argmax_int", "ct.argmax(ct.astype(x, ct.int32), axis=AX)", "(0,)", lambda p, a: p.argmax(a).int(), "int"),
     ("cumsum", "ct.cumsum(x, axis=AX)", "(0, 0)", lambda p, a: p.cumsum(a), "float"),
+    ("reduce_custom", "ct.reduce(x, AX, lambda a, b: a + b, 0.0)", "(0,)", lambda p, a: p.sum(a), "float"),
+    ("scan_custom", "ct.scan(x, AX, lambda a, b: a + b, 0.0)", "(0, 0)", lambda p, a: p.cumsum(a), "float"),
+    # the reduced extent is 1 for one axis and not for the other: broadcasting takes the other operand's
+    ("keepdims_broadcast", "x - ct.max(x, axis=AX, keepdims=True)", "(0, 0)", lambda p, a: p - p.amax(a, keepdim=True),
+     "float"),
+    ("keepdims_broadcast_both", "ct.sum(x, axis=AX, keepdims=True) + ct.max(x, axis=1, keepdims=True) * 0.0 "
+     "+ ct.max(x, axis=0, keepdims=True) * 0.0", "(0, 0)", lambda p, a: p.sum(a, keepdim=True).expand(4, 32), "float"),
+    ("cat", "ct.cat((ct.sum(x, axis=AX), ct.sum(x, axis=AX) * 2.0), 0)", "(0,)",
+     lambda p, a: torch.cat([p.sum(a), p.sum(a) * 2]), "float"),
+]
+# Two extents that may each be 1 (axis AX and axis 1 - AX): the broadcast's is their max.
+AXIS_CASES_01 = [
+    ("keepdims_two_axes", "ct.sum(x, axis=AX, keepdims=True) + ct.max(x, axis=1 - AX, keepdims=True)", "(0, 0)",
+     lambda p, a: p.sum(a, keepdim=True) + p.amax(1 - a, keepdim=True), "float"),
 ]
 
 
-@pytest.mark.parametrize("case", AXIS_CASES, ids=[c[0] for c in AXIS_CASES])
+@pytest.mark.parametrize("case", AXIS_CASES + AXIS_CASES_01, ids=[c[0] for c in AXIS_CASES + AXIS_CASES_01])
 def test_reduction_along_a_constant_axis(case, tmp_path):
     name, expr, zindex, ref, kind = case
     seed, g = _gen()
@@ -844,7 +858,7 @@ def test_reduction_along_a_constant_axis(case, tmp_path):
     x = torch.randint(-50, 50, (3, 30), generator=g, dtype=torch.int32) if kind == "int" else torch.randn(3, 30, generator=g)
     padded = torch.zeros(4, 32, dtype=x.dtype)
     padded[:3, :30] = x
-    for ax in (0, 1, -1):  # one converted kernel, three specializations
+    for ax in (0, 1) if case in AXIS_CASES_01 else (0, 1, -1):  # one converted kernel, several specializations
         exp = ref(padded, ax)
         z = poison(dev(torch.empty(exp.shape, dtype=exp.dtype)))
         mod.run(dev(x), z, ax, 4, 32)
@@ -860,14 +874,26 @@ def test_float_argmax_along_a_constant_axis_is_rejected():
         convert(AXIS_KERNEL.format(expr="ct.argmax(x, axis=AX)", zindex="(0,)"))
 
 
-@pytest.mark.parametrize("name, ax", [("max_nan", -1), ("sum_keepdims", 0), ("cumsum", 1)])
+@pytest.mark.parametrize("annotation", ["ct.Constant", "ct.Constant[tuple]"])
+def test_axis_from_a_constant_not_int_is_rejected(annotation):
+    # None or a tuple at launch would change the result's rank: only ct.Constant[int] gives a known rank.
+    from c2t_interp import ConversionFailed, convert
+
+    src = AXIS_KERNEL.format(expr="ct.sum(x, axis=AX)", zindex="(0,)").replace("AX: ConstInt", "AX: " + annotation)
+    with pytest.raises(ConversionFailed, match=r"needs the annotation ct.Constant\[int\]"):
+        convert(src)
+
+
+@pytest.mark.parametrize("name, ax", [("max_nan", -1), ("sum_keepdims", 0), ("cumsum", 1), ("scan_custom", -1),
+                                      ("keepdims_two_axes", 0), ("cat", 1)])
 def test_reduction_along_a_constant_axis_compiles_for_sm90(tmp_path, name, ax):
-    # The axis reaches compiled Triton as a constexpr (with tl.reduce, wrapped by a constexpr conditional).
+    # The axis reaches compiled Triton as a constexpr; the extents that depend on it are constexpr
+    # conditionals (and a max) that Triton's code generator evaluates statically.
     from c2t_interp import convert, load
     from triton_compile_check import compile_launch
 
-    expr, zindex = next((c[1], c[2]) for c in AXIS_CASES if c[0] == name)
+    expr, zindex, ref = next(c[1:4] for c in AXIS_CASES + AXIS_CASES_01 if c[0] == name)
     mod = load(convert(AXIS_KERNEL.format(expr=expr, zindex=zindex)), tmp_path, name)
-    out = {"max_nan": (32 if ax == 0 else 4,), "sum_keepdims": (1, 32) if ax == 0 else (4, 1), "cumsum": (4, 32)}[name]
-    stages = compile_launch(mod.launch_k, (1,), torch.zeros(3, 30), torch.zeros(out), ax, 4, 32)
+    out = ref(torch.zeros(4, 32), ax)
+    stages = compile_launch(mod.launch_k, (1,), torch.zeros(3, 30), torch.zeros(out.shape), ax, 4, 32)
     assert "llir" in stages, sorted(stages)

@@ -161,6 +161,8 @@ class Lowerer {
   bool is_positive_constexpr(const std::string& name) const { return positive_constexprs_.count(name) > 0; }
   /// A kernel or helper parameter annotated ct.Constant[int] (an alias of it too): an int in every specialization.
   bool is_int_constexpr(const std::string& name) const { return int_constexpr_params_.count(name) > 0; }
+  /// Whether `name` is one of the kernel's ct.Constant parameters (any annotation).
+  bool is_constexpr_param(const std::string& name) const { return constexpr_params_.count(name) > 0; }
   bool is_kernel() const { return spec_.is_kernel; }
   /// Whether a loop body is being lowered (a runtime or unrolled loop).
   bool in_loop() const { return loop_depth_ > 0; }

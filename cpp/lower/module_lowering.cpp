@@ -397,6 +397,7 @@ LVal Lowerer::call_helper(const Node* call_node, const Node* def) {
       if (d.value) continue;
       auto it = subst.find(d.expr);
       d.expr = it == subst.end() ? "" : it->second;
+      if (d.expr.empty()) d.maybe_one = false;  // read back from the value (Lowerer::dim_expr)
     }
     if (v.info.dtype.kind != sema::DType::Kind::Concrete) v.info.dtype = sema::DType::dynamic();
     if (v.info.kind == VKind::Constexpr) {  // Triton 3.6 helpers return tensors

@@ -76,4 +76,20 @@ std::optional<std::string> rounding_arg(Lowerer& L, LVal& v, const syntax::Node*
 /// True if the expression is provably >= 0 (sign analysis or literal).
 bool proven_nonneg(const LVal& v);
 
+// ---- an axis given by a ct.Constant (reductions and scans; ops_reduce.cpp) ----
+/// The axis argument `p` when it is a constexpr known only per specialization (`ct.sum(x, axis=AX)`,
+/// AX a ct.Constant[int]): the expression Triton takes as its axis; nullptr for any other argument. A
+/// kernel parameter annotated other than ct.Constant[int] gets a diagnostic (`ok` false): it could be
+/// None or a tuple at launch, which changes the result's rank.
+TExprPtr constexpr_axis(OpCall& c, const std::string& p, bool& ok);
+/// `axis`, wrapped when negative (`AX + rank if AX < 0 else AX`, static in Triton): Triton's interpreter
+/// does not wrap tl.reduce's and tl.associative_scan's axes, compiled Triton does.
+TExprPtr wrapped_axis(const TExprPtr& axis, int rank);
+/// The shape of a reduction along constexpr `axis` of a tile of shape `in` whose extents print as `dims`
+/// (Lowerer::dim_expr): each extent a Triton constexpr conditional on the axis, `AX % rank` counted from
+/// 0 for any valid AX. Without keepdims extent k is the input's k before the axis and k + 1 from it on;
+/// with keepdims extent k is 1 at the axis (sema::Dim::maybe_one).
+sema::Shape shape_along_constexpr_axis(const sema::Shape& in, const std::vector<TExprPtr>& dims, const TExprPtr& axis,
+                                       bool keep);
+
 }  // namespace c2t::lower::ops

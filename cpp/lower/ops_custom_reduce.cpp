@@ -244,12 +244,18 @@ LVal custom(OpCall& c, const std::string& what) {
     c.L.error(c.at("axis"), "ct." + what + " needs an integer constant axis");
     return {};
   }
-  auto axv = c.L.const_int(c.arg("axis"), c.at("axis"), "the axis");
-  if (!axv) return {};
-  long long ax = *axv < 0 ? *axv + rank : *axv;
-  if (ax < 0 || ax >= rank) {
-    c.L.error(c.at("axis"), "axis " + std::to_string(*axv) + " is out of range for a tile of rank " + std::to_string(rank));
-    return {};
+  bool axis_ok = true;
+  TExprPtr sym_axis = ops::constexpr_axis(c, "axis", axis_ok);  // a ct.Constant[int]: known per specialization
+  if (!axis_ok) return {};
+  long long ax = 0;
+  if (!sym_axis) {
+    auto axv = c.L.const_int(c.arg("axis"), c.at("axis"), "the axis");
+    if (!axv) return {};
+    ax = *axv < 0 ? *axv + rank : *axv;
+    if (ax < 0 || ax >= rank) {
+      c.L.error(c.at("axis"), "axis " + std::to_string(*axv) + " is out of range for a tile of rank " + std::to_string(rank));
+      return {};
+    }
   }
   const char* flag = what == "reduce" ? "keepdims" : "reverse";
   bool flag_on = false;
@@ -343,9 +349,12 @@ LVal custom(OpCall& c, const std::string& what) {
   TExprPtr in = tuple_out ? tuple(operands) : operands[0];
   std::vector<std::pair<std::string, TExprPtr>> kw;
   if (flag_on) kw.push_back({what == "reduce" ? "keep_dims" : "reverse", lit("True")});
-  TExprPtr e = tl_call(what == "reduce" ? "reduce" : "associative_scan", {in, lit_int(ax), name(inst->emitted_name)}, kw);
+  TExprPtr axis = sym_axis ? ops::wrapped_axis(sym_axis, rank) : lit_int(ax);
+  TExprPtr e = tl_call(what == "reduce" ? "reduce" : "associative_scan", {in, axis, name(inst->emitted_name)}, kw);
   sema::Shape out = shape;
-  if (what == "reduce") {
+  if (what == "reduce" && sym_axis) {
+    out = ops::shape_along_constexpr_axis(shape, dims, sym_axis, flag_on);
+  } else if (what == "reduce") {
     if (flag_on) out[ax] = sema::Dim::known(1);
     else out.erase(out.begin() + ax);
   }

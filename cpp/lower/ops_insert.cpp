@@ -55,6 +55,10 @@ LVal insert(OpCall& c) {
     c.L.error(c.at("index"), "ct.insert: the index needs one entry per tile axis");
     return {};
   }
+  for (int d = 0; d < rank; ++d) {  // extents known only through the values: read back (x.shape[d])
+    if (!x.info.shape[d].value && x.info.shape[d].expr.empty()) x.info.shape[d].expr = source(c.L.dim_expr(x, d));
+    if (!scalar && !sub[d].value && sub[d].expr.empty()) sub[d].expr = source(c.L.dim_expr(v, d));
+  }
   sema::Shape split;
   for (int d = 0; d < rank; ++d) {
     auto& X = x.info.shape[d];

@@ -77,25 +77,13 @@ std::optional<bool> bool_arg(OpCall& c, const std::string& p, bool dflt) {
   return std::nullopt;
 }
 
-// A single axis given by a ct.Constant parameter whose value comes with each launch (cuTile accepts
-// `ct.sum(x, axis=AX)`; its value is known when the kernel is compiled, not when it is converted): the
-// constexpr's name, which Triton's reductions and scans take as their axis (negative axes wrapped, out of
-// range rejected when the kernel is compiled). nullptr for any other argument.
-TExprPtr constexpr_axis(OpCall& c, const std::string& p) {
-  if (!c.has(p)) return nullptr;
-  LVal& a = c.arg(p);
-  if (a.info.kind != sema::VKind::Constexpr || a.info.cval || !a.expr) return nullptr;
-  return a.expr;
-}
-
-// The shape of a reduction along an axis known only per specialization: the rank is known; an extent is
-// kept where every extent of the tile is the same one (a square tile), else read back from the Triton
-// value (sema::Dim{} -> `t.shape[k]`, Lowerer::dim_expr); with keepdims the reduced extent, 1, lands at an
-// unknown place, so no extent is known.
-sema::Shape shape_along_constexpr_axis(const sema::Shape& in, bool keep) {
-  bool square = std::all_of(in.begin(), in.end(), [&](const sema::Dim& d) { return d.same(in[0]); });
-  sema::Dim each = square && !keep ? in[0] : sema::Dim{};
-  return sema::Shape(keep ? in.size() : in.size() - 1, each);
+// The element count of tile `x` as Triton constexpr text ("4 * (T)"); extents known only through the value
+// are read back (x.shape[k], naming x.expr).
+std::string numel_text(OpCall& c, LVal& x) {
+  std::string numel;
+  for (size_t k = 0; k < x.info.shape.size(); ++k)
+    numel += (numel.empty() ? "" : " * ") + std::string("(") + source(c.L.dim_expr(x, k)) + ")";
+  return numel;
 }
 
 // argmax/argmin of a float (or not yet known dtype) tile with cuTile's NaN
@@ -116,9 +104,8 @@ LVal nan_aware_arg(OpCall& c, LVal& x, TExprPtr src, const std::string& kind, bo
   long long ax = 0;
   std::vector<TExprPtr> dims;
   if (axes.empty() && rank > 1) {
-    std::string numel;
-    for (auto& d : x.info.shape) numel += (numel.empty() ? "" : " * ") + (d.value ? std::to_string(*d.value) : "(" + d.expr + ")");
-    e = tl_call("reshape", {e, list({raw(numel)})});
+    std::string numel = numel_text(c, xv);
+    e = tl_call("reshape", {xv.expr, list({raw(numel)})});
     dims = {raw(numel)};
   } else {
     if (!axes.empty()) ax = axes[0];
@@ -162,7 +149,9 @@ LVal reduce(OpCall& c, const std::string& kind) {
   }
   int rank = (int)x.info.shape.size();
   bool is_arg = kind == "argmax" || kind == "argmin";
-  TExprPtr sym_axis = x.info.shape.unknown_rank ? nullptr : constexpr_axis(c, "axis");
+  bool axis_ok = true;
+  TExprPtr sym_axis = x.info.shape.unknown_rank ? nullptr : ops::constexpr_axis(c, "axis", axis_ok);
+  if (!axis_ok) return {};
   auto axes = sym_axis ? std::optional<std::vector<long long>>(std::vector<long long>{})
                        : axes_arg(c, "axis", rank, !is_arg);
   auto keep = bool_arg(c, "keepdims", false);
@@ -212,8 +201,7 @@ LVal reduce(OpCall& c, const std::string& kind) {
     if (!combine.empty()) {
       // Triton's interpreter does not wrap a negative axis of tl.reduce (compiled Triton does): wrap a
       // ct.Constant one here (its value is known only per specialization)
-      if (ax && ax == sym_axis)
-        ax = ifexp(compare("<", ax, lit_int(0)), binop("+", ax, lit_int(rank)), ax);
+      if (ax && ax == sym_axis) ax = ops::wrapped_axis(ax, rank);
       args.push_back(ax ? ax : lit("None"));
       args.push_back(name(c.L.prelude(combine)));
     } else if (ax) {
@@ -224,14 +212,19 @@ LVal reduce(OpCall& c, const std::string& kind) {
     return tl_call(fn, args, kw);
   };
   if (sym_axis) {
-    e = call_reduce(e, sym_axis);
-    shape = shape_along_constexpr_axis(shape, *keep);
+    LVal xv = x;
+    xv.expr = src;
+    std::vector<TExprPtr> dims;  // before the reduction (may name the input)
+    for (int k = 0; k < rank; ++k) dims.push_back(c.L.dim_expr(xv, k));
+    shape = ops::shape_along_constexpr_axis(shape, dims, sym_axis, *keep);
+    e = call_reduce(xv.expr, sym_axis);
   } else if (axes->empty()) {
     if (is_arg && rank > 1) {
       // argmax over all elements = index into the row-major flattening.
-      std::string numel;
-      for (auto& d : shape) numel += (numel.empty() ? "" : " * ") + (d.value ? std::to_string(*d.value) : "(" + d.expr + ")");
-      e = tl_call(fn, {tl_call("reshape", {e, list({raw(numel)})}), lit_int(0)}, {{"tie_break_left", lit("True")}});
+      LVal xv = x;
+      xv.expr = e;
+      std::string numel = numel_text(c, xv);
+      e = tl_call(fn, {tl_call("reshape", {xv.expr, list({raw(numel)})}), lit_int(0)}, {{"tie_break_left", lit("True")}});
       if (*keep) e = tl_call("reshape", {e, list(std::vector<TExprPtr>(rank, lit_int(1)))});
     } else if (is_arg) {
       e = call_reduce(e, lit_int(0));
@@ -260,7 +253,9 @@ LVal scan(OpCall& c, const std::string& kind) {
     return {};
   }
   int rank = (int)x.info.shape.size();
-  TExprPtr ax = constexpr_axis(c, "axis");  // the shape does not depend on it
+  bool axis_ok = true;
+  TExprPtr ax = ops::constexpr_axis(c, "axis", axis_ok);  // the shape does not depend on it
+  if (!axis_ok) return {};
   if (!ax) {
     long long k = 0;
     if (c.has("axis")) {
@@ -317,5 +312,50 @@ void register_reduce_ops(Registry& r) {
           [kind](OpCall& c) { return scan(c, kind); }, "tl." + kind + "(x, axis, reverse) cast back to the input dtype");
   }
 }
+
+namespace ops {
+
+TExprPtr constexpr_axis(OpCall& c, const std::string& p, bool& ok) {
+  ok = true;
+  if (!c.has(p)) return nullptr;
+  LVal& a = c.arg(p);
+  if (a.info.kind != sema::VKind::Constexpr || a.info.cval || !a.expr) return nullptr;
+  if (is_name(a.expr) && c.L.is_constexpr_param(a.expr->text) && !c.L.is_int_constexpr(a.expr->text)) {
+    c.L.error(c.at(p), "an axis given by a ct.Constant parameter needs the annotation ct.Constant[int] ('" +
+                           a.expr->text + "' could be None or a tuple at launch, which changes the result's rank)");
+    ok = false;
+    return nullptr;
+  }
+  return a.expr;
+}
+
+TExprPtr wrapped_axis(const TExprPtr& axis, int rank) {
+  return ifexp(compare("<", axis, lit_int(0)), binop("+", axis, lit_int(rank)), axis);
+}
+
+sema::Shape shape_along_constexpr_axis(const sema::Shape& in, const std::vector<TExprPtr>& dims, const TExprPtr& axis,
+                                       bool keep) {
+  int rank = (int)in.size();
+  std::string ax = "(" + source(axis) + ") % " + std::to_string(rank);
+  sema::Shape out;
+  for (int k = 0; k < rank; ++k) {
+    if (keep) {
+      if (in[k].is_one()) {
+        out.push_back(in[k]);
+        continue;
+      }
+      out.push_back(sema::Dim::sym("(1 if " + ax + " == " + std::to_string(k) + " else " + source(dims[k]) + ")"));
+      out.back().maybe_one = true;
+    } else if (k + 1 < rank) {
+      if (in[k].same(in[k + 1])) out.push_back(in[k]);
+      else
+        out.push_back(sema::Dim::sym("(" + source(dims[k]) + " if " + std::to_string(k) + " < " + ax + " else " +
+                                     source(dims[k + 1]) + ")"));
+    }
+  }
+  return out;
+}
+
+}  // namespace ops
 
 }  // namespace c2t::lower

@@ -279,10 +279,10 @@ LVal cat(OpCall& c) {
     e = tl_call("permute", {e, tuple(perm)});
   }
   sema::Shape out = a.info.shape;
+  for (size_t k = 0; k < out.size(); ++k)  // extents known only through the value: read back (a.shape[k])
+    if (!out[k].value && out[k].expr.empty()) out[k].expr = source(c.L.dim_expr(a, k));
   auto& d = out[*ax];
   d = d.value ? sema::Dim::known(2 * *d.value) : sema::Dim::sym("2 * " + (d.expr.find(' ') == std::string::npos ? d.expr : "(" + d.expr + ")"));
-  for (size_t k = 0; k < out.size(); ++k)
-    if (!out[k].value && out[k].expr.empty()) out[k].expr = source(c.L.dim_expr(a, k));
   return ops::make_value(tl_call("reshape", {e, ops::shape_list(out)}), out, a.info.dtype);
 }
 

@@ -73,6 +73,19 @@ std::optional<Shape> broadcast_shapes(const Shape& a, const Shape& b) {
     if (x->is_one()) { out[k] = *y; continue; }
     if (y->is_one()) { out[k] = *x; continue; }
     if (x->value && y->value && *x->value != *y->value) return std::nullopt;
+    // An extent that may be 1 yields to one that is not; of two such extents the larger one is the
+    // broadcast's (equal or one of them 1, in a valid program), Python's max of constexprs in Triton.
+    if (x->expr.empty() || y->expr.empty()) {  // known only through the value: read back from the result's
+      const Dim& other = x->expr.empty() ? *y : *x;
+      out[k] = other.maybe_one ? Dim{} : other;
+      continue;
+    }
+    if (x->maybe_one && y->maybe_one && !x->same(*y)) {
+      out[k] = Dim::sym("max(" + x->expr + ", " + y->expr + ")");
+      out[k].maybe_one = true;
+      continue;
+    }
+    if (x->maybe_one != y->maybe_one) { out[k] = x->maybe_one ? *y : *x; continue; }
     // Symbolic dims: a valid cuTile program has equal extents here.
     out[k] = x->expr.empty() ? *y : *x;
   }

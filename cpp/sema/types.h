@@ -37,10 +37,14 @@ inline Sign sign_join(Sign a, Sign b) {  // sign after control-flow merge
 inline bool nonneg(Sign s) { return s != Sign::Unknown; }
 
 /// One tile dimension: Triton constexpr expression text (empty = only known
-/// through the value, `x.shape[k]`) and its value when known.
+/// through the value, `x.shape[k]`) and its value when known. `maybe_one`: a
+/// symbolic extent that is 1 in some specializations and not in others (the
+/// reduced axis of a keepdims reduction along a ct.Constant axis), so
+/// broadcasting takes the other operand's extent (broadcast_shapes).
 struct Dim {
   std::string expr;
   std::optional<long long> value;
+  bool maybe_one = false;
   static Dim known(long long v) { return {std::to_string(v), v}; }
   static Dim sym(std::string e) { return {std::move(e), std::nullopt}; }
   bool is_one() const { return value && *value == 1; }

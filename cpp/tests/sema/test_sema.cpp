@@ -172,6 +172,36 @@ TEST(Types, BroadcastShapes) {
   EXPECT_TRUE(broadcast_shapes(Shape::unknown(), a)->unknown_rank);
 }
 
+// A keepdims reduction along a ct.Constant axis leaves an extent that is 1 in some specializations only
+// (maybe_one): broadcasting takes the other operand's extent, symbolic or known, and of two such extents
+// their max (the larger is the broadcast's in a valid program).
+TEST(Types, BroadcastShapesWithExtentsThatMayBeOne) {
+  Dim m0 = Dim::sym("(1 if (AX) % 2 == 0 else 4)"), m1 = Dim::sym("(1 if (1 - AX) % 2 == 0 else 4)");
+  m0.maybe_one = m1.maybe_one = true;
+  auto r = broadcast_shapes(Shape{m0, Dim::known(32)}, Shape{Dim::known(4), Dim::known(1)});
+  ASSERT_TRUE(r);
+  EXPECT_EQ((*r)[0].value, 4);  // not m0, which is 1 when AX is 0
+  EXPECT_EQ((*r)[1].value, 32);
+  r = broadcast_shapes(Shape{Dim::sym("TM")}, Shape{m0});
+  ASSERT_TRUE(r);
+  EXPECT_EQ((*r)[0].expr, "TM");
+  EXPECT_FALSE((*r)[0].maybe_one);
+  r = broadcast_shapes(Shape{m0}, Shape{Dim::known(1)});
+  ASSERT_TRUE(r);
+  EXPECT_EQ((*r)[0].expr, m0.expr);  // 1 broadcasts to anything
+  r = broadcast_shapes(Shape{m0}, Shape{m1});
+  ASSERT_TRUE(r);
+  EXPECT_EQ((*r)[0].expr, "max(" + m0.expr + ", " + m1.expr + ")");
+  EXPECT_TRUE((*r)[0].maybe_one);
+  r = broadcast_shapes(Shape{m0}, Shape{m0});
+  ASSERT_TRUE(r);
+  EXPECT_EQ((*r)[0].expr, m0.expr);
+  r = broadcast_shapes(Shape{Dim{}}, Shape{m0});  // unknown against maybe 1: read back from the result
+  ASSERT_TRUE(r);
+  EXPECT_TRUE((*r)[0].expr.empty());
+  EXPECT_FALSE((*r)[0].value);
+}
+
 std::vector<ParamKind> params(const std::string& src, Diagnostics& d, std::map<std::string, int> ov = {}) {
   static std::vector<std::unique_ptr<Parsed>> keep;
   keep.push_back(analyze(src));
