@@ -897,3 +897,42 @@ def test_reduction_along_a_constant_axis_compiles_for_sm90(tmp_path, name, ax):
     out = ref(torch.zeros(4, 32), ax)
     stages = compile_launch(mod.launch_k, (1,), torch.zeros(3, 30), torch.zeros(out.shape), ax, 4, 32)
     assert "llir" in stages, sorted(stages)
+
+
+HELPER_AXIS_KERNEL = HEADER + """
+@ct.function
+def red(t, ax):
+    return ct.sum(t, axis=ax, keepdims=True)
+
+@ct.kernel
+def k(X, Z, Z2, Z3, AX: ConstInt):
+    x = ct.load(X, index=(0, 0), shape=(4, 32), padding_mode=ct.PaddingMode.ZERO)
+    r = red(x, AX)
+    ct.store(Z, index=(0, 0), tile=ct.cat((r, r * 2.0), 0))
+    ct.store(Z2, index=(0,), tile=ct.reshape(ct.argmax(ct.astype(r, ct.int32)), (1,)))
+    ct.store(Z3, index=(0, 0), tile=ct.insert(r, (0, 0), ct.zeros((1, 1), dtype=ct.float32)))
+
+def run(x, z, z2, z3, ax):
+    ct.launch(None, (1,), k, (x, z, z2, z3, ax))
+"""
+
+
+def test_extents_known_only_through_the_value(tmp_path):
+    # A helper's result whose extents name the helper's own parameters reaches the caller with those extents
+    # unknown; ct.cat, ct.insert and a flattened argmax read them back from the value (they pasted empty
+    # text: the hostile round of s30).
+    seed, g = _gen()
+    mod = convert_and_load(HELPER_AXIS_KERNEL, tmp_path, "helper_axis")
+    x = torch.randn(3, 30, generator=g) * 10
+    p = torch.zeros(4, 32)
+    p[:3, :30] = x
+    for ax in (0, 1):
+        r = p.sum(ax, keepdim=True)
+        cat, ins = torch.cat([r, r * 2], 0), r.clone()
+        ins[0, 0] = 0
+        z, z3 = poison(dev(torch.empty(cat.shape))), poison(dev(torch.empty(ins.shape)))
+        z2 = poison(dev(torch.empty(1, dtype=torch.int32)))
+        mod.run(dev(x), z, z2, z3, ax)
+        assert_close(z, dev(cat), msg=f"cat axis={ax} seed={seed}")
+        assert_close(z2, dev(r.int().flatten().argmax().int().reshape(1)), msg=f"argmax axis={ax} seed={seed}")
+        assert_close(z3, dev(ins), msg=f"insert axis={ax} seed={seed}")
