@@ -97,6 +97,32 @@ def too_many(a, b, out, extra):
     assert not r.ok and "passes at least 5 arguments but kernel 'add_kernel' has 4 parameters" in r.rendered
 
 
+def test_a_stream_only_launches_read_needs_no_cuda(build):
+    # `stream = torch.cuda.current_stream()` read only by launches (which drop the stream): the line becomes
+    # a comment, so this host code runs on a machine without CUDA (a newcomer's CPU trial, s30, stopped at
+    # "Torch not compiled with CUDA enabled"); a stream read otherwise is still queried.
+    code, m = build('''
+def add_twice(a, b):
+    out = torch.empty_like(a)
+    stream = torch.cuda.current_stream()
+    ct.launch(stream, (ct.cdiv(a.shape[0], 32),), add_kernel, (a, b, out, 32))
+    ct.launch(stream, (ct.cdiv(a.shape[0], 32),), add_kernel, (out, b, out, 32))
+    return out
+
+
+def add_synced(a, b):
+    out = torch.empty_like(a)
+    stream = torch.cuda.current_stream()
+    ct.launch(stream, (ct.cdiv(a.shape[0], 32),), add_kernel, (a, b, out, 32))
+    stream.synchronize()
+    return out
+''')
+    assert "    # stream = torch.cuda.current_stream()  # cutile2triton:" in code
+    assert "    stream = _c2t_current_stream(torch)\n" in code  # add_synced's
+    a, b = _inputs(100)
+    assert_close(m.add_twice(a, b), a + 2 * b)
+
+
 def test_array_of_another_rank_is_a_value_error_naming_the_ranks(build):
     # The launcher unpacks each array's extents; a 2-D array for the kernel's 1-D one used to launch with
     # its first extent and stride.

@@ -88,6 +88,11 @@ class Rewriter {
   // Per enclosing function: local names bound once, to torch.cuda.current_stream()
   // (`stream = torch.cuda.current_stream()`), so launches on them need no stream switch.
   std::vector<std::set<std::string>> current_stream_names_;
+  // `stream = torch.cuda.current_stream()` lines whose name only the launches read (which drop it): each
+  // becomes a comment, so host code that only launches needs no CUDA (the interpreter on a CPU machine).
+  std::set<const Node*> dead_stream_assigns_;
+  void note_dead_stream_assigns(const Node* fn, const std::set<std::string>& current,
+                                const std::map<std::string, const Node*>& assign_of);
   std::vector<std::set<std::string>> local_names_;  // names each enclosing host function binds (parameters, stores)
 };
 
@@ -571,8 +576,56 @@ bool Rewriter::torch_query_rewrite(const Node* n) {
   return false;
 }
 
+// Which of function `fn`'s current-stream names (bound once, by `assign_of`) are read only as the stream of
+// ct.launch or tune.exhaustive_search, which drop it: every read counted, nested functions included, any
+// other read (an argument, `s.synchronize()`, `del s`) keeps the line. Single-line statements alone on
+// their line and not alone in their block only (the comment that replaces them leaves the block valid).
+void Rewriter::note_dead_stream_assigns(const Node* fn, const std::set<std::string>& current,
+                                        const std::map<std::string, const Node*>& assign_of) {
+  if (current.empty()) return;
+  std::map<std::string, int> reads, dropped;
+  std::set<const Node*> not_alone;
+  std::set<std::string> shared;  // `global` / `nonlocal` names: read elsewhere too
+  sema::walk(fn, [&](const Node* x) {
+    if (x->is("Global") || x->is("Nonlocal"))
+      for (auto& nm : x->list("names")) shared.insert(nm.text);
+    for (auto* field : {"body", "orelse", "finalbody"}) {
+      auto b = nodes_of(x, field);
+      if (b.size() > 1) not_alone.insert(b.begin(), b.end());
+    }
+    if (x->is("Name") && !(x->child("ctx") && x->child("ctx")->is("Store"))) reads[std::string(x->str("id"))]++;
+    if (x->is("Call")) {
+      auto q = host_ct_name(x->child("func"));
+      auto args = nodes_of(x, "args");
+      const Node* stream = nullptr;
+      if (q && *q == "launch" && args.size() == 4 && nodes_of(x, "keywords").empty()) stream = args[0];
+      if (q && *q == "tune.exhaustive_search") stream = args.size() >= 2 ? args[1] : sema::call_kwarg(x, "stream");
+      if (stream && stream->is("Name")) dropped[std::string(stream->str("id"))]++;
+    }
+    return true;
+  });
+  auto blank = [&](size_t a, size_t b) {
+    for (size_t i = a; i < b && i < text_.size(); ++i)
+      if (text_[i] == '#') return true;
+      else if (text_[i] != ' ' && text_[i] != '\t' && text_[i] != '\r' && text_[i] != '\n') return false;
+    return true;
+  };
+  for (auto& name : current) {
+    const Node* st = assign_of.at(name);
+    if (reads[name] != dropped[name] || shared.count(name) || !not_alone.count(st) || st->lineno != st->end_lineno)
+      continue;
+    if (blank(line_start(st->lineno), begin_of(st)) && blank(end_of(st), next_line(st->lineno)))
+      dead_stream_assigns_.insert(st);
+  }
+}
+
 void Rewriter::host_expr(const Node* n) {
   if (!n || nested_kernels_.count(n)) return;
+  if (dead_stream_assigns_.count(n)) {
+    edits_.add(begin_of(n), begin_of(n), "# ");
+    edits_.add(end_of(n), end_of(n), "  # cutile2triton: the launches take torch's current stream");
+    return;
+  }
   if (host_ct_rewrite(n)) return;
   torch_query_rewrite(n);
   if (n->is("Call")) {
@@ -606,16 +659,20 @@ void Rewriter::host_expr(const Node* n) {
   if (n->is("FunctionDef") || n->is("AsyncFunctionDef")) {
     std::map<std::string, int> binds;
     std::set<std::string> current;
+    std::map<std::string, const Node*> assign_of;
     for (auto* a : nodes_of(n->child("args"), "args")) binds[std::string(a->str("arg"))] += 2;  // parameters: never
     sema::walk(n, [&](const Node* x) {
       if (x != n && (x->is("FunctionDef") || x->is("Lambda"))) return false;
       if (x->is("Name") && x->child("ctx") && x->child("ctx")->is("Store")) binds[std::string(x->str("id"))]++;
       if (x->is("Assign") && nodes_of(x, "targets").size() == 1 && nodes_of(x, "targets")[0]->is("Name") &&
-          is_current_stream(x->child("value")))
+          is_current_stream(x->child("value"))) {
         current.insert(std::string(nodes_of(x, "targets")[0]->str("id")));
+        assign_of[std::string(nodes_of(x, "targets")[0]->str("id"))] = x;
+      }
       return true;
     });
     for (auto it = current.begin(); it != current.end();) it = binds[*it] == 1 ? std::next(it) : current.erase(it);
+    note_dead_stream_assigns(n, current, assign_of);
     std::set<std::string> local;
     for (auto& [name, count] : binds) local.insert(name);
     for (auto* field : {"posonlyargs", "kwonlyargs"})

@@ -265,6 +265,7 @@ TEST(HostPatterns, TorchCudaQueriesUseTheRuntimesEquivalents) {
                    "    other = torch.cuda.current_stream(x.device)\n"
                    "    props = torch.cuda.get_device_properties(*s2)\n"
                    "    ct.launch(torch.cuda.current_stream(), (1,), k, (x, 16))\n"
+                   "    return s, other\n"
                    "def shadow(torch):\n"
                    "    return torch.cuda.current_stream()\n");
   ASSERT_FALSE(r.diags.has_errors()) << r.diags.render_all("m.py", "");
@@ -286,6 +287,43 @@ TEST(HostPatterns, TorchCudaQueriesUseTheRuntimesEquivalents) {
   // Only a dropped launch stream: no helper.
   auto plain = rewrite("import torch\n" + std::string(kKernelSrc) + "def host(x):\n    ct.launch(torch.cuda.current_stream(), (1,), k, (x, 16))\n");
   EXPECT_FALSE(has(plain.code, "_c2t_current_stream")) << plain.code;
+}
+
+// A stream name that only launches read (which drop it) needs no CUDA query: its line becomes a comment,
+// so host code that only launches runs without CUDA (the interpreter on a CPU machine). Any other read
+// keeps it, as do `global` names and a line its block cannot lose.
+TEST(HostPatterns, AStreamOnlyLaunchesReadIsNotQueried) {
+  auto r = rewrite("import torch\n" + std::string(kKernelSrc) +
+                   "def only_launch(x):\n"
+                   "    stream = torch.cuda.current_stream()\n"
+                   "    ct.launch(stream, (1,), k, (x, 16))\n"
+                   "    ct.launch(stream, (2,), k, (x, 16))\n"
+                   "def nested(x):\n"
+                   "    s = torch.cuda.current_stream()\n"
+                   "    def go():\n"
+                   "        ct.launch(s, (1,), k, (x, 16))\n"
+                   "    go()\n"
+                   "def synced(x):\n"
+                   "    stream = torch.cuda.current_stream()\n"
+                   "    ct.launch(stream, (1,), k, (x, 16))\n"
+                   "    stream.synchronize()\n"
+                   "def shared(x):\n"
+                   "    global g\n"
+                   "    g = torch.cuda.current_stream()\n"
+                   "    ct.launch(g, (1,), k, (x, 16))\n"
+                   "def alone(x, c):\n"
+                   "    if c:\n"
+                   "        t = torch.cuda.current_stream()\n"
+                   "    ct.launch(None, (1,), k, (x, 16))\n");
+  ASSERT_FALSE(r.diags.has_errors()) << r.diags.render_all("m.py", "");
+  const char* note = "  # cutile2triton: the launches take torch's current stream\n";
+  EXPECT_TRUE(has(r.code, std::string("    # stream = torch.cuda.current_stream()") + note + "    launch_k((1,), x, 16)\n"))
+      << r.code;
+  EXPECT_TRUE(has(r.code, std::string("    # s = torch.cuda.current_stream()") + note)) << r.code;
+  EXPECT_TRUE(has(r.code, "    stream = _c2t_current_stream(torch)\n    launch_k((1,), x, 16)\n    stream.synchronize()"))
+      << r.code;
+  EXPECT_TRUE(has(r.code, "    g = _c2t_current_stream(torch)\n")) << r.code;
+  EXPECT_TRUE(has(r.code, "        t = _c2t_current_stream(torch)\n")) << r.code;
 }
 
 TEST(HostPatterns, TileHelperForOtherModulesIsLeftOutWithAWarning) {
