@@ -417,9 +417,14 @@ static bool is_current_stream(const Node* s) {
 
 bool Rewriter::is_current_stream_arg(const Node* s) const {
   if (is_current_stream(s)) return true;
-  if (s->is("Name"))
-    for (auto& names : current_stream_names_)
-      if (names.count(std::string(s->str("id")))) return true;
+  if (!s->is("Name")) return false;
+  // The innermost enclosing function that binds the name decides: a nested function's own parameter or
+  // local of that name is another stream, not the outer current one.
+  std::string id(s->str("id"));
+  for (size_t i = current_stream_names_.size(); i-- > 0;) {
+    if (current_stream_names_[i].count(id)) return true;
+    if (local_names_[i].count(id)) return false;
+  }
   return false;
 }
 

@@ -324,6 +324,17 @@ TEST(HostPatterns, AStreamOnlyLaunchesReadIsNotQueried) {
       << r.code;
   EXPECT_TRUE(has(r.code, "    g = _c2t_current_stream(torch)\n")) << r.code;
   EXPECT_TRUE(has(r.code, "        t = _c2t_current_stream(torch)\n")) << r.code;
+  // A nested function's parameter of the same name is its own stream: its launch keeps it.
+  auto shadow = rewrite("import torch\n" + std::string(kKernelSrc) +
+                        "def host(x, other):\n"
+                        "    stream = torch.cuda.current_stream()\n"
+                        "    ct.launch(stream, (1,), k, (x, 16))\n"
+                        "    def on(stream):\n"
+                        "        ct.launch(stream, (1,), k, (x, 16))\n"
+                        "    on(other)\n");
+  ASSERT_FALSE(shadow.diags.has_errors()) << shadow.diags.render_all("m.py", "");
+  EXPECT_TRUE(has(shadow.code, "        _c2t_on_stream(stream, launch_k, (1,), x, 16)\n")) << shadow.code;
+  EXPECT_TRUE(has(shadow.code, "    launch_k((1,), x, 16)\n")) << shadow.code;
 }
 
 TEST(HostPatterns, TileHelperForOtherModulesIsLeftOutWithAWarning) {
