@@ -847,6 +847,9 @@ AXIS_CASES = [
 AXIS_CASES_01 = [
     ("keepdims_two_axes", "ct.sum(x, axis=AX, keepdims=True) + ct.max(x, axis=1 - AX, keepdims=True)", "(0, 0)",
      lambda p, a: p.sum(a, keepdim=True) + p.amax(1 - a, keepdim=True), "float"),
+    # the extent that may be 1 survives a second reduction, then broadcasts against a (4,) tile
+    ("maybe_one_kept", "ct.sum(ct.max(x, axis=AX, keepdims=True), axis=1 - AX) + ct.sum(x, axis=1)", "(0,)",
+     lambda p, a: p.amax(a, keepdim=True).sum(1 - a) + p.sum(1), "float"),
 ]
 
 

@@ -347,10 +347,13 @@ sema::Shape shape_along_constexpr_axis(const sema::Shape& in, const std::vector<
       out.push_back(sema::Dim::sym("(1 if " + ax + " == " + std::to_string(k) + " else " + source(dims[k]) + ")"));
       out.back().maybe_one = true;
     } else if (k + 1 < rank) {
-      if (in[k].same(in[k + 1])) out.push_back(in[k]);
-      else
+      if (in[k].same(in[k + 1])) {
+        out.push_back(in[k]);
+      } else {
         out.push_back(sema::Dim::sym("(" + source(dims[k]) + " if " + std::to_string(k) + " < " + ax + " else " +
                                      source(dims[k + 1]) + ")"));
+        out.back().maybe_one = in[k].maybe_one || in[k + 1].maybe_one;  // either may be the one kept
+      }
     }
   }
   return out;

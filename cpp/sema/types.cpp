@@ -73,13 +73,15 @@ std::optional<Shape> broadcast_shapes(const Shape& a, const Shape& b) {
     if (x->is_one()) { out[k] = *y; continue; }
     if (y->is_one()) { out[k] = *x; continue; }
     if (x->value && y->value && *x->value != *y->value) return std::nullopt;
-    // An extent that may be 1 yields to one that is not; of two such extents the larger one is the
-    // broadcast's (equal or one of them 1, in a valid program), Python's max of constexprs in Triton.
-    if (x->expr.empty() || y->expr.empty()) {  // known only through the value: read back from the result's
+    // An extent known only through its value (empty text): the other one, which a valid program has
+    // equal, unless that one may be 1; then neither, and the result's own extent is read back.
+    if (x->expr.empty() || y->expr.empty()) {
       const Dim& other = x->expr.empty() ? *y : *x;
       out[k] = other.maybe_one ? Dim{} : other;
       continue;
     }
+    // An extent that may be 1 yields to one that is not; of two such extents the larger one is the
+    // broadcast's (equal or one of them 1, in a valid program): Python's max, of constexprs in Triton.
     if (x->maybe_one && y->maybe_one && !x->same(*y)) {
       out[k] = Dim::sym("max(" + x->expr + ", " + y->expr + ")");
       out[k].maybe_one = true;
@@ -87,7 +89,7 @@ std::optional<Shape> broadcast_shapes(const Shape& a, const Shape& b) {
     }
     if (x->maybe_one != y->maybe_one) { out[k] = x->maybe_one ? *y : *x; continue; }
     // Symbolic dims: a valid cuTile program has equal extents here.
-    out[k] = x->expr.empty() ? *y : *x;
+    out[k] = *x;
   }
   return out;
 }
