@@ -840,6 +840,7 @@ AXIS_CASES = [
      "float"),
     ("keepdims_broadcast_both", "ct.sum(x, axis=AX, keepdims=True) + ct.max(x, axis=1, keepdims=True) * 0.0 "
      "+ ct.max(x, axis=0, keepdims=True) * 0.0", "(0, 0)", lambda p, a: p.sum(a, keepdim=True).expand(4, 32), "float"),
+    ("sum_tuple_of_one", "ct.sum(x, axis=(AX,))", "(0,)", lambda p, a: p.sum(a), "float"),
     ("cat", "ct.cat((ct.sum(x, axis=AX), ct.sum(x, axis=AX) * 2.0), 0)", "(0,)",
      lambda p, a: torch.cat([p.sum(a), p.sum(a) * 2]), "float"),
 ]

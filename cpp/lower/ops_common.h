@@ -78,10 +78,12 @@ bool proven_nonneg(const LVal& v);
 
 // ---- an axis given by a ct.Constant (reductions and scans; ops_reduce.cpp) ----
 /// The axis argument `p` when it is a constexpr known only per specialization (`ct.sum(x, axis=AX)`,
-/// AX a ct.Constant[int]): the expression Triton takes as its axis; nullptr for any other argument. A
+/// AX a ct.Constant[int]; with `allow_tuple`, the one-element tuple `(AX,)` too, as sum/prod/max/min take
+/// axis tuples): the expression Triton takes as its axis;
+/// nullptr for any other argument. A
 /// kernel parameter annotated other than ct.Constant[int] gets a diagnostic (`ok` false): it could be
 /// None or a tuple at launch, which changes the result's rank.
-TExprPtr constexpr_axis(OpCall& c, const std::string& p, bool& ok);
+TExprPtr constexpr_axis(OpCall& c, const std::string& p, bool& ok, bool allow_tuple = false);
 /// `axis`, wrapped when negative (`AX + rank if AX < 0 else AX`, static in Triton): Triton's interpreter
 /// does not wrap tl.reduce's and tl.associative_scan's axes, compiled Triton does.
 TExprPtr wrapped_axis(const TExprPtr& axis, int rank);

@@ -150,7 +150,7 @@ LVal reduce(OpCall& c, const std::string& kind) {
   int rank = (int)x.info.shape.size();
   bool is_arg = kind == "argmax" || kind == "argmin";
   bool axis_ok = true;
-  TExprPtr sym_axis = x.info.shape.unknown_rank ? nullptr : ops::constexpr_axis(c, "axis", axis_ok);
+  TExprPtr sym_axis = x.info.shape.unknown_rank ? nullptr : ops::constexpr_axis(c, "axis", axis_ok, !is_arg);
   if (!axis_ok) return {};
   auto axes = sym_axis ? std::optional<std::vector<long long>>(std::vector<long long>{})
                        : axes_arg(c, "axis", rank, !is_arg);
@@ -315,10 +315,12 @@ void register_reduce_ops(Registry& r) {
 
 namespace ops {
 
-TExprPtr constexpr_axis(OpCall& c, const std::string& p, bool& ok) {
+TExprPtr constexpr_axis(OpCall& c, const std::string& p, bool& ok, bool allow_tuple) {
   ok = true;
   if (!c.has(p)) return nullptr;
-  LVal& a = c.arg(p);
+  LVal* ap = &c.arg(p);
+  if (allow_tuple && ap->info.kind == sema::VKind::Tuple && ap->elems.size() == 1) ap = &ap->elems[0];  // (AX,)
+  LVal& a = *ap;
   if (a.info.kind != sema::VKind::Constexpr || a.info.cval || !a.expr) return nullptr;
   if (is_name(a.expr) && c.L.is_constexpr_param(a.expr->text) && !c.L.is_int_constexpr(a.expr->text)) {
     c.L.error(c.at(p), "an axis given by a ct.Constant parameter needs the annotation ct.Constant[int] ('" +
