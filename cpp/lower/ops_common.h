@@ -76,6 +76,11 @@ std::optional<std::string> rounding_arg(Lowerer& L, LVal& v, const syntax::Node*
 /// True if the expression is provably >= 0 (sign analysis or literal).
 bool proven_nonneg(const LVal& v);
 
+/// Gives each extent of tile `v` known only to Triton (empty text: a helper's result, branches that
+/// disagree) the text that reads it back from the value (`t.shape[k]`, naming v.expr), for lowerings
+/// that print extents (ct.cat's, ct.insert's, shape ops'; ops_shape.cpp).
+void fill_extents(Lowerer& L, LVal& v);
+
 // ---- an axis given by a ct.Constant (reductions and scans; ops_reduce.cpp) ----
 /// The axis argument `p` when it is a constexpr known only per specialization (`ct.sum(x, axis=AX)`,
 /// AX a ct.Constant[int]; with `allow_tuple`, the one-element tuple `(AX,)` too, as sum/prod/max/min take

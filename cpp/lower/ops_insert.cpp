@@ -44,6 +44,8 @@ LVal insert(OpCall& c) {
   }
   int rank = (int)x.info.shape.size();
   bool scalar = v.info.kind == sema::VKind::Scalar;
+  ops::fill_extents(c.L, x);  // the split below prints them
+  ops::fill_extents(c.L, v);
   sema::Shape sub = scalar ? sema::Shape(rank, sema::Dim::known(1)) : v.info.shape;
   if ((int)sub.size() != rank) {
     c.L.error(c.at("value"), "ct.insert: value rank " + std::to_string(sub.size()) + " does not match the tile rank " +
@@ -54,10 +56,6 @@ LVal insert(OpCall& c) {
   if ((int)ix.size() != rank) {
     c.L.error(c.at("index"), "ct.insert: the index needs one entry per tile axis");
     return {};
-  }
-  for (int d = 0; d < rank; ++d) {  // extents known only through the values: read back (x.shape[d])
-    if (!x.info.shape[d].value && x.info.shape[d].expr.empty()) x.info.shape[d].expr = source(c.L.dim_expr(x, d));
-    if (!scalar && !sub[d].value && sub[d].expr.empty()) sub[d].expr = source(c.L.dim_expr(v, d));
   }
   sema::Shape split;
   for (int d = 0; d < rank; ++d) {

@@ -199,9 +199,6 @@ LVal reduce(OpCall& c, const std::string& kind) {
     std::vector<TExprPtr> args{in};
     std::vector<std::pair<std::string, TExprPtr>> kw;
     if (!combine.empty()) {
-      // Triton's interpreter does not wrap a negative axis of tl.reduce (compiled Triton does): wrap a
-      // ct.Constant one here (its value is known only per specialization)
-      if (ax && ax == sym_axis) ax = ops::wrapped_axis(ax, rank);
       args.push_back(ax ? ax : lit("None"));
       args.push_back(name(c.L.prelude(combine)));
     } else if (ax) {
@@ -217,7 +214,8 @@ LVal reduce(OpCall& c, const std::string& kind) {
     std::vector<TExprPtr> dims;  // before the reduction (may name the input)
     for (int k = 0; k < rank; ++k) dims.push_back(c.L.dim_expr(xv, k));
     shape = ops::shape_along_constexpr_axis(shape, dims, sym_axis, *keep);
-    e = call_reduce(xv.expr, sym_axis);
+    // tl.reduce (a combine function) needs a negative axis wrapped in Triton's interpreter (ops::wrapped_axis)
+    e = call_reduce(xv.expr, combine.empty() ? sym_axis : ops::wrapped_axis(sym_axis, rank));
   } else if (axes->empty()) {
     if (is_arg && rank > 1) {
       // argmax over all elements = index into the row-major flattening.

@@ -80,6 +80,11 @@ LVal newaxis_subscript(Lowerer& L, LVal base, const syntax::Node* slice, const s
   return r;
 }
 
+void fill_extents(Lowerer& L, LVal& v) {
+  for (size_t k = 0; k < v.info.shape.size(); ++k)
+    if (!v.info.shape[k].value && v.info.shape[k].expr.empty()) v.info.shape[k].expr = source(L.dim_expr(v, k));
+}
+
 }  // namespace ops
 
 namespace {
@@ -91,9 +96,7 @@ LVal tile_arg(OpCall& c, const std::string& p) {
     c.L.error(c.at(p), "ct." + c.op + " expects a tile");
     return {};
   }
-  // Fill in extents known only to Triton.
-  for (size_t k = 0; k < x.info.shape.size(); ++k)
-    if (!x.info.shape[k].value && x.info.shape[k].expr.empty()) x.info.shape[k].expr = source(c.L.dim_expr(x, k));
+  ops::fill_extents(c.L, x);
   return x;
 }
 
@@ -278,9 +281,8 @@ LVal cat(OpCall& c) {
     }
     e = tl_call("permute", {e, tuple(perm)});
   }
+  ops::fill_extents(c.L, a);
   sema::Shape out = a.info.shape;
-  for (size_t k = 0; k < out.size(); ++k)  // extents known only through the value: read back (a.shape[k])
-    if (!out[k].value && out[k].expr.empty()) out[k].expr = source(c.L.dim_expr(a, k));
   auto& d = out[*ax];
   d = d.value ? sema::Dim::known(2 * *d.value) : sema::Dim::sym("2 * " + (d.expr.find(' ') == std::string::npos ? d.expr : "(" + d.expr + ")"));
   return ops::make_value(tl_call("reshape", {e, ops::shape_list(out)}), out, a.info.dtype);
