@@ -3,7 +3,8 @@ test_corpus_convert.py, so that nothing leaks into the pytest process).
 
     python corpus_import_check.py SCRATCH_ROOT JOBS.json  ->  JSON on stdout
 
-JOBS is a list of {"key", "module"} (a dotted name under SCRATCH_ROOT/src) or
+JOBS is a list of {"key", "module"} (a dotted name under SCRATCH_ROOT/src, or
+SCRATCH_ROOT/cutile-python-test for cutile-python's test kernels) or
 {"key", "path"} (a standalone file). `cuda` is made unimportable first, so an
 output that still needs cuda.tile fails here even on a machine that has it.
 TileGym itself is not installed: its package is the scratch copy under
@@ -59,6 +60,7 @@ def main():
     os.environ.setdefault("CUTILE_TUTORIALS_BACKEND", "triton")
     sys.path.insert(0, os.path.join(root, "src"))
     sys.path.insert(0, os.path.join(root, "samples"))  # samples import their local utils package
+    sys.path.insert(0, os.path.join(root, "cutile-python-test"))  # cutile-python's test kernels: `kernels.x`
     # Pass 1 (modules): the converted packages (at and below a `triton` folder)
     # are bare namespaces, so one module that did not convert does not fail its
     # siblings through their package's __init__. Pass 2 (package __init__s, after

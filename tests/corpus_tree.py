@@ -2,10 +2,12 @@
 
 Which files: TileGym's src/tilegym/ops/cutile/**, src/tilegym/suites/*/cutile/**,
 the converting skill's examples/*/cutile_kernel.py, and cutile-python's
-samples/*.py. `build_tree` converts them all into a scratch copy of TileGym's
-package, each output at its /cutile/ -> /triton/ mirror path (so that converted
-modules import each other exactly as they would inside TileGym), and the samples
-into a samples/ folder next to it.
+samples/*.py and test/kernels/*.py. `build_tree` converts them all into a scratch
+copy of TileGym's package, each output at its /cutile/ -> /triton/ mirror path (so
+that converted modules import each other exactly as they would inside TileGym), the
+samples into a samples/ folder next to it, and cutile-python's test kernels into
+cutile-python-test/kernels/ (they import each other as `kernels.x`, with
+cutile-python's test/ folder on sys.path).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ def corpus_sources(root: pathlib.Path) -> List[pathlib.Path]:
             files += (suite / "cutile").rglob("*.py")
     files += (tg / "skills/tilegym-converting-cutile-to-triton/examples").glob("*/cutile_kernel.py")
     files += (root / "cutile-python/samples").glob("*.py")
+    files += (root / "cutile-python/test/kernels").glob("*.py")
     return sorted(files)
 
 
@@ -49,7 +52,7 @@ class Converted:
 
 @dataclass
 class Tree:
-    root: pathlib.Path            # scratch folder: src/ (TileGym package), samples/, skills/
+    root: pathlib.Path            # scratch folder: src/ (TileGym package), samples/, skills/, cutile-python-test/
     files: List[Converted] = field(default_factory=list)
 
 
@@ -86,6 +89,9 @@ def build_tree(corpus: pathlib.Path, scratch: pathlib.Path) -> Tree:
             item.module = ".".join(out_rel.with_suffix("").parts).removesuffix(".__init__")
         elif parts[0] == "TileGym":  # skill examples: examples/NN_x/cutile_kernel.py -> NN_x/triton_kernel.py
             item.output = scratch / "skills" / parts[-2] / "triton_kernel.py"
+        elif parts[1] == "test":  # cutile-python/test/kernels/x.py -> the module kernels.x
+            item.output = scratch / "cutile-python-test" / pathlib.Path(*parts[2:])
+            item.module = ".".join(parts[2:])[:-3].removesuffix(".__init__")
         else:
             item.output = scratch / "samples" / parts[-1]
         item.output.parent.mkdir(parents=True, exist_ok=True)

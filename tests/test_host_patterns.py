@@ -17,7 +17,7 @@ import types
 import cutile2triton
 import pytest
 
-from c2t_interp import DEVICE, assert_close, convert, dev, load
+from c2t_interp import DEVICE, ConversionFailed, assert_close, convert, dev, load
 
 import torch  # noqa: E402  (after c2t_interp set TRITON_INTERPRET)
 
@@ -792,6 +792,97 @@ def outer(x):
     m = load(code, tmp_path, "user_alias")
     a = dev(torch.randn(40))
     assert_close(m.run(a), a * 5 + 1.0)
+
+
+_ABSOLUTE_UTIL = '''
+import cuda.tile as ct
+import cuda.tile.compilation
+
+
+def unswizzle(t):
+    # Only tile methods, no ct.* name (cutile-python's kernel_utils.unswizzle_32_4_4):
+    # tile code because a kernel calls it.
+    return t.reshape((4, 4)).permute((1, 0)).reshape((16,))
+
+
+def shifted(t):
+    return t + ct.full((16,), 1.0, dtype=t.dtype)
+
+
+def bytecode_of(kernel):
+    # Host code that uses cuda.tile (cutile-python's test/util.py get_bytecode): stays imported.
+    return ct.compilation.export_kernel(kernel)
+
+
+@ct.kernel
+def copy_kernel(a, out):
+    i = ct.bid(0)
+    ct.store(out, index=(i,), tile=ct.load(a, index=(i,), shape=(16,)))
+'''
+
+_ABSOLUTE_USER = '''
+import cuda.tile as ct
+import torch
+from {module} import unswizzle, shifted, bytecode_of, copy_kernel
+
+
+@ct.kernel
+def k(a, out):
+    i = ct.bid(0)
+    x = ct.load(a, index=(i,), shape=(16,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(out, index=(i,), tile=shifted(unswizzle(x)))
+
+
+def run(a):
+    out = torch.empty_like(a)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(a.shape[0], 16),), k, (a, out))
+    return out
+'''
+
+
+@pytest.mark.parametrize("layout", ["package_root", "script_folder"])
+def test_absolute_import_of_a_tile_helper_is_copied(tmp_path, layout):
+    # `from kernels.kernel_utils import unswizzle` in cutile-python's test/kernels/scaled_matmul.py
+    # (test/ is on sys.path under pytest: the first folder upwards without __init__.py), and
+    # `from util import f` beside a script. Was: "name 'unswizzle' is not defined in tile code".
+    root = tmp_path / "tests"
+    if layout == "package_root":
+        pkg = root / "kernels"
+        pkg.mkdir(parents=True)
+        (pkg / "__init__.py").write_text("")
+        module, user = "kernels.kernel_utils", pkg / "user.py"
+    else:
+        pkg = root
+        pkg.mkdir()
+        module, user = "kernel_utils", root / "user.py"
+    (pkg / "kernel_utils.py").write_text(_ABSOLUTE_UTIL)
+    user.write_text(_ABSOLUTE_USER.format(module=module))
+    code = convert(user.read_text(), filename=str(user))
+    # Copied: the two helpers the kernel calls. Imported still: the host function and the
+    # kernel (the converted sibling defines them; the import names the same module).
+    assert f"from {module} import bytecode_of, copy_kernel\n" in code, code
+    assert "def unswizzle(" in code and "def shifted(" in code, code
+    assert "def bytecode_of(" not in code and "def copy_kernel(" not in code, code
+    # Run it: the kernel alone (the host import names a cuTile module, which this test leaves out).
+    code = code.replace(f"from {module} import bytecode_of, copy_kernel\n", "")
+    m = load(code, tmp_path, "absolute_" + layout)
+    a = dev(torch.randn(40))  # 2.5 tiles: the last one ragged
+    padded = torch.nn.functional.pad(a.cpu(), (0, 8))
+    expected = (padded.reshape(3, 4, 4).transpose(1, 2).reshape(48) + 1.0)[:40]
+    assert_close(m.run(a), expected)
+
+
+def test_absolute_import_outside_the_package_root_is_not_followed(tmp_path):
+    # Only the file's folder and its package root are searched, as Python would: a module of the
+    # same name further up is another one, and the helper stays imported (and unknown to tile code).
+    (tmp_path / "kernel_utils.py").write_text(_ABSOLUTE_UTIL)
+    pkg = tmp_path / "root" / "kernels"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    user = pkg / "user.py"
+    user.write_text(_ABSOLUTE_USER.format(module="kernel_utils"))
+    with pytest.raises(ConversionFailed, match="name '(shifted|unswizzle)' is not defined in tile code"):
+        convert(user.read_text(), filename=str(user))
 
 
 def test_error_in_a_sibling_tile_helper_names_its_file_and_line(tmp_path):

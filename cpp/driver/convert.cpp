@@ -132,7 +132,7 @@ ConvertResult convert_source(std::string_view bytes, std::string_view filename, 
   Diagnostics sema_diags;
   sema::ModuleInfo mi = sema::analyze_module(pr.tree.root, sema_diags);
   if (pr.source->text() == bytes && !mi.ct_modules.empty())
-    splice = driver::splice_imported_helpers(pr.tree.root, mi.ct_modules, std::string(filename));
+    splice = driver::splice_imported_helpers(mi, std::string(filename));
   if (!splice.names.empty()) {
     std::string spliced(bytes);
     if (!spliced.empty() && spliced.back() != '\n') spliced += '\n';
@@ -183,6 +183,7 @@ ConvertResult convert_source(std::string_view bytes, std::string_view filename, 
   ho.version = kVersion;
   ho.max_line = opts.max_line;
   ho.spliced_names = splice.names;
+  ho.spliced_imports = splice.imports;
   std::string code = host::rewrite_module(pr, mi, lm, ho, r.diags);
   if (has_errors(r.diags)) return finish();
   r.ok = true;

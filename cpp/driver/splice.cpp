@@ -50,21 +50,63 @@ int import_level(const Node* st) {
   return v && v->kind == syntax::Value::Kind::Int ? std::stoi(v->text) : 0;
 }
 
+// The file a `from MODULE import ...` statement of the module at `dir` reads, or
+// "" when there is none to follow. Relative imports are read from `dir` (one folder
+// up per extra dot). An absolute one is read where Python would find it when the
+// importing file runs as a script (sys.path[0] is its folder) or under pytest
+// (its default "prepend" mode puts the first folder upwards without an
+// __init__.py on sys.path): cutile-python's test/kernels/fused_moe.py imports
+// `from kernels.matmul import swizzle_2d`, TileGym's files
+// `from tilegym.ops.cutile.utils import ...`. cuda.* is cuTile's own.
+fs::path imported_file(const Node* imp, const fs::path& dir, const fs::path& self) {
+  std::error_code ec;
+  int level = import_level(imp);
+  std::string mod(imp->str("module"));
+  if (level == 0 && (mod.empty() || mod == "cuda" || mod.rfind("cuda.", 0) == 0)) return {};
+  fs::path rel;
+  for (size_t p = 0; p <= mod.size() && !mod.empty();) {
+    size_t dot = mod.find('.', p);
+    rel /= mod.substr(p, dot == std::string::npos ? std::string::npos : dot - p);
+    if (dot == std::string::npos) break;
+    p = dot + 1;
+  }
+  rel += ".py";
+  std::vector<fs::path> roots;
+  if (level >= 1) {
+    fs::path base = dir;
+    for (int i = 1; i < level; ++i) base = base.parent_path();
+    roots.push_back(base);
+  } else {
+    roots.push_back(dir);
+    fs::path abs = fs::absolute(dir, ec).lexically_normal(), up = dir;  // walked on the absolute path, named like `dir`
+    if (!abs.has_filename()) abs = abs.parent_path();  // "/a/b/" (from "/a/b/.") names /a/b
+    while (!ec && fs::is_regular_file(abs / "__init__.py", ec) && abs.parent_path() != abs) {
+      abs = abs.parent_path();
+      up /= "..";
+    }
+    if (up != dir) roots.push_back(up.lexically_normal());
+  }
+  for (auto& r : roots) {
+    fs::path file = r / rel;
+    if (fs::is_regular_file(file, ec) && !fs::equivalent(file, self, ec)) return file;
+  }
+  return {};
+}
+
 }  // namespace
 
-Splice splice_imported_helpers(const Node* module, const std::set<std::string>& ct_modules, const std::string& path) {
+Splice splice_imported_helpers(const sema::ModuleInfo& mi, const std::string& path) {
+  const Node* module = mi.module;
+  const std::set<std::string>& ct_modules = mi.ct_modules;
   Splice out;
   std::error_code ec;
   fs::path dir = fs::path(path).parent_path();
   if (path.empty()) return out;
-  bool relative_import = false;  // the usual case: none, and nothing to do
-  for (auto* st : nodes_of(module, "body")) relative_import = relative_import || (st->is("ImportFrom") && import_level(st) >= 1);
-  if (!relative_import || !fs::is_regular_file(path, ec)) return out;
+  if (dir.empty()) dir = ".";  // a file in the working folder
+  bool from_import = false;  // the usual case: none, and nothing to do
+  for (auto* st : nodes_of(module, "body")) from_import = from_import || st->is("ImportFrom");
+  if (!from_import || !fs::is_regular_file(path, ec)) return out;
   Diagnostics ignore;
-  std::set<std::string> local;  // names the importing module binds itself
-  for (auto* st : nodes_of(module, "body"))
-    if (!st->is("ImportFrom") || import_level(st) == 0)
-      for (auto& n : bound_names(st)) local.insert(n);
   // Only names that tile code loads can be tile helpers: functions of this module
   // that use cuda.tile (kernels and helpers). Other imports are not read at all.
   std::set<std::string> tile_loads;
@@ -76,25 +118,42 @@ Splice splice_imported_helpers(const Node* module, const std::set<std::string>& 
     if (tile)
       for (auto n : names) tile_loads.emplace(n);
   }
-  std::set<std::string> added;  // everything copied so far (no statement twice)
+  // Functions the kernels call by name, directly or through this module's own
+  // functions: tile code, wherever defined.
+  std::set<std::string> kernel_calls;
+  std::vector<const Node*> bodies;
+  for (auto& k : mi.kernels) bodies.push_back(k.def);
+  while (!bodies.empty()) {
+    const Node* body = bodies.back();
+    bodies.pop_back();
+    sema::walk(body, [&](const Node* n) {
+      if (!n->is("Call") || !n->child("func")->is("Name")) return true;
+      std::string f(n->child("func")->str("id"));
+      auto local_fn = mi.functions.find(f);
+      if (kernel_calls.insert(f).second && local_fn != mi.functions.end()) bodies.push_back(local_fn->second);
+      return true;
+    });
+  }
+  std::map<const Node*, fs::path> sources;  // import statements that may bring tile helpers: their files
   for (auto* imp : nodes_of(module, "body")) {
     if (!imp->is("ImportFrom")) continue;
-    int level = import_level(imp);
-    if (level < 1) continue;
     bool candidate = false;
     for (auto* a : nodes_of(imp, "names")) candidate = candidate || tile_loads.count(std::string(a->str("name")));
     if (!candidate) continue;
-    fs::path base = dir;
-    for (int i = 1; i < level; ++i) base = base.parent_path();
+    fs::path file = imported_file(imp, dir, path);
+    if (!file.empty()) sources.emplace(imp, file);
+  }
+  if (sources.empty()) return out;
+  std::set<std::string> local;  // names the importing module binds itself
+  for (auto* st : nodes_of(module, "body"))
+    if (!st->is("ImportFrom") || (import_level(st) == 0 && !sources.count(st)))
+      for (auto& n : bound_names(st)) local.insert(n);
+  std::set<std::string> added;  // everything copied so far (no statement twice)
+  for (auto* imp : nodes_of(module, "body")) {
+    auto source = sources.find(imp);
+    if (source == sources.end()) continue;
+    const fs::path& file = source->second;
     std::string mod(imp->str("module"));
-    for (size_t p = 0; p <= mod.size() && !mod.empty();) {
-      size_t dot = mod.find('.', p);
-      base /= mod.substr(p, dot == std::string::npos ? std::string::npos : dot - p);
-      if (dot == std::string::npos) break;
-      p = dot + 1;
-    }
-    fs::path file = base;
-    file += ".py";
     std::string bytes;
     if (!read(file, bytes)) continue;
     syntax::ParseResult pr = syntax::parse(bytes, file.string());
@@ -172,11 +231,19 @@ Splice splice_imported_helpers(const Node* module, const std::set<std::string>& 
       std::string n(a->str("name"));
       if (a->str("asname").empty() && added.count(n)) {  // copied already, as a helper's helper
         out.names.insert(n);
+        out.imports.emplace(imp->lineno, imp->col_offset);
         continue;
       }
       auto it = defs.find(n);
-      if (!a->str("asname").empty() || it == defs.end() || !it->second->is("FunctionDef") || !is_tile_helper(it->second))
-        continue;
+      // A relative import's function is copied where it uses cuTile (TileGym's liger
+      // fused_linear_jsd.py copies the kernel _jsd_kernel that way, as tested on the H200).
+      // An absolute import may name any utility module (cutile-python's test/util.py has
+      // host functions that use ct.compilation), so there only undecorated functions the
+      // kernels call are: the converted sibling defines the rest.
+      bool tile_fn = it != defs.end() && it->second->is("FunctionDef") &&
+                     (import_level(imp) >= 1 ? (kernel_calls.count(n) || is_tile_helper(it->second))
+                                             : kernel_calls.count(n) && nodes_of(it->second, "decorator_list").empty());
+      if (!a->str("asname").empty() || !tile_fn) continue;
       wanted.insert(n);
       todo.push_back(it->second);
     }
@@ -209,7 +276,7 @@ Splice splice_imported_helpers(const Node* module, const std::set<std::string>& 
       for (auto& n : bound_names(st))
         if (local.count(n) && !wanted.count(n) && !(st->is("Import") || st->is("ImportFrom"))) clash = true;
     if (clash) continue;
-    std::string text = "\n\n# cutile2triton: tile helpers copied from ." + mod +
+    std::string text = "\n\n# cutile2triton: tile helpers copied from " + std::string(import_level(imp), '.') + mod +
                        " (compiled at this module's call sites; see driver/splice.h)";
     const syntax::Source& src = *pr.source;
     auto lines_in = [](const std::string& t) { return (int)std::count(t.begin(), t.end(), '\n'); };
@@ -229,6 +296,7 @@ Splice splice_imported_helpers(const Node* module, const std::set<std::string>& 
     }
     out.text += text;
     out.names.insert(wanted.begin(), wanted.end());
+    out.imports.emplace(imp->lineno, imp->col_offset);
   }
   return out;
 }

@@ -8,8 +8,11 @@
 // conversion; the helper is then lowered at its call sites like a local one,
 // and the import statement drops the copied names (host_rewrite).
 //
-// Only relative imports are followed (`from .x import f`, `from ..pkg.x import
-// f`), read from the folder of the converted file's path. A copy is skipped
+// Relative imports are followed (`from .x import f`, `from ..pkg.x import f`),
+// read from the folder of the converted file's path, and absolute ones whose
+// module is a file in that folder or in the first folder upwards that is not a
+// package (where a script's or pytest's sys.path finds it: `from kernels.matmul
+// import swizzle_2d` in cutile-python's test/kernels). A copy is skipped
 // (the import stays, and lowering reports the unknown name) when it would
 // rebind a name the importing module defines, or when the sibling binds
 // cuda.tile under another alias.
@@ -20,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sema/module_scope.h"
 #include "syntax/ast.h"
 
 namespace c2t::driver {
@@ -27,6 +31,7 @@ namespace c2t::driver {
 struct Splice {
   std::string text;                 // appended to the module text ("" when nothing is copied)
   std::set<std::string> names;      // imported names whose definitions were copied
+  std::set<std::pair<int, int>> imports;  // (line, column) of the import statements they came from
   /// Where each copied statement came from, for diagnostics: lines
   /// [first, first + count) of `text` (1-based) are lines [origin_line, ...)
   /// of `file`, copied for the import statement at `import_line`.
@@ -39,9 +44,11 @@ struct Splice {
   std::vector<Origin> origins;
 };
 
-/// `module` is the parsed importing module, `ct_modules` the names it binds to
-/// cuda.tile (sema::ModuleInfo::ct_modules); `path` its file path on disk.
-Splice splice_imported_helpers(const syntax::Node* module, const std::set<std::string>& ct_modules,
-                               const std::string& path);
+/// `mi` is the analysed importing module (its names for cuda.tile and its
+/// kernels); `path` its file path on disk. An imported function counts as a tile
+/// helper where the sibling's definition uses cuTile (or calls a sibling function
+/// that does) or where a kernel of `mi` calls it (cutile-python's
+/// unswizzle_32_4_4 only calls tile methods).
+Splice splice_imported_helpers(const sema::ModuleInfo& mi, const std::string& path);
 
 }  // namespace c2t::driver

@@ -142,9 +142,9 @@ void Rewriter::rewrite_import_paths() {
   }
   // Names whose definitions the driver copied in (driver/splice.h) are no longer imported.
   for (auto* st : nodes_of(mi_.module, "body")) {
-    if (opts_.spliced_names.empty() || !st->is("ImportFrom")) continue;
+    if (!st->is("ImportFrom") || !opts_.spliced_imports.count({st->lineno, st->col_offset})) continue;
     auto* lv = st->get("level");
-    if (!lv || lv->kind != syntax::Value::Kind::Int || lv->text == "0") continue;
+    int level = lv && lv->kind == syntax::Value::Kind::Int ? std::stoi(lv->text) : 0;
     std::string keep;
     bool dropped = false;
     for (auto* a : nodes_of(st, "names")) {
@@ -157,8 +157,9 @@ void Rewriter::rewrite_import_paths() {
     }
     if (!dropped) continue;
     auto [b, e] = stmt_lines(st);
-    edits_.add(b, e, keep.empty() ? "" : "from " + std::string(std::stoi(lv->text), '.') + std::string(st->str("module")) +
-                                             " import " + keep + "\n");
+    std::string mod(st->str("module"));
+    if (level == 0) mod = mirror_module_path(mod).value_or(mod);  // what stays imports the converted module
+    edits_.add(b, e, keep.empty() ? "" : "from " + std::string(level, '.') + mod + " import " + keep + "\n");
     deleted_stmts_.insert(st);
   }
   sema::walk(mi_.module, [&](const Node* n) {

@@ -26,6 +26,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "lower/module_lowering.h"
 #include "sema/module_scope.h"
@@ -41,6 +42,8 @@ struct HostRewriteOptions {
   /// Names imported from sibling modules whose definitions the driver copied
   /// into this module (driver/splice.h): their import goes.
   std::set<std::string> spliced_names = {};
+  /// (line, column) of the import statements those names came from.
+  std::set<std::pair<int, int>> spliced_imports = {};
 };
 
 /// Returns the converted module text; errors go to `diags` (the text is then
