@@ -1,0 +1,80 @@
+"""Why cuTile's own fmha benchmark is slower converted at decode shapes (one query row, 1024 keys): the converted
+fmha_kernel of cutile-python's test/kernels/attention.py timed under forced launch options and tile sizes, next
+to cuTile's kernel, in one process, on the bench's inputs (CUDA-graph replays, as bench_attention.py times).
+
+    python3 cutile_python_fmha_decode.py ORIG_TEST_DIR CONV_TEST_DIR   (from cutile_python_bench_on_device.sh's
+    work folder: WORK/orig/test, WORK/conv/test)
+
+Prints one line per (shape, TILE_M, TILE_N, warps, stages, use_tma): µs, or the error. cuTile's line uses the
+bench's B200 config (tile_m 64, tile_n 256, occupancy 4), as the bench does on an H200.
+"""
+
+import importlib.util
+import math
+import sys
+
+import torch
+import triton.testing
+
+
+def load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def graph_us(fn):
+    return triton.testing.do_bench_cudagraph(fn, rep=50) * 1e3
+
+
+def main(orig_dir, conv_dir):
+    ct_mod = load(f"{orig_dir}/kernels/attention.py", "cutile_attention")
+    tr_mod = load(f"{conv_dir}/kernels/attention.py", "converted_attention")
+    import cuda.tile as ct
+
+    for b, qh, kh in ((1, 32, 32), (8, 32, 8)):
+        d, k_len = 128, 1024
+        q = torch.randn(b, qh, 1, d, dtype=torch.float16, device="cuda")
+        k = torch.randn(b, kh, k_len, d, dtype=torch.float16, device="cuda")
+        v = torch.randn_like(k)
+        ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, enable_gqa=qh != kh)
+        scale, pos, group = 1 / math.sqrt(d), k_len - 1, qh // kh
+        shape = f"b={b} qh={qh} kh={kh}"
+
+        def cutile(tm=64, tn=256, occ=4):
+            o = torch.empty_like(q)
+            kern = ct_mod.fmha_kernel.replace_hints(occupancy=occ)
+            f = lambda: ct.launch(torch.cuda.current_stream(), (1, b * qh, 1), kern,
+                                  (q, k, v, o, scale, pos, d, qh, tm, tn, group, False, k_len % tn == 0))
+            f()
+            torch.testing.assert_close(o, ref, atol=1e-2, rtol=5e-2)
+            return graph_us(f)
+
+        print(f"{shape} cuTile tile_m=64 tile_n=256 occupancy=4: {cutile():.1f} us", flush=True)
+        # The bench's tiles at the launcher's warps (4) and at 8, its stages and 1-2; TMA; other tiles.
+        combos = [(64, 256, w, None, False) for w in (None, 8)]
+        combos += [(64, 256, 8, s, t) for s in (1, 2) for t in (False,)] + [(64, 256, None, None, True),
+                                                                         (64, 256, 8, None, True)]
+        combos += [(64, 128, w, None, False) for w in (None, 8)] + [(16, 256, w, None, False) for w in (None, 8)]
+        for tm, tn, warps, stages, tma in combos:
+            opts = {}
+            if warps is not None:
+                opts["num_warps"] = warps
+            if stages is not None:
+                opts["num_stages"] = stages
+            o = torch.empty_like(q)
+            f = lambda: tr_mod.launch_fmha_kernel((1, b * qh, 1), q, k, v, o, scale, pos, d, qh, tm, tn, group,
+                                                  False, k_len % tn == 0, use_tma=tma, **opts)
+            label = f"{shape} converted tile_m={tm} tile_n={tn} warps={warps} stages={stages} tma={tma}"
+            try:
+                f()
+                torch.cuda.synchronize()
+                torch.testing.assert_close(o, ref, atol=1e-2, rtol=5e-2)
+                print(f"{label}: {graph_us(f):.1f} us", flush=True)
+            except Exception as e:  # out of shared memory, wrong result: say so and go on
+                print(f"{label}: {type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''}", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
