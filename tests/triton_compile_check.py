@@ -75,7 +75,8 @@ def compile_for_gpu(jit_fn, signature: dict, constexprs: dict | None = None, arc
     get_*_specialization), so the alignment-dependent passes (vectorization, the
     software pipeliner's cp.async loads) see what a GPU launch compiles.
     Stops after `last_stage` (default "cubin", or "llir" when ptxas is missing).
-    Returns {stage name: IR text} for the stages run (cubin as its byte length).
+    Returns {stage name: IR text} for the stages run (cubin as its byte length), and from the
+    llir stage on "shared": the bytes of shared memory a launch needs (Triton's metadata).
     Raises GpuCompileError with the compiler's message when a stage fails.
     """
     from triton.compiler.compiler import ASTSource
@@ -124,6 +125,8 @@ def compile_for_gpu(jit_fn, signature: dict, constexprs: dict | None = None, arc
             parts.append(f"{type(cur).__name__}: {cur}")
             cur = cur.__cause__ or cur.__context__
         raise GpuCompileError("\n--- caused by ---\n".join(parts)) from e
+    if "shared" in metadata:
+        out["shared"] = metadata["shared"]
     return out
 
 

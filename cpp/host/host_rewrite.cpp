@@ -789,6 +789,14 @@ void Rewriter::rewrite_host_code() {
         // importing it by name gets its own copy, lowered at its call sites
         // (driver/splice.cpp).
         std::string name(st->str("name"));
+        if (host_names_.count(name)) {
+          // Left out, the host code's reference would be a NameError at run time.
+          diags_.error(st->lineno, st->col_offset,
+                       "function '" + name + "' is cuTile tile code (" + tile_op +
+                           ") that host code of this module refers to, but no kernel calls it and it is not "
+                           "launched as ct.kernel(" + name + "); decorate it with @ct.kernel if it is a kernel");
+          continue;
+        }
         diags_.warning(st->lineno, st->col_offset,
                        "function '" + name + "' is cuTile tile code (" + tile_op +
                            ") but no kernel in this module calls it; it is left out of this module's Triton "

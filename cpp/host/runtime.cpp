@@ -979,19 +979,37 @@ def _c2t_dev_features_enabled():
     return False
 
 
-class _C2TBytecodeVersion(int):
-    """cuTile's _bytecode.version.BytecodeVersion: Tile IR bytecode versions (major*10000 + minor*100)."""
+import enum as _c2t_enum
+
+
+class _C2TBytecodeVersion(_c2t_enum.IntEnum):
+    """cuTile's _bytecode.version.BytecodeVersion (cuda-tile 1.7): Tile IR bytecode versions
+    (major*10000 + minor*100 + tag), an IntEnum whose members have major(), minor(), tag() and
+    as_string(), as cuTile's own test helpers call on them (cutile-python's conftest.requires_tileiras)."""
 
     V_13_1 = 130100
     V_13_2 = 130200
     V_13_3 = 130300
-    V_13_4 = 130400  # dev only
+    V_13_4 = 130400
+    V_13_5 = 130500  # dev only
+
+    def major(self):
+        return self._value_ // 10000
+
+    def minor(self):
+        return (self._value_ // 100) % 100
+
+    def tag(self):
+        return self._value_ % 100
+
+    def as_string(self):
+        return f"{self.major()}.{self.minor()}" + (f".{self.tag()}" if self.tag() else "")
 
 
 def _c2t_max_supported_bytecode_version(temp_dir=None, allow_dev=False):
     """cuTile's _compile._get_max_supported_bytecode_version probes tileiras, cuTile's compiler, for
     the newest bytecode it accepts. Triton compiles the converted kernels, so all versions are."""
-    return _C2TBytecodeVersion.V_13_4 if allow_dev else _C2TBytecodeVersion.V_13_3
+    return _C2TBytecodeVersion.V_13_5 if allow_dev else _C2TBytecodeVersion.V_13_4
 )PY";
 
 // torch.cuda queries that host code makes on every op call (TileGym's bmm: current_stream() and

@@ -6,6 +6,7 @@
 
 #include "sema/ast_util.h"
 #include "sema/dtype.h"
+#include "syntax/parser.h"
 
 namespace c2t::sema {
 
@@ -138,6 +139,55 @@ void read_options(const Node* call, KernelInfo& k) {
   if (!call || !call->is("Call")) return;
   for (auto* kw : nodes_of(call, "keywords"))
     if (!kw->str("arg").empty()) k.options[std::string(kw->str("arg"))] = kw->child("value");
+}
+
+// `ct.kernel(fn)` in host code, on a module-level function `fn` that is no kernel
+// yet (cutile-python's tests: `ct.launch(stream, grid, ct.kernel(f), args)`,
+// `kernel = ct.kernel(_vec_add_impl)` inside a test): `fn` is a kernel named as
+// itself, converted in place (the call becomes `_c2t_kernel(fn)`, which launches
+// through its launcher). Hints given there stay with that kernel object at run
+// time; the kernel's own options are those of the first such call, and calls
+// with other options are an error (one Triton kernel per function).
+void inline_kernels(ModuleInfo& mi, const std::vector<const Node*>& body, Diagnostics& diags) {
+  std::set<const Node*> defs;
+  for (auto& k : mi.kernels) defs.insert(k.def);
+  std::map<const Node*, const Node*> first_call;  // def -> the ct.kernel call that made it a kernel
+  auto options_text = [](const Node* call) {
+    std::string t;
+    for (auto* kw : nodes_of(call, "keywords")) t += std::string(kw->str("arg")) + "=" + syntax::dump(kw->child("value"), {11, false}) + ";";
+    return t;
+  };
+  for (auto* st : body) {
+    if (defs.count(st)) continue;  // kernel bodies are tile code
+    bool is_call_form = false;     // `name = ct.kernel(fn)` at module level: pass 2 took it
+    for (auto& k : mi.kernels) is_call_form = is_call_form || k.assign_stmt == st;
+    if (is_call_form) continue;
+    walk(st, [&](const Node* n) {
+      if (n->is("FunctionDef") && defs.count(n)) return false;  // a factory's kernel
+      if (!n->is("Call")) return true;
+      auto q = mi.cutile_name(n->child("func"));
+      const Node* fn = q && *q == "kernel" ? call_arg(n, 0) : nullptr;
+      auto fit = fn && fn->is("Name") ? mi.functions.find(std::string(fn->str("id"))) : mi.functions.end();
+      if (fit == mi.functions.end() || (defs.count(fit->second) && !first_call.count(fit->second))) return true;
+      auto [it, fresh] = first_call.emplace(fit->second, n);
+      if (fresh) {
+        KernelInfo k;
+        k.name = fit->first;
+        k.def = fit->second;
+        k.decorator = n;
+        read_options(n, k);
+        mi.kernels.push_back(std::move(k));
+        defs.insert(fit->second);
+      } else if (options_text(it->second) != options_text(n)) {
+        diags.error(n->lineno, n->col_offset,
+                    "ct.kernel(" + fit->first + ", ...) is called with other options than at line " +
+                        std::to_string(it->second->lineno) +
+                        "; cutile2triton converts one Triton kernel per function: give each variant its own "
+                        "`name = ct.kernel(" + fit->first + ", ...)` at module level");
+      }
+      return true;
+    });
+  }
 }
 
 // Kernels defined inside module-level function `fn` (kernel factories such
@@ -350,6 +400,7 @@ ModuleInfo analyze_module(const Node* module, Diagnostics& diags) {
       if (auto* t = st->child("target"); t && t->is("Name")) bind_count[std::string(t->str("id"))] += 2;
     }
   }
+  inline_kernels(mi, body, diags);
   // A name rebound at module level is not a constant: cuTile reads the value at
   // compile time, which we cannot know statically.
   for (auto& [name, n] : bind_count) {

@@ -208,7 +208,7 @@ TEST(HostPatterns, PrivateCapabilityAndBytecodeGatesAndE8m0Scales) {
   EXPECT_TRUE(has(c, "v = _c2t_max_supported_bytecode_version('/tmp', allow_dev=_c2t_dev_features_enabled())\n")) << c;
   EXPECT_TRUE(has(c, "return _c2t_get_compute_capability()[0] >= 10 and v >= _C2TBytecodeVersion.V_13_3\n")) << c;
   for (const char* piece : {"def _c2t_get_compute_capability(device_id=0):", "def _c2t_dev_features_enabled():",
-                            "class _C2TBytecodeVersion(int):", "def _c2t_max_supported_bytecode_version("})
+                            "class _C2TBytecodeVersion(_c2t_enum.IntEnum):", "def _c2t_max_supported_bytecode_version("})
     EXPECT_TRUE(has(c, piece)) << piece;
   EXPECT_FALSE(has(c, "cuda.tile.")) << c;
   EXPECT_TRUE(has(c, "    if str(S.dtype) == \"torch.float8_e8m0fnu\":\n        S = S.view(torch.uint8)")) << c;
