@@ -940,3 +940,49 @@ def test_extents_known_only_through_the_value(tmp_path):
         assert_close(z, dev(cat), msg=f"cat axis={ax} seed={seed}")
         assert_close(z2, dev(r.int().flatten().argmax().int().reshape(1)), msg=f"argmax axis={ax} seed={seed}")
         assert_close(z3, dev(ins), msg=f"insert axis={ax} seed={seed}")
+
+
+REVERSE_KERNEL = HEADER + """
+@ct.kernel
+def k(X, Z, Z2, REVERSE: ct.Constant[bool]):
+    x = ct.load(X, index=(0, 0), shape=(4, 32), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(Z, index=(0, 0), tile=ct.cumsum(x, axis=1, reverse=REVERSE))
+    ct.store(Z2, index=(0, 0), tile=ct.scan(x, 0, lambda a, b: a + b, 0.0, reverse=REVERSE))
+
+def run(x, z, z2, reverse):
+    ct.launch(None, (1,), k, (x, z, z2, reverse))
+"""
+
+
+def test_scan_reversed_by_a_constant(tmp_path):
+    # `ct.cumsum(t, axis, reverse=REVERSE)` with REVERSE a ct.Constant[bool] (cutile-python's test_scan): the
+    # constexpr is Triton's reverse flag (was: "reverse must be a constant bool"). Ragged (3, 30) input.
+    seed, g = _gen()
+    mod = convert_and_load(REVERSE_KERNEL, tmp_path, "scan_reverse")
+    x = torch.randn(3, 30, generator=g)
+    p = torch.zeros(4, 32)
+    p[:3, :30] = x
+    for reverse in (False, True):
+        z, z2 = (poison(dev(torch.empty(3, 30))) for _ in range(2))
+        mod.run(dev(x), z, z2, reverse)
+        flip = (lambda t, d: t.flip(d)) if reverse else (lambda t, d: t)
+        assert_close(z, flip(flip(p, 1).cumsum(1), 1)[:3, :30], msg=f"cumsum reverse={reverse} seed={seed}")
+        assert_close(z2, flip(flip(p, 0).cumsum(0), 0)[:3, :30], msg=f"scan reverse={reverse} seed={seed}")
+
+
+def test_scan_reverse_from_a_tile_is_rejected():
+    from c2t_interp import ConversionFailed, convert
+
+    src = REVERSE_KERNEL.replace("reverse=REVERSE))\n    ct.store(Z2", "reverse=x))\n    ct.store(Z2")
+    with pytest.raises(ConversionFailed, match=r"kernel.py:\d+:\d+: error: reverse must be a constant bool"):
+        convert(src)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_scan_reversed_by_a_constant_compiles_for_sm90(tmp_path, reverse):
+    from c2t_interp import convert, load
+    from triton_compile_check import compile_launch
+
+    mod = load(convert(REVERSE_KERNEL), tmp_path, "scan_reverse_gpu")
+    stages = compile_launch(mod.launch_k, (1,), torch.zeros(3, 30), torch.zeros(3, 30), torch.zeros(3, 30), reverse)
+    assert "llir" in stages, sorted(stages)

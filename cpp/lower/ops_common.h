@@ -89,6 +89,10 @@ void fill_extents(Lowerer& L, LVal& v);
 /// kernel parameter annotated other than ct.Constant[int] gets a diagnostic (`ok` false): it could be
 /// None or a tuple at launch, which changes the result's rank.
 TExprPtr constexpr_axis(OpCall& c, const std::string& p, bool& ok, bool allow_tuple = false);
+/// A scan's `reverse` flag `p` as Triton takes it: True/False for a constant bool (nullptr when false,
+/// Triton's default), or the constexpr's name for a ct.Constant parameter (`reverse=REVERSE`, cutile-python's
+/// test_scan; the result's shape does not depend on it). A diagnostic and `ok` false otherwise.
+TExprPtr scan_reverse_flag(OpCall& c, const std::string& p, bool& ok);
 /// `axis`, wrapped when negative (`AX + rank if AX < 0 else AX`, static in Triton): Triton's interpreter
 /// does not wrap tl.reduce's and tl.associative_scan's axes, compiled Triton does.
 TExprPtr wrapped_axis(const TExprPtr& axis, int rank);

@@ -259,7 +259,12 @@ LVal custom(OpCall& c, const std::string& what) {
   }
   const char* flag = what == "reduce" ? "keepdims" : "reverse";
   bool flag_on = false;
-  if (c.has(flag)) {
+  TExprPtr reverse;  // a scan's reverse given by a ct.Constant (ops::scan_reverse_flag)
+  if (what == "scan") {
+    bool rev_ok = true;
+    reverse = ops::scan_reverse_flag(c, flag, rev_ok);
+    if (!rev_ok) return {};
+  } else if (c.has(flag)) {
     LVal& v = c.arg(flag);
     if (!v.info.cval || v.info.cval->kind != sema::ConstValue::Kind::Bool) {
       if (v.ok()) c.L.error(c.at(flag), std::string(flag) + " must be a constant bool");
@@ -348,7 +353,8 @@ LVal custom(OpCall& c, const std::string& what) {
 
   TExprPtr in = tuple_out ? tuple(operands) : operands[0];
   std::vector<std::pair<std::string, TExprPtr>> kw;
-  if (flag_on) kw.push_back({what == "reduce" ? "keep_dims" : "reverse", lit("True")});
+  if (flag_on) kw.push_back({"keep_dims", lit("True")});
+  if (reverse) kw.push_back({"reverse", reverse});
   TExprPtr axis = sym_axis ? ops::wrapped_axis(sym_axis, rank) : lit_int(ax);
   TExprPtr e = tl_call(what == "reduce" ? "reduce" : "associative_scan", {in, axis, name(inst->emitted_name)}, kw);
   sema::Shape out = shape;

@@ -263,8 +263,9 @@ LVal scan(OpCall& c, const std::string& kind) {
     }
     ax = lit_int(k);
   }
-  auto rev = bool_arg(c, "reverse", false);
-  if (!rev) return {};
+  bool rev_ok = true;
+  TExprPtr rev = ops::scan_reverse_flag(c, "reverse", rev_ok);
+  if (!rev_ok) return {};
   sema::DType in_dt = x.info.is_bool ? sema::DType::concrete("int32") : x.info.dtype;
   TExprPtr src = x.info.is_bool ? method(x.expr, "to", {tl_attr("int32")}) : x.expr;
   TExprPtr back;
@@ -278,7 +279,7 @@ LVal scan(OpCall& c, const std::string& kind) {
     }
   }
   std::vector<std::pair<std::string, TExprPtr>> kw{{"axis", ax}};
-  if (*rev) kw.push_back({"reverse", lit("True")});
+  if (rev) kw.push_back({"reverse", rev});
   TExprPtr e = tl_call(kind, {src}, kw);
   if (back) e = cast_back(c, kind, x, e, back);
   return ops::make_value(e, x.info.shape, in_dt);
@@ -327,6 +328,17 @@ TExprPtr constexpr_axis(OpCall& c, const std::string& p, bool& ok, bool allow_tu
     return nullptr;
   }
   return a.expr;
+}
+
+TExprPtr scan_reverse_flag(OpCall& c, const std::string& p, bool& ok) {
+  ok = true;
+  if (!c.has(p)) return nullptr;
+  LVal& v = c.arg(p);
+  if (v.info.cval && v.info.cval->kind == sema::ConstValue::Kind::Bool) return v.info.cval->b ? lit("True") : nullptr;
+  if (v.info.kind == sema::VKind::Constexpr && !v.info.cval && v.expr && is_name(v.expr)) return v.expr;
+  if (v.ok()) c.L.error(c.at(p), p + " must be a constant bool (a literal or a ct.Constant parameter)");
+  ok = false;
+  return nullptr;
 }
 
 TExprPtr wrapped_axis(const TExprPtr& axis, int rank) {
