@@ -986,3 +986,56 @@ def test_scan_reversed_by_a_constant_compiles_for_sm90(tmp_path, reverse):
     mod = load(convert(REVERSE_KERNEL), tmp_path, "scan_reverse_gpu")
     stages = compile_launch(mod.launch_k, (1,), torch.zeros(3, 30), torch.zeros(3, 30), torch.zeros(3, 30), reverse)
     assert "llir" in stages, sorted(stages)
+
+
+CAT_KERNEL = HEADER + """
+@ct.kernel
+def k(X, Y, Z, Z1, AX: ConstInt):
+    x = ct.load(X, index=(0, 0), shape=(4, 8), padding_mode=ct.PaddingMode.ZERO)
+    y = ct.load(Y, index=(0, 0), shape=(4, 8), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(Z, index=(0, 0), tile=ct.reshape(ct.cat((x, y), AX), (8, 8)))
+    ct.store(Z1, index=(0, 0), tile=ct.cat((x,), AX) * 2.0)
+
+def run(x, y, z, z1, ax):
+    ct.launch(None, (1,), k, (x, y, z, z1, ax))
+"""
+
+
+def test_cat_along_a_constant_axis(tmp_path):
+    # cutile-python's test_cat: `ct.cat((tx, ty), axis)` with axis a ct.Constant[int], and the one-tile
+    # tuple `ct.cat((tx,), 0)` (both were diagnostics). One converted kernel, three specializations.
+    seed, g = _gen()
+    mod = convert_and_load(CAT_KERNEL, tmp_path, "cat_axis")
+    x, y = torch.randn(3, 7, generator=g), torch.randn(3, 7, generator=g)  # ragged in a (4, 8) tile
+    px, py = (torch.nn.functional.pad(t, (0, 1, 0, 1)) for t in (x, y))
+    for ax in (0, 1, -1):
+        z, z1 = poison(dev(torch.empty(8, 8))), poison(dev(torch.empty(3, 7)))
+        mod.run(dev(x), dev(y), z, z1, ax)
+        assert_close(z, torch.cat((px, py), ax).reshape(8, 8), msg=f"axis={ax} seed={seed}")
+        assert_close(z1, x * 2.0, msg=f"axis={ax} seed={seed}")
+
+
+@pytest.mark.parametrize("ax", [0, 1])
+def test_cat_along_a_constant_axis_compiles_for_sm90(tmp_path, ax):
+    from c2t_interp import convert, load
+    from triton_compile_check import compile_launch
+
+    mod = load(convert(CAT_KERNEL), tmp_path, "cat_axis_gpu")
+    stages = compile_launch(mod.launch_k, (1,), torch.zeros(3, 7), torch.zeros(3, 7), torch.zeros(8, 8),
+                            torch.zeros(3, 7), ax)
+    assert "llir" in stages, sorted(stages)
+
+
+@pytest.mark.parametrize("y, message", [
+    ("ct.ones((4, 4), ct.float32)", r"the same shape .*axis 1 has 8 and 4"),
+    ("ct.ones((4, 8), ct.int32)", r"the same dtype \(got float32 and int32\)"),
+])
+def test_cat_of_unlike_tiles_is_rejected(y, message):
+    # cuTile rejects these too (test_cat's mixed shape and dtype cases); Triton's tl.join would fail later.
+    from c2t_interp import ConversionFailed, convert
+
+    src = CAT_KERNEL.replace("y = ct.load(Y, index=(0, 0), shape=(4, 8), padding_mode=ct.PaddingMode.ZERO)", "y = " + y)
+    src = src.replace("x = ct.load(X, index=(0, 0), shape=(4, 8), padding_mode=ct.PaddingMode.ZERO)",
+                      "x = ct.ones((4, 8), ct.float32)")  # a dtype known at conversion
+    with pytest.raises(ConversionFailed, match=r"kernel.py:\d+:\d+: error: ct.cat needs two tiles of " + message):
+        convert(src)

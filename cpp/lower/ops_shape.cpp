@@ -254,37 +254,80 @@ LVal transpose(OpCall& c) {
   return permute_to(x, perm);
 }
 
+// ct.cat((a, b), axis): cuTile's tiles are powers of two, so a and b have one shape (cuTile's
+// _stub.py); a one-tile tuple is that tile (cutile-python's test_cat). `axis` may be a
+// ct.Constant[int]: the permutation and the result's extents are then constexpr conditionals
+// on it, which Triton's code generator folds.
 LVal cat(OpCall& c) {
   LVal& t = c.arg("tiles");
   if (!t.ok()) return {};
-  if (t.info.kind != sema::VKind::Tuple || t.elems.size() != 2) {
-    c.L.error(c.at("tiles"), "ct.cat concatenates exactly two tiles given as a tuple");
+  if (t.info.kind != sema::VKind::Tuple || t.elems.empty() || t.elems.size() > 2) {
+    c.L.error(c.at("tiles"), "ct.cat concatenates one or two tiles given as a tuple");
     return {};
   }
-  LVal a = t.elems[0], b = t.elems[1];
+  LVal a = t.elems[0], b = t.elems.size() == 2 ? t.elems[1] : t.elems[0];
   if (a.info.kind != sema::VKind::Tile || b.info.kind != sema::VKind::Tile || a.info.shape.size() != b.info.shape.size()) {
     c.L.error(c.at("tiles"), "ct.cat needs two tiles of the same rank");
     return {};
   }
   int rank = (int)a.info.shape.size();
-  auto ax = axis_of(c, "axis", rank);
-  if (!ax) return {};
+  bool sym_ok = true;
+  TExprPtr sym_axis = ops::constexpr_axis(c, "axis", sym_ok);
+  if (!sym_ok) return {};
+  std::optional<long long> ax;
+  if (!sym_axis) {
+    ax = axis_of(c, "axis", rank);
+    if (!ax) return {};
+  }
+  if (t.elems.size() == 1) return a;
+  for (int k = 0; k < rank; ++k)
+    if (a.info.shape[k].value && b.info.shape[k].value && *a.info.shape[k].value != *b.info.shape[k].value) {
+      c.L.error(c.at("tiles"), "ct.cat needs two tiles of the same shape (cuTile's tile extents are powers of two, "
+                               "so only equal halves make one); axis " + std::to_string(k) + " has " +
+                                   std::to_string(*a.info.shape[k].value) + " and " +
+                                   std::to_string(*b.info.shape[k].value));
+      return {};
+    }
+  if (a.info.dtype.kind == sema::DType::Kind::Concrete && b.info.dtype.kind == sema::DType::Kind::Concrete &&
+      !a.info.dtype.same(b.info.dtype)) {
+    c.L.error(c.at("tiles"), "ct.cat needs two tiles of the same dtype (got " + a.info.dtype.name + " and " +
+                                 b.info.dtype.name + ")");
+    return {};
+  }
   // Exact concatenation without tl.cat (which may reorder): join adds a
   // trailing axis of 2; move it in front of `axis`; row-major reshape merges
   // (2, n) into 2n with a's elements first.
   TExprPtr e = tl_call("join", {a.expr, b.expr});
-  if (*ax != rank) {
+  auto perm_for = [&](int axis) {
     std::vector<TExprPtr> perm;
     for (int k = 0; k < rank + 1; ++k) {
-      if (k == *ax) perm.push_back(lit_int(rank));
+      if (k == axis) perm.push_back(lit_int(rank));
       if (k < rank) perm.push_back(lit_int(k));
     }
-    e = tl_call("permute", {e, tuple(perm)});
-  }
+    return tuple(perm);
+  };
   ops::fill_extents(c.L, a);
   sema::Shape out = a.info.shape;
-  auto& d = out[*ax];
-  d = d.value ? sema::Dim::known(2 * *d.value) : sema::Dim::sym("2 * " + (d.expr.find(' ') == std::string::npos ? d.expr : "(" + d.expr + ")"));
+  auto doubled = [](const sema::Dim& d) {
+    return d.value ? sema::Dim::known(2 * *d.value)
+                   : sema::Dim::sym("2 * " + (d.expr.find(' ') == std::string::npos ? d.expr : "(" + d.expr + ")"));
+  };
+  if (ax) {
+    if (*ax != rank) e = tl_call("permute", {e, perm_for((int)*ax)});
+    out[*ax] = doubled(out[*ax]);
+  } else {
+    // `(P0) if AX % rank == 0 else (P1) if ...`: one static permutation per specialization.
+    std::string wrapped = "(" + source(sym_axis) + ") % " + std::to_string(rank);
+    TExprPtr perm = perm_for(rank - 1);
+    for (int k = rank - 2; k >= 0; --k)
+      perm = ifexp(compare("==", binop("%", sym_axis, lit_int(rank)), lit_int(k)), perm_for(k), perm);
+    e = tl_call("permute", {e, perm});
+    for (int k = 0; k < rank; ++k) {
+      std::string d = source(Lowerer::dim_to_expr(out[k]));
+      out[k] = sema::Dim::sym("(" + source(Lowerer::dim_to_expr(doubled(a.info.shape[k]))) + " if " + wrapped +
+                              " == " + std::to_string(k) + " else " + d + ")");
+    }
+  }
   return ops::make_value(tl_call("reshape", {e, ops::shape_list(out)}), out, a.info.dtype);
 }
 
