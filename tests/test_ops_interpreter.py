@@ -1039,3 +1039,34 @@ def test_cat_of_unlike_tiles_is_rejected(y, message):
                       "x = ct.ones((4, 8), ct.float32)")  # a dtype known at conversion
     with pytest.raises(ConversionFailed, match=r"kernel.py:\d+:\d+: error: ct.cat needs two tiles of " + message):
         convert(src)
+
+
+PRINT_KERNEL = HEADER + """
+SCALE = 3
+
+@ct.kernel
+def k(X, Out, TILE: ConstInt):
+    bid = ct.bid(0)
+    tx = ct.load(X, index=(bid,), shape=(TILE,))
+    ct.print(f"tile[{bid}] x{SCALE} of {TILE}: {tx}")
+    print("builtin", tx * 2, sep="|")
+    ct.store(Out, index=(bid,), tile=tx + 1)
+
+def run(x, out):
+    ct.launch(None, (1,), k, (x, out, 4))
+"""
+
+
+def test_print_with_f_strings_and_builtin_print(tmp_path, capfd):
+    # cuTile's ct.print takes f-strings and tile code may call builtin print() (cutile-python's test_print);
+    # both were diagnostics. Triton prints the text, then the values: `{expr}` marks where each was.
+    mod = convert_and_load(PRINT_KERNEL, tmp_path, "print_fstring")
+    x = dev(torch.tensor([1.5, 2.5, 3.5, 4.5]))
+    out = poison(dev(torch.empty(4)))
+    mod.run(x, out)
+    assert_close(out, x + 1)
+    printed = capfd.readouterr().out
+    # A module constant is formatted into the text; the block id, the constexpr and the tile are values.
+    assert "tile[{bid}] x3 of {TILE}: {tx}" in printed, printed
+    assert "[1.5 2.5 3.5 4.5]" in printed and "[4]" in printed, printed
+    assert "builtin|" in printed and "[3. 5. 7. 9.]" in printed, printed

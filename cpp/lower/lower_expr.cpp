@@ -508,6 +508,13 @@ LVal Lowerer::eval_call(const Node* e) {
 }
 
 LVal Lowerer::eval_builtin_call(const std::string& fn, const Node* call) {
+  if (fn == "print") {  // cuTile compiles builtin print() in tile code as ct.print (_stub.py print)
+    const OpEntry* entry = registry().find("print");
+    OpCall c(*this, call, "print");
+    if (!entry || !bind_call(c, *entry, call, nullptr)) return {};
+    note_op("print");
+    return entry->lower(c);
+  }
   auto args = nodes_of(call, "args");
   if (!nodes_of(call, "keywords").empty()) {
     error(call, fn + "() with keyword arguments is not supported in tile code");
@@ -558,8 +565,7 @@ LVal Lowerer::eval_builtin_call(const std::string& fn, const Node* call) {
     error(call, "range() can only be used as the iterable of a for loop in tile code");
     return {};
   }
-  unsupported(call, fn, "builtin " + fn + "() is not supported in tile code" +
-                            std::string(fn == "print" ? " (ct.printf prints from a kernel)" : ""));
+  unsupported(call, fn, "builtin " + fn + "() is not supported in tile code");
   return {};
 }
 

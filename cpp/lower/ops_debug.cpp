@@ -1,6 +1,7 @@
 // Debugging, hints and compile-time metaprogramming (cuTile §3.16-3.17).
 #include "lower/op_registry.h"
 #include "lower/ops_common.h"
+#include "sema/ast_util.h"
 
 namespace c2t::lower {
 
@@ -77,28 +78,69 @@ void register_debug_ops(Registry& r) {
     c.L.warn(c.node, "ct.assert_ becomes tl.device_assert, which Triton only checks with TRITON_DEBUG=1");
     return ops::make_none(tl_call("device_assert", args));
   }, "tl.device_assert(cond, message) (checked with TRITON_DEBUG=1 only)");
+  // ct.printf(format, *tiles), ct.print(*values, sep=, end=) and builtin print() in tile code ->
+  // tl.device_print(prefix, *values). Triton prints its own prefix ("pid (x, y, z) idx (...)"), then the
+  // prefix text, then each value, so the text cannot be interleaved with the values as cuTile does: the
+  // prefix is the strings in order, with `{expr}` where an f-string has a runtime value (cuTile's
+  // _stub.py print: f-string expressions are tiles; compile-time values are formatted into the text).
   auto print_like = [](OpCall& c, bool printf_style) {
-    std::string prefix;
-    size_t first = 0;
+    std::string text;
+    std::vector<TExprPtr> values;
     if (printf_style) {
       LVal& f = c.arg("format");
       if (!f.info.cval || f.info.cval->kind != sema::ConstValue::Kind::Str) {
         if (f.ok()) c.L.error(c.at("format"), "ct.printf needs a string literal format");
         return LVal{};
       }
-      prefix = f.info.cval->s;
+      text = f.info.cval->s;
     }
-    std::vector<TExprPtr> args{lit_str(prefix)};
-    for (size_t k = first; k < c.varargs.size(); ++k) {
-      LVal v = c.L.eval(c.varargs[k]);
-      if (!v.ok()) return LVal{};
-      if (v.info.cval && v.info.cval->kind == sema::ConstValue::Kind::Str) {
-        args[0] = lit_str(source(args[0]).size() > 2 ? prefix + " " + v.info.cval->s : v.info.cval->s);
+    std::string sep = " ";
+    if (!printf_style && c.has("sep")) {
+      LVal& sv = c.arg("sep");
+      if (!sv.info.cval || sv.info.cval->kind != sema::ConstValue::Kind::Str) {
+        if (sv.ok()) c.L.error(c.at("sep"), "sep must be a string literal");
+        return LVal{};
+      }
+      sep = sv.info.cval->s;
+    }
+    auto as_text = [](const sema::ConstValue& v) { return v.kind == sema::ConstValue::Kind::Str ? v.s : v.python(); };
+    for (size_t k = 0; k < c.varargs.size(); ++k) {
+      const syntax::Node* a = c.varargs[k];
+      if (!printf_style && k > 0) text += sep;
+      if (!printf_style && a->is("JoinedStr")) {
+        for (auto* part : sema::nodes_of(a, "values")) {
+          if (part->is("Constant")) {
+            LVal lit_part = c.L.eval(part);
+            if (!lit_part.ok()) return LVal{};
+            if (lit_part.info.cval) text += as_text(*lit_part.info.cval);
+            continue;
+          }
+          const syntax::Node* expr = part->child("value");
+          LVal v = c.L.eval(expr);
+          if (!v.ok()) return LVal{};
+          if (v.info.cval) {
+            text += as_text(*v.info.cval);
+          } else if (v.expr) {
+            text += "{" + c.L.source_text(expr, "value", 40) + "}";
+            values.push_back(v.expr);
+          } else {
+            c.L.error(expr, "cannot print this value");
+            return LVal{};
+          }
+        }
         continue;
       }
-      if (!v.expr) { c.L.error(c.varargs[k], "cannot print this value"); return LVal{}; }
-      args.push_back(v.expr);
+      LVal v = c.L.eval(a);
+      if (!v.ok()) return LVal{};
+      if (!printf_style && v.info.cval) {
+        text += as_text(*v.info.cval);
+        continue;
+      }
+      if (!v.expr) { c.L.error(a, "cannot print this value"); return LVal{}; }
+      values.push_back(v.expr);
     }
+    std::vector<TExprPtr> args{lit_str(text)};
+    args.insert(args.end(), values.begin(), values.end());
     c.L.warn(c.node, "printing becomes tl.device_print, whose output format differs from cuTile's");
     return ops::make_none(tl_call("device_print", args));
   };

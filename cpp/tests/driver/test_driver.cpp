@@ -93,7 +93,7 @@ TEST(Convert, ASizeAssignedTwiceIsSaidToBeARuntimeValue) {
       << r.rendered;
 }
 
-// Misspelt names get CPython-style suggestions; print() points to ct.printf.
+// Misspelt names get CPython-style suggestions; builtins tile code has no equivalent of are named.
 TEST(Convert, RejectedNamesSuggestTheClosestOne) {
   auto check = [](const std::string& body, const std::string& message) {
     std::string src = "import cuda.tile as ct\n\n\n@ct.kernel\ndef k(x, T: ct.Constant[int]):\n"
@@ -108,7 +108,7 @@ TEST(Convert, RejectedNamesSuggestTheClosestOne) {
                                     "(PyTorch's dim is cuTile's axis, as in NumPy)\n");
   check("    u = ct.sum(t, 0, keepdim=True)\n", "ct.sum() got an unexpected keyword argument 'keepdim'; did you mean "
                                                "'keepdims'?\n");
-  check("    print(t)\n", "builtin print() is not supported in tile code (ct.printf prints from a kernel)\n");
+  check("    input(t)\n", "name 'input' is not defined in tile code");
   // Names cuda.tile does not have, used as values: said where written, not later as a wrong kind.
   check("    u = ct.astype(t, ct.float33)\n",
         "bad.py:7:22: error: ct.float33 is not a cuTile name (cuda.tile has no such name); did you mean ct.float32?\n");
