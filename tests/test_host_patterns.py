@@ -1041,3 +1041,58 @@ def gate():
 ''', "bytecode_gate.py")
     m = load(code, tmp_path, "bytecode_gate")
     assert m.gate() == (13, 3, "13.3", 130300, True, True)
+
+
+def test_same_named_kernels_nested_in_different_functions(tmp_path):
+    # cuTile's own tests define `@ct.kernel def kernel` inside each test function (cutile-python's
+    # test_constfold, test_tuple, ...): each is converted in place with its own local launcher. Was:
+    # "another kernel of this module has the same name" for all but the first.
+    code = convert('''
+import cuda.tile as ct
+import torch
+
+
+def run_add(x):
+    @ct.kernel
+    def kernel(X, Y, TILE: ct.Constant[int]):
+        i = ct.bid(0)
+        ct.store(Y, index=(i,), tile=ct.load(X, index=(i,), shape=(TILE,)) + 1)
+    y = torch.empty_like(x)
+    ct.launch(None, (ct.cdiv(x.shape[0], 16),), kernel, (x, y, 16))
+    return y
+
+
+def run_scale(x):
+    @ct.kernel
+    def kernel(X, Y, TILE: ct.Constant[int]):
+        i = ct.bid(0)
+        ct.store(Y, index=(i,), tile=ct.load(X, index=(i,), shape=(TILE,)) * 3)
+    y = torch.empty_like(x)
+    ct.launch(None, (ct.cdiv(x.shape[0], 16),), kernel, (x, y, 16))
+    return y
+''', "nested_same_name.py")
+    m = load(code, tmp_path, "nested_same_name")
+    x = dev(torch.randn(40))
+    assert_close(m.run_add(x), x + 1)
+    assert_close(m.run_scale(x), x * 3)
+    assert_close(m.run_add(x), x + 1)  # the second kernel's launches did not replace the first's
+
+
+def test_a_nested_kernel_named_like_a_module_kernel_is_still_rejected():
+    src = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def kernel(X):
+    ct.store(X, index=(0,), tile=ct.zeros((16,), dtype=ct.float32))
+
+
+def factory():
+    @ct.kernel
+    def kernel(X):
+        ct.store(X, index=(0,), tile=ct.ones((16,), dtype=ct.float32))
+    return kernel
+'''
+    with pytest.raises(ConversionFailed, match="another kernel of this module has the same name"):
+        convert(src, "nested_clash.py")

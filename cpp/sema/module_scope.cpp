@@ -252,8 +252,11 @@ void factory_kernels(ModuleInfo& mi, const Node* fn, Diagnostics& diags) {
           captured = n;
         return !captured;
       });
+    // Same-named kernels nested in different functions (cuTile's own tests define `kernel` in each
+    // test) are each converted in place: their launchers are local to their functions. One named like
+    // a module-level kernel, or like another in the same function, would share its launcher's name.
     bool clash = false;
-    for (auto& other : mi.kernels) clash = clash || other.name == kname;
+    for (auto& other : mi.kernels) clash = clash || (other.name == kname && (!other.factory || other.factory == fn));
     if (captured || clash) {
       diags.error(dec->lineno, dec->col_offset,
                   "kernel '" + kname + "' is defined inside function '" + fname + "' (a kernel factory) and " +
