@@ -1070,3 +1070,44 @@ def test_print_with_f_strings_and_builtin_print(tmp_path, capfd):
     assert "tile[{bid}] x3 of {TILE}: {tx}" in printed, printed
     assert "[1.5 2.5 3.5 4.5]" in printed and "[4]" in printed, printed
     assert "builtin|" in printed and "[3. 5. 7. 9.]" in printed, printed
+
+
+TUPLE_COMPARE_KERNEL = HEADER + """
+@ct.kernel
+def k(Eq, Ne, In, NotIn):
+    a = ct.bid(0)
+    b = ct.bid(1)
+    if (a, b) == (0, 1):
+        ct.scatter(Eq, (a, b), 1)
+    if (a, b + 1) != (2, 1):
+        ct.scatter(Ne, (a, b), 1)
+    if a in (0, 2):
+        ct.scatter(In, (a, b), 1)
+    if b not in (1,):
+        ct.scatter(NotIn, (a, b), 1)
+
+def run(eq, ne, isin, notin):
+    ct.launch(None, (3, 2), k, (eq, ne, isin, notin))
+"""
+
+
+def test_tuple_comparisons_of_runtime_scalars(tmp_path):
+    # `(a, b) == (0, 0)` and `a in (0, 2)` on block ids (cutile-python's test_tuple): runtime bools, the
+    # and/or of the elements' equalities (were: compile-time elements only).
+    mod = convert_and_load(TUPLE_COMPARE_KERNEL, tmp_path, "tuple_compare")
+    outs = [dev(torch.zeros(3, 2, dtype=torch.int32)) for _ in range(4)]
+    mod.run(*outs)
+    a = torch.arange(3).reshape(3, 1).expand(3, 2)
+    b = torch.arange(2).reshape(1, 2).expand(3, 2)
+    expected = [(a == 0) & (b == 1), ~((a == 2) & (b + 1 == 1)), (a == 0) | (a == 2), b != 1]
+    for got, want, what in zip(outs, expected, ("==", "!=", "in", "not in")):
+        assert torch.equal(got.cpu(), want.to(torch.int32)), f"{what}: {got}"
+
+
+def test_tuple_comparison_of_tiles_is_rejected():
+    from c2t_interp import ConversionFailed, convert
+
+    src = TUPLE_COMPARE_KERNEL.replace("if (a, b) == (0, 1):", "if (ct.arange(4, dtype=ct.int32), b) == (0, 1):")
+    with pytest.raises(ConversionFailed, match=r"kernel.py:\d+:\d+: error: tuples in tile code compare element by "
+                                               r"element only scalars and compile-time values"):
+        convert(src)

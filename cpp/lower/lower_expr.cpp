@@ -606,6 +606,26 @@ LVal Lowerer::eval_unaryop(const Node* e) {
   return ops::logical_not(*this, a, e);
 }
 
+bool Lowerer::is_scalar_like(const LVal& v) const {
+  return v.info.kind == VKind::Scalar || v.info.kind == VKind::Constexpr || (v.info.cval && v.info.cval->is_number());
+}
+
+// `left == right` element by element (any: `left` against each element of `right`, or-ed) as a runtime
+// bool; elements are scalars or compile-time values.
+LVal Lowerer::tuple_equal(const LVal& left, const LVal& right, bool any, const Node* e) {
+  LVal acc;
+  for (size_t j = 0; j < right.elems.size(); ++j) {
+    LVal a = any ? left : left.elems[j];
+    LVal b = right.elems[j];
+    note_op("equal");
+    LVal eq = ops::binary(*this, "equal", a, b, e);
+    if (!eq.ok()) return {};
+    acc = j == 0 ? eq : ops::logical_andor(*this, any ? "or" : "and", acc, eq, e);
+    if (!acc.ok()) return {};
+  }
+  return acc;
+}
+
 LVal Lowerer::eval_compare(const Node* e) {
   auto ops_ = nodes_of(e, "ops");
   auto rights = nodes_of(e, "comparators");
@@ -627,6 +647,16 @@ LVal Lowerer::eval_compare(const Node* e) {
           (left.info.kind == VKind::None || right.info.kind == VKind::None))
         res = op == "IsNot";
       else if (lc && rc) res = sema::const_compare(op, *lc, *rc);
+      if (!res && (op == "In" || op == "NotIn") && right.info.kind == VKind::Tuple && !right.elems.empty() &&
+          is_scalar_like(left)) {
+        // `a in (0, 2)` on a runtime scalar: (a == 0) or (a == 2) (cutile-python's test_tuple).
+        r = tuple_equal(left, right, /*any=*/true, e);
+        if (r.ok() && op == "NotIn") r = ops::logical_not(*this, r, e);
+        if (!r.ok()) return {};
+        parts.push_back(r);
+        left = right;
+        continue;
+      }
       if (!res) {
         error(ops_[k], "'" + std::string(op) + "' needs values known at compile time in tile code");
         return {};
@@ -652,16 +682,28 @@ LVal Lowerer::eval_compare(const Node* e) {
         for (size_t j = 0; j < left.elems.size(); ++j) {
           const LVal &a = left.elems[j], &b = right.elems[j];
           if (a.info.kind != VKind::Constexpr || b.info.kind != VKind::Constexpr || !a.expr || !b.expr) {
-            error(ops_[k], "tuples in tile code compare only compile-time elements");
-            return {};
+            eqs.clear();
+            break;
           }
           eqs.push_back(compare("==", a.expr, b.expr));
         }
-        TExprPtr all = eqs.empty() ? lit("True") : eqs.size() == 1 ? eqs[0] : boolop("and", eqs);
-        r.info.kind = VKind::Constexpr;
-        r.info.is_bool = true;
-        r.expr = op == "Eq" ? all : unary("not ", all);
-        r.node = e;
+        if (!eqs.empty() || left.elems.empty()) {
+          TExprPtr all = eqs.empty() ? lit("True") : eqs.size() == 1 ? eqs[0] : boolop("and", eqs);
+          r.info.kind = VKind::Constexpr;
+          r.info.is_bool = true;
+          r.expr = op == "Eq" ? all : unary("not ", all);
+          r.node = e;
+        } else {
+          // Runtime scalars among the elements (`(a, b) == (0, 0)` on block ids, cutile-python's
+          // test_tuple): the `and` of the elements' equalities, a runtime bool.
+          for (size_t j = 0; j < left.elems.size(); ++j)
+            if (!is_scalar_like(left.elems[j]) || !is_scalar_like(right.elems[j])) {
+              error(ops_[k], "tuples in tile code compare element by element only scalars and compile-time values");
+              return {};
+            }
+          r = tuple_equal(left, right, /*any=*/false, e);
+          if (r.ok() && op == "NotEq") r = ops::logical_not(*this, r, e);
+        }
       }
     } else if (left.info.kind == VKind::Enum || right.info.kind == VKind::Enum) {
       if (!left.info.cval || !right.info.cval || (op != "Eq" && op != "NotEq")) {

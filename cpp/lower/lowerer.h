@@ -295,6 +295,11 @@ class Lowerer {
   LVal eval_binop(const syntax::Node* e);
   LVal eval_unaryop(const syntax::Node* e);
   LVal eval_compare(const syntax::Node* e);
+  /// A runtime scalar or a compile-time number (tuple comparisons, eval_compare).
+  bool is_scalar_like(const LVal& v) const;
+  /// Element-wise `left == right` of two tuples of scalars, and-ed; with `any`, scalar `left` against
+  /// each element of tuple `right`, or-ed (`a in (0, 2)`).
+  LVal tuple_equal(const LVal& left, const LVal& right, bool any, const syntax::Node* e);
   LVal eval_boolop(const syntax::Node* e);
   LVal eval_ifexp(const syntax::Node* e);
   LVal eval_subscript(const syntax::Node* e);
