@@ -1111,3 +1111,49 @@ def test_tuple_comparison_of_tiles_is_rejected():
     with pytest.raises(ConversionFailed, match=r"kernel.py:\d+:\d+: error: tuples in tile code compare element by "
                                                r"element only scalars and compile-time values"):
         convert(src)
+
+
+STATIC_ITER_KERNEL = HEADER + """
+@ct.kernel
+def k(X, Y, Z, W):
+    tiles = tuple(ct.load(X, (i,), (16,), padding_mode=ct.PaddingMode.ZERO) for i in ct.static_iter(range(3)))
+    evens = tuple(t for i, t in ct.static_iter(enumerate(tiles)) if i % 2 == 0)
+    s = ct.zeros((16,), dtype=ct.float32)
+    for i, t in ct.static_iter(enumerate(tiles)):
+        s += (i + 1) * t
+    ct.store(Y, (0,), s)
+    u = ct.zeros((16,), dtype=ct.float32)
+    for i in ct.static_iter(range(len(tiles))):
+        u += tiles[len(tiles) - 1 - i] * (i + 1)
+    ct.store(Z, (0,), u)
+    ct.store(W, (0,), evens[0] + evens[1])
+
+def run(x, y, z, w):
+    ct.launch(None, (1,), k, (x, y, z, w))
+"""
+
+
+def test_static_iter_over_enumerate_and_tuple_comprehensions(tmp_path):
+    # cutile-python's test_static_iter and test_tuple_comprehension: `for i, t in
+    # ct.static_iter(enumerate(tiles))`, `tiles[i]` with i from ct.static_iter(range(...)), and
+    # `tuple(expr for i in ct.static_iter(range(3)))` are unrolled at conversion (were: "the loop variable
+    # must be a single name", "a tuple index must be an integer known at conversion time", "'GeneratorExp'
+    # expressions are not supported"). 40 elements: the third tile ragged.
+    seed, g = _gen()
+    mod = convert_and_load(STATIC_ITER_KERNEL, tmp_path, "static_iter")
+    x = torch.randn(40, generator=g)
+    t = torch.nn.functional.pad(x, (0, 8)).reshape(3, 16)
+    y, z, w = (poison(dev(torch.empty(16))) for _ in range(3))
+    mod.run(dev(x), y, z, w)
+    assert_close(y, t[0] + 2 * t[1] + 3 * t[2], msg=f"seed={seed}")
+    assert_close(z, t[2] + 2 * t[1] + 3 * t[0], msg=f"seed={seed}")
+    assert_close(w, t[0] + t[2], msg=f"seed={seed}")
+
+
+def test_static_iter_needs_known_bounds_for_a_tuple_index():
+    from c2t_interp import ConversionFailed, convert
+
+    src = STATIC_ITER_KERNEL.replace("range(len(tiles))", "range(ct.bid(0) + 3)")
+    with pytest.raises(ConversionFailed, match=r"kernel.py:\d+:\d+: error: ct.static_iter\(range\(...\)\) .*needs bounds "
+                                               r"known at conversion"):
+        convert(src)

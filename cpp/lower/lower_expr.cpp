@@ -507,7 +507,58 @@ LVal Lowerer::eval_call(const Node* e) {
   return {};
 }
 
+// `tuple(expr for target in ct.static_iter(it) if cond)` (cutile-python's test_tuple_comprehension): a
+// tuple built at conversion over an iterable known then (static_sequence), one generator, conditions
+// known at conversion; the comprehension's names are its own (restored afterwards).
+LVal Lowerer::static_comprehension(const Node* comp) {
+  auto gens = nodes_of(comp, "generators");
+  if (gens.size() != 1 || gens[0]->get("is_async") && gens[0]->get("is_async")->text == "1") {
+    unsupported(comp, "comprehension", "a tuple comprehension in tile code takes one for clause");
+    return {};
+  }
+  const Node* it = gens[0]->child("iter");
+  auto q = it->is("Call") ? module().cutile_name(it->child("func")) : std::nullopt;
+  if (q && *q == "static_iter") {
+    note_op("static_iter");
+    it = sema::call_arg(it, 0);
+    if (!it) {
+      error(gens[0]->child("iter"), "ct.static_iter takes one iterable");
+      return {};
+    }
+  }
+  auto seq = static_sequence(it);
+  if (!seq) return {};
+  auto saved = env_;
+  std::vector<LVal> out;
+  bool ok = true;
+  for (auto& el : *seq) {
+    if (!(ok = bind_static_target(gens[0]->child("target"), el))) break;
+    bool keep = true;
+    for (auto* cond : nodes_of(gens[0], "ifs")) {
+      LVal c = eval(cond);
+      auto t = c.ok() && c.info.cval ? c.info.cval->truthy() : std::nullopt;
+      if (!t) {
+        if (c.ok()) error(cond, "a condition of a tuple comprehension in tile code must be known at conversion");
+        ok = false;
+        break;
+      }
+      keep = keep && *t;
+    }
+    if (!ok) break;
+    if (!keep) continue;
+    LVal v = eval(comp->child("elt"));
+    if (!(ok = v.ok())) break;
+    out.push_back(v);
+  }
+  env_ = std::move(saved);
+  if (!ok) return {};
+  return make_tuple(std::move(out));
+}
+
 LVal Lowerer::eval_builtin_call(const std::string& fn, const Node* call) {
+  if (fn == "tuple" && nodes_of(call, "args").size() == 1 && nodes_of(call, "keywords").empty() &&
+      (nodes_of(call, "args")[0]->is("GeneratorExp") || nodes_of(call, "args")[0]->is("ListComp")))
+    return static_comprehension(nodes_of(call, "args")[0]);
   if (fn == "print") {  // cuTile compiles builtin print() in tile code as ct.print (_stub.py print)
     const OpEntry* entry = registry().find("print");
     OpCall c(*this, call, "print");

@@ -1510,6 +1510,104 @@ std::optional<LoopTrip> Lowerer::constexpr_trip(const Node* stop, int depth) con
   return std::nullopt;
 }
 
+// Whether `body` subscripts something with an expression that reads `var` (`tiles[i]`): a tuple index
+// must be known at conversion, so such a ct.static_iter(range(...)) loop is unrolled here.
+bool Lowerer::indexes_a_tuple(const std::vector<const Node*>& body, const std::string& var) const {
+  bool found = false;
+  for (auto* st : body)
+    sema::walk(st, [&](const Node* n) {
+      if (found) return false;
+      if (n->is("Subscript"))
+        sema::walk(n->child("slice"), [&](const Node* m) {
+          found = found || (m->is("Name") && m->str("id") == var);
+          return !found;
+        });
+      return !found;
+    });
+  return found;
+}
+
+// The elements of a ct.static_iter iterable known at conversion: range(...) of compile-time ints (at most
+// 1024 elements), enumerate(x) and zip(a, b, ...) of tuples, or a tuple; a diagnostic and nullopt otherwise.
+std::optional<std::vector<LVal>> Lowerer::static_sequence(const Node* it) {
+  std::string f = it->is("Call") && it->child("func")->is("Name") && !env_.count(std::string(sema::name_id(it->child("func"))))
+                      ? std::string(sema::name_id(it->child("func")))
+                      : std::string();
+  auto args = it->is("Call") ? nodes_of(it, "args") : std::vector<const Node*>{};
+  if (f == "range") {
+    std::vector<long long> b;
+    for (auto* a : args) {
+      LVal v = eval(a);
+      if (!v.ok()) return std::nullopt;
+      if (!v.info.cval || v.info.cval->kind != sema::ConstValue::Kind::Int) {
+        error(a, "ct.static_iter(range(...)) whose index reaches a tuple subscript or a tuple target needs bounds "
+                 "known at conversion");
+        return std::nullopt;
+      }
+      b.push_back(v.info.cval->i);
+    }
+    if (b.empty() || b.size() > 3 || (b.size() == 3 && b[2] == 0)) {
+      error(it, "range() takes 1 to 3 positional arguments, and a step other than 0");
+      return std::nullopt;
+    }
+    long long start = b.size() >= 2 ? b[0] : 0, stop = b.size() >= 2 ? b[1] : b[0], step = b.size() == 3 ? b[2] : 1;
+    std::vector<LVal> out;
+    for (long long i = start; step > 0 ? i < stop : i > stop; i += step) {
+      if (out.size() >= 1024) {
+        error(it, "ct.static_iter over more than 1024 elements");
+        return std::nullopt;
+      }
+      out.push_back(constant(sema::ConstValue::integer(i), it));
+    }
+    return out;
+  }
+  if ((f == "enumerate" && args.size() == 1) || (f == "zip" && !args.empty())) {
+    std::vector<std::vector<LVal>> seqs;
+    for (auto* a : args) {
+      auto sq = static_sequence(a);
+      if (!sq) return std::nullopt;
+      seqs.push_back(std::move(*sq));
+    }
+    size_t n = seqs[0].size();
+    for (auto& sq : seqs) n = std::min(n, sq.size());
+    std::vector<LVal> out;
+    for (size_t k = 0; k < n; ++k) {
+      std::vector<LVal> row;
+      if (f == "enumerate") row.push_back(constant(sema::ConstValue::integer((long long)k), it));
+      for (auto& sq : seqs) row.push_back(sq[k]);
+      out.push_back(make_tuple(std::move(row)));
+    }
+    return out;
+  }
+  LVal seq = eval(it);
+  if (!seq.ok()) return std::nullopt;
+  if (seq.info.kind != VKind::Tuple) {
+    unsupported(it, "static_iter", "ct.static_iter(...) over this iterable is not supported (use range, enumerate, zip or a tuple)");
+    return std::nullopt;
+  }
+  return seq.elems;
+}
+
+// Binds a ct.static_iter (or comprehension) target: a name, or a tuple of targets unpacking a tuple value.
+bool Lowerer::bind_static_target(const Node* target, const LVal& v) {
+  if (target->is("Name")) {
+    env_[std::string(target->str("id"))] = v;
+    return true;
+  }
+  if (target->is("Tuple") || target->is("List")) {
+    auto parts = nodes_of(target, "elts");
+    if (v.info.kind != VKind::Tuple || v.elems.size() != parts.size()) {
+      error(target, "cannot unpack this value into " + std::to_string(parts.size()) + " names");
+      return false;
+    }
+    for (size_t k = 0; k < parts.size(); ++k)
+      if (!bind_static_target(parts[k], v.elems[k])) return false;
+    return true;
+  }
+  unsupported(target, "for target", "the loop target must be a name or a tuple of names");
+  return false;
+}
+
 void Lowerer::lower_for(const Node* s) {
   auto* target = s->child("target");
   auto* iter = s->child("iter");
@@ -1517,11 +1615,6 @@ void Lowerer::lower_for(const Node* s) {
     unsupported(s, "for-else", "'for ... else' is not supported in tile code");
     return;
   }
-  if (!target->is("Name")) {
-    unsupported(target, "for target", "the loop variable must be a single name");
-    return;
-  }
-  std::string var(target->str("id"));
   if (!iter->is("Call")) {
     error(iter, "tile code can only loop over range(...) or ct.static_iter(...)");
     return;
@@ -1533,27 +1626,41 @@ void Lowerer::lower_for(const Node* s) {
   if (is_static) {
     note_op("static_iter");
     range_call = sema::call_arg(iter, 0);
-    if (!range_call || !range_call->is("Call") || sema::name_id(range_call->child("func")) != "range") {
-      // Unroll over a compile-time iterable.
-      LVal seq = range_call ? eval(range_call) : LVal{};
-      if (!seq.ok()) return;
-      if (seq.info.kind != VKind::Tuple) {
-        unsupported(iter, "static_iter", "ct.static_iter(...) over this iterable is not supported (use range or a tuple)");
+    bool is_range = range_call && range_call->is("Call") && sema::name_id(range_call->child("func")) == "range";
+    // Unrolled here: a compile-time iterable (tuple, enumerate, zip), and a range whose body needs the
+    // index as a conversion-time value (a tuple subscript, a tuple target); other ranges become
+    // tl.static_range below, which Triton unrolls.
+    if (!is_range || !target->is("Name") || indexes_a_tuple(nodes_of(s, "body"), std::string(target->str("id")))) {
+      if (!range_call) {
+        error(iter, "ct.static_iter takes one iterable");
+        return;
+      }
+      auto seq = static_sequence(range_call);
+      if (!seq) return;
+      if (contains_jump(nodes_of(s, "body"), "Break")) {
+        error(s, "break is not allowed in a ct.static_iter loop");
         return;
       }
       LoopBodyScope loop_body(*this);
       TripScope unrolled(loop_trips_, std::nullopt);
-      for (auto& el : seq.elems) {
+      ++static_iter_depth_;
+      for (auto& el : *seq) {
         forget_index_facts(s);  // each unrolled copy rebinds the body's names
-        env_[var] = el;
+        if (!bind_static_target(target, el)) break;
         lower_block(nodes_of(s, "body"));
       }
+      --static_iter_depth_;
       return;
     }
   } else if (sema::name_id(fn) != "range" || env_.count("range")) {
     error(iter, "tile code can only loop over range(...) or ct.static_iter(...)");
     return;
   }
+  if (!target->is("Name")) {
+    unsupported(target, "for target", "the loop variable must be a single name (a tuple target needs ct.static_iter)");
+    return;
+  }
+  std::string var(target->str("id"));
   auto args = nodes_of(range_call, "args");
   if (args.empty() || args.size() > 3 || !nodes_of(range_call, "keywords").empty()) {
     error(range_call, "range() takes 1 to 3 positional arguments");

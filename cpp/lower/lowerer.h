@@ -295,6 +295,12 @@ class Lowerer {
   LVal eval_binop(const syntax::Node* e);
   LVal eval_unaryop(const syntax::Node* e);
   LVal eval_compare(const syntax::Node* e);
+  /// ct.static_iter helpers (lowerer.cpp): the elements of an iterable known at conversion, binding a
+  /// loop or comprehension target to one, and whether a loop body subscripts with its variable.
+  std::optional<std::vector<LVal>> static_sequence(const syntax::Node* iterable);
+  bool bind_static_target(const syntax::Node* target, const LVal& v);
+  bool indexes_a_tuple(const std::vector<const syntax::Node*>& body, const std::string& var) const;
+  LVal static_comprehension(const syntax::Node* comp);
   /// A runtime scalar or a compile-time number (tuple comparisons, eval_compare).
   bool is_scalar_like(const LVal& v) const;
   /// Element-wise `left == right` of two tuples of scalars, and-ed; with `any`, scalar `left` against
