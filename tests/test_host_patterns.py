@@ -840,21 +840,14 @@ def run(a):
 '''
 
 
-@pytest.mark.parametrize("layout", ["package_root", "script_folder"])
-def test_absolute_import_of_a_tile_helper_is_copied(tmp_path, layout):
+def test_absolute_import_of_a_tile_helper_is_copied(tmp_path):
     # `from kernels.kernel_utils import unswizzle` in cutile-python's test/kernels/scaled_matmul.py
-    # (test/ is on sys.path under pytest: the first folder upwards without __init__.py), and
-    # `from util import f` beside a script. Was: "name 'unswizzle' is not defined in tile code".
-    root = tmp_path / "tests"
-    if layout == "package_root":
-        pkg = root / "kernels"
-        pkg.mkdir(parents=True)
-        (pkg / "__init__.py").write_text("")
-        module, user = "kernels.kernel_utils", pkg / "user.py"
-    else:
-        pkg = root
-        pkg.mkdir()
-        module, user = "kernel_utils", root / "user.py"
+    # (test/ is on sys.path under pytest: the first folder upwards without __init__.py). Was: "name
+    # 'unswizzle' is not defined in tile code".
+    pkg = tmp_path / "tests" / "kernels"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    module, user = "kernels.kernel_utils", pkg / "user.py"
     (pkg / "kernel_utils.py").write_text(_ABSOLUTE_UTIL)
     user.write_text(_ABSOLUTE_USER.format(module=module))
     code = convert(user.read_text(), filename=str(user))
@@ -865,11 +858,84 @@ def test_absolute_import_of_a_tile_helper_is_copied(tmp_path, layout):
     assert "def bytecode_of(" not in code and "def copy_kernel(" not in code, code
     # Run it: the kernel alone (the host import names a cuTile module, which this test leaves out).
     code = code.replace(f"from {module} import bytecode_of, copy_kernel\n", "")
-    m = load(code, tmp_path, "absolute_" + layout)
+    m = load(code, tmp_path, "absolute_import")
     a = dev(torch.randn(40))  # 2.5 tiles: the last one ragged
     padded = torch.nn.functional.pad(a.cpu(), (0, 8))
     expected = (padded.reshape(3, 4, 4).transpose(1, 2).reshape(48) + 1.0)[:40]
     assert_close(m.run(a), expected)
+
+
+_PKG_HELPER = "import cuda.tile as ct\n\n\ndef f(x):\n    return x * 3.0\n"
+_PKG_USER = """import cuda.tile as ct
+import torch
+{imports}
+
+
+@ct.kernel
+def k(a, c, TILE: ct.Constant[int]):
+    x = ct.load(a, index=(ct.bid(0),), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(c, index=(ct.bid(0),), tile={expr})
+
+
+def run(a):
+    c = torch.empty_like(a)
+    ct.launch(None, (ct.cdiv(a.shape[0], 16),), k, (a, c, 16))
+    return c
+"""
+
+
+def _pkg_tree(tmp_path, files, imports, expr="f(x)"):
+    for rel, text in files.items():
+        p = tmp_path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    user = tmp_path / "main.py"
+    user.write_text(_PKG_USER.format(imports=imports, expr=expr))
+    return user
+
+
+@pytest.mark.parametrize("files, imports, expr, why", [
+    # A name the importer binds inside a block (the hostile round of s31: the copy replaced it).
+    ({"pkg/h.py": "import cuda.tile as ct\n\n\ndef g(x):\n    return x * 3.0\n\n\ndef f(x):\n    return g(x)\n"},
+     "from pkg.h import f\nif True:\n    def g(x):\n        return x - 1.0", "f(x) + g(x)",
+     r"it uses 'g', which this module binds otherwise"),
+    # The same name imported from two modules: Python binds the last.
+    ({"pkg/a.py": _PKG_HELPER, "pkg/b.py": _PKG_HELPER.replace("3.0", "5.0")},
+     "from pkg.a import f\nfrom pkg.b import f", "f(x)", r"'f' is bound more than once in this module"),
+    # A helper module constant rebound after the helper: no one value to copy.
+    ({"pkg/h.py": "import cuda.tile as ct\nSCALE = 3.0\n\n\ndef f(x):\n    return x * SCALE\n\n\nSCALE = 4.0\n"},
+     "from pkg.h import f", "f(x)", r"it uses 'SCALE', which \S*h.py binds more than once"),
+    # Top-level code of the importer reading the helper before the copied definition would exist.
+    ({"pkg/h.py": _PKG_HELPER}, "from pkg.h import f\nNAME = f.__name__", "f(x)",
+     r"top-level code reads 'f' before the copied definition"),
+    # A single-name absolute import may be a built-in or standard module (a local math.py).
+    ({"math.py": _PKG_HELPER.replace("def f", "def floor")}, "from math import floor", "floor(x)", r""),
+])
+def test_imported_helpers_that_cannot_be_copied_faithfully_are_diagnosed(tmp_path, files, imports, expr, why):
+    files = {**files, **({"pkg/__init__.py": ""} if any(k.startswith("pkg/") for k in files) else {})}
+    user = _pkg_tree(tmp_path, files, imports, expr)
+    with pytest.raises(ConversionFailed, match=r"main.py:\d+:\d+: error: name '\w+' is not defined in tile code.*" + why):
+        convert(user.read_text(), filename=str(user))
+
+
+def test_a_package_comes_before_a_module_file_and_ct_kernel_copies_an_imported_function(tmp_path):
+    # Python imports pkg/mod/__init__.py before pkg/mod.py; `ct.kernel(f)` on an imported f copies f and
+    # makes it a kernel (was: the cuda.tile import stayed and the module failed to import).
+    user = _pkg_tree(tmp_path, {"pkg/__init__.py": "", "pkg/mod/__init__.py": _PKG_HELPER,
+                                "pkg/mod.py": _PKG_HELPER.replace("3.0", "7.0")}, "from pkg.mod import f")
+    m = load(convert(user.read_text(), filename=str(user)), tmp_path, "pkg_precedence")
+    a = dev(torch.randn(37))
+    assert_close(m.run(a), a * 3.0)
+    launcher = _pkg_tree(tmp_path / "l", {"pkg/__init__.py": "", "pkg/h.py": _PKG_HELPER.replace(
+        "def f(x):\n    return x * 3.0\n",
+        "def f(a, c, TILE: ct.Constant[int]):\n"
+        "    x = ct.load(a, index=(ct.bid(0),), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)\n"
+        "    ct.store(c, index=(ct.bid(0),), tile=x * 3.0)\n")}, "from pkg.h import f", expr="x")
+    text = launcher.read_text().replace("ct.launch(None, (ct.cdiv(a.shape[0], 16),), k, (a, c, 16))",
+                                        "ct.launch(None, (ct.cdiv(a.shape[0], 16),), ct.kernel(f), (a, c, 16))")
+    code = convert(text, filename=str(launcher))
+    assert "from pkg.h import" not in code, code
+    assert_close(load(code, tmp_path, "ct_kernel_imported").run(a), a * 3.0)
 
 
 def test_absolute_import_outside_the_package_root_is_not_followed(tmp_path):

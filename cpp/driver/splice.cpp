@@ -45,6 +45,64 @@ std::vector<std::string> bound_names(const Node* st) {
   return out;
 }
 
+// How many times each name is bound at module level: top-level statements and those nested in
+// if/try/for/while/with/match blocks (not in function, class or lambda bodies, nor comprehensions), plus
+// `global` declarations in functions. A name bound more than once has no one value to copy or keep.
+std::map<std::string, int> module_binding_counts(const Node* module) {
+  std::map<std::string, int> count;
+  std::function<void(const Node*)> visit = [&](const Node* st) {
+    for (auto& n : bound_names(st)) count[n]++;
+    if (st->is("FunctionDef") || st->is("AsyncFunctionDef") || st->is("ClassDef")) {
+      sema::walk(st, [&](const Node* n) {  // `global x` inside functions binds module-level x
+        if (n->is("Global"))
+          if (auto* names = n->get("names"))
+            for (auto& g : names->items) count[g.text]++;
+        return true;
+      });
+      return;
+    }
+    if (st->is("Assign") || st->is("AnnAssign") || st->is("AugAssign") || st->is("Import") || st->is("ImportFrom")) {
+      sema::walk(st, [&](const Node* n) {  // tuple targets, walrus: every stored name
+        if (n->is("Lambda") || n->is("ListComp") || n->is("SetComp") || n->is("DictComp") || n->is("GeneratorExp"))
+          return false;
+        if (n->is("Name") && n->child("ctx") && n->child("ctx")->is("Store") &&
+            !(st->is("Assign") && nodes_of(st, "targets").size() == 1 && nodes_of(st, "targets")[0] == n))
+          count[std::string(n->str("id"))]++;
+        return true;
+      });
+      return;
+    }
+    // Compound statements: their own stored names (loop targets, `with ... as`, except handlers, walrus),
+    // then their nested statements.
+    sema::walk(st, [&](const Node* n) {
+      if (n == st) return true;
+      if (n->is("FunctionDef") || n->is("AsyncFunctionDef") || n->is("ClassDef") || n->is("Lambda") ||
+          n->is("ListComp") || n->is("SetComp") || n->is("DictComp") || n->is("GeneratorExp"))
+        return false;
+      if (n->is("Name") && n->child("ctx") && n->child("ctx")->is("Store")) count[std::string(n->str("id"))]++;
+      if (n->is("ExceptHandler") && !n->str("name").empty()) count[std::string(n->str("name"))]++;
+      if (n->is("Import") || n->is("ImportFrom"))
+        for (auto& b : bound_names(n)) count[b]++;
+      return true;
+    });
+    sema::walk(st, [&](const Node* n) {  // defs and classes nested in blocks
+      if (n != st && (n->is("FunctionDef") || n->is("AsyncFunctionDef") || n->is("ClassDef"))) {
+        count[std::string(n->str("name"))]++;
+        return false;
+      }
+      return !(n->is("Lambda"));
+    });
+  };
+  for (auto* st : nodes_of(module, "body")) visit(st);
+  return count;
+}
+
+// Two statements that are the same code (ast.dump without positions): an importer binding a name just
+// as the sibling does (`ConstInt = ct.Constant[int]` in both) keeps its own.
+bool same_code(const Node* a, const Node* b) {
+  return syntax::dump(a, {11, false}) == syntax::dump(b, {11, false});
+}
+
 int import_level(const Node* st) {
   auto* v = st->get("level");
   return v && v->kind == syntax::Value::Kind::Int ? std::stoi(v->text) : 0;
@@ -62,7 +120,10 @@ fs::path imported_file(const Node* imp, const fs::path& dir, const fs::path& sel
   std::error_code ec;
   int level = import_level(imp);
   std::string mod(imp->str("module"));
-  if (level == 0 && (mod.empty() || mod == "cuda" || mod.rfind("cuda.", 0) == 0)) return {};
+  // Absolute imports: only a dotted name (`pkg.mod`) whose package is a folder with an __init__.py. A
+  // single name (`from math import floor`) may be a built-in or standard module that Python finds
+  // before any local file of that name.
+  if (level == 0 && (mod.find('.') == std::string::npos || mod.rfind("cuda.", 0) == 0)) return {};
   fs::path rel;
   for (size_t p = 0; p <= mod.size() && !mod.empty();) {
     size_t dot = mod.find('.', p);
@@ -70,7 +131,6 @@ fs::path imported_file(const Node* imp, const fs::path& dir, const fs::path& sel
     if (dot == std::string::npos) break;
     p = dot + 1;
   }
-  rel += ".py";
   std::vector<fs::path> roots;
   if (level >= 1) {
     fs::path base = dir;
@@ -86,9 +146,14 @@ fs::path imported_file(const Node* imp, const fs::path& dir, const fs::path& sel
     }
     if (up != dir) roots.push_back(up.lexically_normal());
   }
+  std::string top = mod.substr(0, mod.find('.'));
   for (auto& r : roots) {
-    fs::path file = r / rel;
-    if (fs::is_regular_file(file, ec) && !fs::equivalent(file, self, ec)) return file;
+    if (level == 0 && !fs::is_regular_file(r / top / "__init__.py", ec)) continue;
+    // A package of that name comes before a module file (Python's path finder).
+    fs::path package = r / rel / "__init__.py", file = r / rel;
+    file += ".py";
+    for (auto& f : {package, file})
+      if (fs::is_regular_file(f, ec)) return fs::equivalent(f, self, ec) ? fs::path() : f;
   }
   return {};
 }
@@ -134,6 +199,19 @@ Splice splice_imported_helpers(const sema::ModuleInfo& mi, const std::string& pa
       return true;
     });
   }
+  // Functions host code makes kernels of (`ct.kernel(f)`, sema inline_kernels): tile code too.
+  for (auto* st : nodes_of(module, "body")) {
+    bool is_kernel = false;
+    for (auto& k : mi.kernels) is_kernel = is_kernel || k.def == st;
+    if (is_kernel) continue;
+    sema::walk(st, [&](const Node* n) {
+      auto q = n->is("Call") ? mi.cutile_name(n->child("func")) : std::nullopt;
+      const Node* f = q && *q == "kernel" ? sema::call_arg(n, 0) : nullptr;
+      if (f && f->is("Name")) kernel_calls.emplace(f->str("id"));
+      return true;
+    });
+  }
+  for (auto& n : kernel_calls) tile_loads.insert(n);
   std::map<const Node*, fs::path> sources;  // import statements that may bring tile helpers: their files
   for (auto* imp : nodes_of(module, "body")) {
     if (!imp->is("ImportFrom")) continue;
@@ -141,13 +219,42 @@ Splice splice_imported_helpers(const sema::ModuleInfo& mi, const std::string& pa
     for (auto* a : nodes_of(imp, "names")) candidate = candidate || tile_loads.count(std::string(a->str("name")));
     if (!candidate) continue;
     fs::path file = imported_file(imp, dir, path);
-    if (!file.empty()) sources.emplace(imp, file);
+    if (!file.empty()) {
+      sources.emplace(imp, file);
+    } else if (import_level(imp) >= 1 || std::string(imp->str("module")).find('.') != std::string::npos) {
+      for (auto* a : nodes_of(imp, "names"))
+        out.skipped.emplace(a->str("asname").empty() ? std::string(a->str("name")) : std::string(a->str("asname")),
+                            "its module was not found beside this file (absolute imports: a package, a folder with "
+                            "__init__.py, in this file's folder or its package root)");
+    }
   }
   if (sources.empty()) return out;
-  std::set<std::string> local;  // names the importing module binds itself
+  // Names the importing module binds itself (anywhere at module level), and how often: an imported name
+  // it binds again (or imports twice) has no one definition to copy.
+  std::map<std::string, int> importer_count = module_binding_counts(module);
+  std::map<std::string, const Node*> importer_stmt;  // its top-level binding of each name (the last)
+  std::set<std::string> local;
   for (auto* st : nodes_of(module, "body"))
-    if (!st->is("ImportFrom") || (import_level(st) == 0 && !sources.count(st)))
-      for (auto& n : bound_names(st)) local.insert(n);
+    for (auto& n : bound_names(st)) importer_stmt[n] = st;
+  for (auto& [n, c] : importer_count) local.insert(n);
+  for (auto& [imp, file] : sources)  // the candidate imports' own names are not the importer's
+    for (auto* a : nodes_of(imp, "names")) {
+      std::string n(a->str("asname").empty() ? a->str("name") : a->str("asname"));
+      if (importer_count[n] <= 1) local.erase(n);
+    }
+  // Names the importer's top-level statements read outside functions and classes (`NAME = f.__name__`):
+  // copied definitions go at the end of the module, after such a read.
+  std::set<std::string> module_level_reads;
+  for (auto* st : nodes_of(module, "body")) {
+    if (st->is("FunctionDef") || st->is("AsyncFunctionDef") || st->is("ClassDef") || st->is("Import") ||
+        st->is("ImportFrom"))
+      continue;
+    sema::walk(st, [&](const Node* n) {
+      if (n->is("FunctionDef") || n->is("AsyncFunctionDef") || n->is("ClassDef") || n->is("Lambda")) return false;
+      if (n->is("Name") && n->child("ctx") && n->child("ctx")->is("Load")) module_level_reads.emplace(n->str("id"));
+      return true;
+    });
+  }
   std::set<std::string> added;  // everything copied so far (no statement twice)
   for (auto* imp : nodes_of(module, "body")) {
     auto source = sources.find(imp);
@@ -155,14 +262,31 @@ Splice splice_imported_helpers(const sema::ModuleInfo& mi, const std::string& pa
     const fs::path& file = source->second;
     std::string mod(imp->str("module"));
     std::string bytes;
-    if (!read(file, bytes)) continue;
+    // Why an import is not followed, for the diagnostic that its names are then unknown in tile code.
+    auto skip = [&](const std::string& why) {
+      for (auto* a : nodes_of(imp, "names"))
+        if (tile_loads.count(std::string(a->str("name"))))
+          out.skipped.emplace(a->str("asname").empty() ? std::string(a->str("name")) : std::string(a->str("asname")),
+                              "its import from " + file.string() + " was not followed: " + why);
+    };
+    if (!read(file, bytes)) {
+      skip("the file cannot be read");
+      continue;
+    }
     syntax::ParseResult pr = syntax::parse(bytes, file.string());
-    if (!pr.ok()) continue;
+    if (!pr.ok()) {
+      skip("that file does not parse");
+      continue;
+    }
     sema::ModuleInfo there = sema::analyze_module(pr.tree.root, ignore);
-    if (there.ct_modules != ct_modules) continue;  // `ct` must mean the same in both
-    std::map<std::string, const Node*> defs;  // sibling's top-level bindings
+    if (there.ct_modules != ct_modules) {  // `ct` must mean the same in both
+      skip("it binds cuda.tile under other names than this module");
+      continue;
+    }
+    std::map<std::string, int> sibling_count = module_binding_counts(pr.tree.root);
+    std::map<std::string, const Node*> defs;  // sibling's top-level bindings (bound once: sibling_count)
     for (auto* st : nodes_of(pr.tree.root, "body"))
-      for (auto& n : bound_names(st)) defs.emplace(n, st);
+      for (auto& n : bound_names(st)) defs[n] = st;
     // A tile helper uses cuTile in its body. Host functions that only name
     // cuda.tile in annotations or call its host API (ct.kernel, ct.launch,
     // replace_hints...; e.g. TileGym's utils.cached_replace_hints) stay
@@ -244,12 +368,18 @@ Splice splice_imported_helpers(const sema::ModuleInfo& mi, const std::string& pa
                      (import_level(imp) >= 1 ? (kernel_calls.count(n) || is_tile_helper(it->second))
                                              : kernel_calls.count(n) && nodes_of(it->second, "decorator_list").empty());
       if (!a->str("asname").empty() || !tile_fn) continue;
+      if (importer_count[n] > 1 || sibling_count[n] > 1) {  // imported twice, rebound, or defined twice
+        out.skipped.emplace(n, "its import from " + file.string() + " was not followed: '" + n +
+                                   "' is bound more than once " + (importer_count[n] > 1 ? "in this module" : "there"));
+        continue;
+      }
       wanted.insert(n);
       todo.push_back(it->second);
     }
     if (wanted.empty()) continue;
     std::set<const Node*> stmts;
     bool clash = false;
+    std::string clash_why;
     while (!todo.empty()) {
       const Node* st = todo.back();
       todo.pop_back();
@@ -263,10 +393,21 @@ Splice splice_imported_helpers(const sema::ModuleInfo& mi, const std::string& pa
         if (dep->is("ImportFrom") && import_level(dep) != 0) continue;  // the sibling's own siblings: not followed
         if (ct_modules.count(n) || (dep->is("ImportFrom") && std::string(dep->str("module")).rfind("cuda", 0) == 0))
           continue;  // cuda.tile names: the importing module binds them the same way
+        if (sibling_count[n] > 1) {  // no one value to copy
+          clash = true;
+          clash_why = "it uses '" + n + "', which " + file.string() + " binds more than once";
+          continue;
+        }
         if (local.count(n)) {
-          // The importer binds this name already: fine for a plain import (assumed the
-          // same module), else a clash.
-          if (!(dep->is("Import") || dep->is("ImportFrom"))) clash = true;
+          // The importer binds this name already: fine where it binds it by the same code (the same
+          // absolute import, `ConstInt = ct.Constant[int]`), else the copy would see the importer's.
+          auto own = importer_stmt.find(n);
+          bool same = importer_count[n] == 1 && own != importer_stmt.end() && same_code(own->second, dep) &&
+                      !(dep->is("ImportFrom") && import_level(dep) != 0);
+          if (!same) {
+            clash = true;
+            clash_why = "it uses '" + n + "', which this module binds otherwise (rename one)";
+          }
           continue;
         }
         todo.push_back(dep);
@@ -274,8 +415,19 @@ Splice splice_imported_helpers(const sema::ModuleInfo& mi, const std::string& pa
     }
     for (auto* st : stmts)
       for (auto& n : bound_names(st))
-        if (local.count(n) && !wanted.count(n) && !(st->is("Import") || st->is("ImportFrom"))) clash = true;
-    if (clash) continue;
+        if (local.count(n) && !wanted.count(n) && !(st->is("Import") || st->is("ImportFrom"))) {
+          clash = true;
+          clash_why = "copying it would bind '" + n + "', which this module binds otherwise (rename one)";
+        }
+    for (auto& n : wanted)
+      if (module_level_reads.count(n)) {
+        clash = true;
+        clash_why = "this module's top-level code reads '" + n + "' before the copied definition would be";
+      }
+    if (clash) {
+      for (auto& n : wanted) out.skipped.emplace(n, "its import from " + file.string() + " was not followed: " + clash_why);
+      continue;
+    }
     std::string text = "\n\n# cutile2triton: tile helpers copied from " + std::string(import_level(imp), '.') + mod +
                        " (compiled at this module's call sites; see driver/splice.h)";
     const syntax::Source& src = *pr.source;
