@@ -1162,3 +1162,26 @@ def factory():
 '''
     with pytest.raises(ConversionFailed, match="another kernel of this module has the same name"):
         convert(src, "nested_clash.py")
+
+
+@pytest.mark.parametrize("extra, message", [
+    # another decorator: cuTile compiles what it returns (the hostile round of s31: the body was compiled)
+    ("def deco(fn):\n    return fn\n\n\n@deco\ndef dd(X, Y, TILE: ct.Constant[int]):\n"
+     "    ct.store(Y, index=(0,), tile=ct.load(X, index=(0,), shape=(TILE,)))\n\n\n"
+     "def run_dd(X, Y):\n    ct.launch(None, (1,), ct.kernel(dd), (X, Y, 16))\n",
+     r"ct.kernel\(dd\) on a function with other decorators is not supported"),
+    # a def nested in the host function (the host function was left out as tile code, with a warning)
+    ("def run_nested(X, Y):\n    def inner(X, Y, TILE: ct.Constant[int]):\n"
+     "        ct.store(Y, index=(0,), tile=ct.load(X, index=(0,), shape=(TILE,)))\n"
+     "    ct.launch(None, (1,), ct.kernel(inner), (X, Y, 16))\n",
+     r"ct.kernel\(inner\) on a function defined inside 'run_nested' is not supported"),
+    # the decorator form called on a function (a TypeError at run time)
+    ("def run_deco(X, Y):\n    ct.launch(None, (1,), ct.kernel(occupancy=2)(add_one), (X, Y, 16))\n",
+     r"ct.kernel\(options...\)\(f\) in host code is not supported"),
+    # module-level kernels of one function with two option sets (the second's won silently)
+    ("K1 = ct.kernel(twice, occupancy=2)\nK2 = ct.kernel(twice, occupancy=4)\n",
+     r"ct.kernel\(twice, ...\) is given other options here than for another kernel of the same function"),
+])
+def test_ct_kernel_forms_that_cannot_convert_are_diagnosed(extra, message):
+    with pytest.raises(ConversionFailed, match=r"inline_kernel.py:\d+:\d+: error: " + message):
+        convert(_INLINE_KERNEL + "\n\n" + extra, "inline_kernel.py")

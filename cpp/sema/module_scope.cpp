@@ -141,6 +141,14 @@ void read_options(const Node* call, KernelInfo& k) {
     if (!kw->str("arg").empty()) k.options[std::string(kw->str("arg"))] = kw->child("value");
 }
 
+// The keyword options of a ct.kernel(...) call as text, to compare two calls' options.
+std::string options_text(const Node* call) {
+  std::string t;
+  for (auto* kw : nodes_of(call, "keywords"))
+    t += std::string(kw->str("arg")) + "=" + syntax::dump(kw->child("value"), {11, false}) + ";";
+  return t;
+}
+
 // `ct.kernel(fn)` in host code, on a module-level function `fn` that is no kernel
 // yet (cutile-python's tests: `ct.launch(stream, grid, ct.kernel(f), args)`,
 // `kernel = ct.kernel(_vec_add_impl)` inside a test): `fn` is a kernel named as
@@ -152,11 +160,6 @@ void inline_kernels(ModuleInfo& mi, const std::vector<const Node*>& body, Diagno
   std::set<const Node*> defs;
   for (auto& k : mi.kernels) defs.insert(k.def);
   std::map<const Node*, const Node*> first_call;  // def -> the ct.kernel call that made it a kernel
-  auto options_text = [](const Node* call) {
-    std::string t;
-    for (auto* kw : nodes_of(call, "keywords")) t += std::string(kw->str("arg")) + "=" + syntax::dump(kw->child("value"), {11, false}) + ";";
-    return t;
-  };
   for (auto* st : body) {
     if (defs.count(st)) continue;  // kernel bodies are tile code
     bool is_call_form = false;     // `name = ct.kernel(fn)` at module level: pass 2 took it
@@ -165,9 +168,40 @@ void inline_kernels(ModuleInfo& mi, const std::vector<const Node*>& body, Diagno
     walk(st, [&](const Node* n) {
       if (n->is("FunctionDef") && defs.count(n)) return false;  // a factory's kernel
       if (!n->is("Call")) return true;
+      // `ct.kernel(occupancy=2)(f)`: the decorator form called on a function.
+      if (n->child("func")->is("Call")) {
+        auto inner = mi.cutile_name(n->child("func")->child("func"));
+        if (inner && *inner == "kernel" && !call_arg(n->child("func"), 0)) {
+          diags.error(n->lineno, n->col_offset,
+                      "ct.kernel(options...)(f) in host code is not supported; write ct.kernel(f, options...)");
+          return false;
+        }
+      }
       auto q = mi.cutile_name(n->child("func"));
       const Node* fn = q && *q == "kernel" ? call_arg(n, 0) : nullptr;
       auto fit = fn && fn->is("Name") ? mi.functions.find(std::string(fn->str("id"))) : mi.functions.end();
+      if (fn && fn->is("Name") && fit == mi.functions.end() && st->is("FunctionDef")) {
+        // A def nested in this host function: it would be left in host code, which cannot run tile code.
+        bool nested = false;
+        walk(st, [&](const Node* d) {
+          nested = nested || (d != st && d->is("FunctionDef") && d->str("name") == fn->str("id"));
+          return !nested;
+        });
+        if (nested) {
+          diags.error(n->lineno, n->col_offset,
+                      "ct.kernel(" + std::string(fn->str("id")) + ") on a function defined inside '" +
+                          std::string(st->str("name")) + "' is not supported; define it at module level (or "
+                          "decorate it with @ct.kernel where it is)");
+          return true;
+        }
+      }
+      if (fit != mi.functions.end() && !defs.count(fit->second) && !nodes_of(fit->second, "decorator_list").empty()) {
+        // cuTile makes a kernel of what the decorators return, which need not be this body.
+        diags.error(n->lineno, n->col_offset,
+                    "ct.kernel(" + fit->first + ") on a function with other decorators is not supported (cuTile "
+                    "compiles what they return); apply @ct.kernel to an undecorated function");
+        return true;
+      }
       if (fit == mi.functions.end() || (defs.count(fit->second) && !first_call.count(fit->second))) return true;
       auto [it, fresh] = first_call.emplace(fit->second, n);
       if (fresh) {
@@ -387,6 +421,18 @@ ModuleInfo analyze_module(const Node* module, Diagnostics& diags) {
           k.decorator = value;
           k.assign_stmt = st;
           read_options(value, k);
+          bool other_options = false;  // one Triton kernel per function: its options are one set
+          for (auto& other : mi.kernels)
+            if (other.def == k.def && other.decorator && other.decorator->is("Call") &&
+                options_text(other.decorator) != options_text(value))
+              other_options = true;
+          if (other_options) {
+            diags.error(value->lineno, value->col_offset,
+                        "ct.kernel(" + std::string(fn->str("id")) + ", ...) is given other options here than for "
+                        "another kernel of the same function; cutile2triton converts one Triton kernel per "
+                        "function: give each variant its own function");
+            continue;
+          }
           mi.kernels.push_back(std::move(k));
           continue;
         }
