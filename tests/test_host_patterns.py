@@ -1185,3 +1185,20 @@ def factory():
 def test_ct_kernel_forms_that_cannot_convert_are_diagnosed(extra, message):
     with pytest.raises(ConversionFailed, match=r"inline_kernel.py:\d+:\d+: error: " + message):
         convert(_INLINE_KERNEL + "\n\n" + extra, "inline_kernel.py")
+
+
+def test_a_local_that_shadows_a_kernel_name_launches_its_own_kernel(tmp_path):
+    # `f = ct.kernel(g)` in a host function whose module also launches a kernel f: the local is launched
+    # (the hostile round of s31: the launch went to launch_f, the module-level one).
+    src = _INLINE_KERNEL + '''
+
+def run_shadow(X):
+    add_one = ct.kernel(twice)
+    Y = torch.empty_like(X)
+    ct.launch(None, (ct.cdiv(X.shape[0], 16),), add_one, (X, Y, 16))
+    return Y
+'''
+    m = load(convert(src, "shadow.py"), tmp_path, "shadow")
+    x = dev(torch.randn(40))
+    assert_close(m.run_shadow(x), x * 2)
+    assert_close(m.run_inline(x), x + 1)

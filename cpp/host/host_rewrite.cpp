@@ -440,6 +440,15 @@ void Rewriter::rewrite_launch(const Node* n) {
   if (kern->is("Name"))
     for (auto& k : lm_.kernels)
       if (k.info->name == kern->str("id")) lk = &k;
+  // A local of an enclosing function that shadows a module-level kernel's name (`f = ct.kernel(g)`, a
+  // parameter `f`) is another kernel object: launched through _c2t_launch (the hostile round of s31: it
+  // launched the module-level f). A nested kernel binds its own name locally, which is that kernel.
+  if (lk && !lk->info->factory)
+    for (size_t i = local_names_.size(); i-- > 0;)
+      if (local_names_[i].count(std::string(kern->str("id")))) {
+        lk = nullptr;
+        break;
+      }
   bool current = is_current_stream_arg(args[0]);
   for (auto* a : {args[0], args[1], args[2], args[3]})
     if (a != args[0] || !current) host_expr(a);  // nested rewrites (e.g. ct.cdiv in the grid); a dropped stream: none
