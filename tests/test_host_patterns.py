@@ -1107,6 +1107,21 @@ def gate():
 ''', "bytecode_gate.py")
     m = load(code, tmp_path, "bytecode_gate")
     assert m.gate() == (13, 3, "13.3", 130300, True, True)
+    # Members used in place, and the package's re-export (cutile-python's test_pdl imports it from there).
+    code = convert('''
+import cuda.tile as ct
+from cuda.tile._bytecode import BytecodeVersion
+
+
+@ct.kernel
+def k(X):
+    ct.store(X, index=(0,), tile=ct.zeros((16,), dtype=ct.float32))
+
+
+def info():
+    return BytecodeVersion.V_13_3.as_string(), BytecodeVersion.V_13_2.name, BytecodeVersion.V_13_4.value
+''', "bytecode_members.py")
+    assert load(code, tmp_path, "bytecode_members").info() == ("13.3", "V_13_2", 130400)
 
 
 def test_same_named_kernels_nested_in_different_functions(tmp_path):

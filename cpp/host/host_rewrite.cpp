@@ -535,15 +535,19 @@ bool Rewriter::host_ct_rewrite(const Node* n) {
         {"_cext.get_compute_capability", {"_c2t_get_compute_capability", &RuntimeNeeds::private_apis}},
         {"_cext.dev_features_enabled", {"_c2t_dev_features_enabled", &RuntimeNeeds::private_apis}},
         {"_bytecode.version.BytecodeVersion", {"_C2TBytecodeVersion", &RuntimeNeeds::private_apis}},
+        {"_bytecode.BytecodeVersion", {"_C2TBytecodeVersion", &RuntimeNeeds::private_apis}},  // re-exported
         {"_compile._get_max_supported_bytecode_version",
          {"_c2t_max_supported_bytecode_version", &RuntimeNeeds::private_apis}},
     };
     auto it = names.find(*q);
-    // `BytecodeVersion.V_13_3`: the shim class carries the members.
+    // `BytecodeVersion.V_13_3`, `BytecodeVersion.V_13_3.as_string()`: the shim class carries the members
+    // and their methods; the class name is rewritten wherever it starts the chain.
     if (it == names.end() && n->is("Attribute")) {
-      auto* base = n->child("value");
-      auto qb = host_ct_name(base);
-      if (qb && *qb == "_bytecode.version.BytecodeVersion") return host_ct_rewrite(base);
+      for (auto* base = n->child("value"); base; base = base->is("Attribute") ? base->child("value") : nullptr) {
+        auto qb = host_ct_name(base);
+        if (qb && (*qb == "_bytecode.version.BytecodeVersion" || *qb == "_bytecode.BytecodeVersion"))
+          return host_ct_rewrite(base);
+      }
     }
     if (it == names.end()) return false;
     edits_.add(begin_of(n), end_of(n), it->second.first);
