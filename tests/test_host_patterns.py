@@ -1217,3 +1217,25 @@ def run_shadow(X):
     x = dev(torch.randn(40))
     assert_close(m.run_shadow(x), x * 2)
     assert_close(m.run_inline(x), x + 1)
+
+
+def test_cuda_tile_imported_inside_a_function_is_diagnosed(tmp_path):
+    # The converted module would import cuda.tile when info() runs (the hostile round of s31: kept as is).
+    body = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(X):
+    ct.store(X, index=(0,), tile=ct.zeros((16,), dtype=ct.float32))
+
+
+def info():
+    {imp}
+    return 1
+'''
+    with pytest.raises(ConversionFailed, match=r"nested_import.py:11:5: error: cuda.tile imported inside a function"):
+        convert(body.format(imp="from cuda.tile._bytecode.version import BytecodeVersion"), "nested_import.py")
+    # Other cuda packages (cuda-python's bindings, cutile-python's test_stream) are host code like any other.
+    code = convert(body.format(imp="from cuda.bindings.driver import CUstream"), "nested_import.py")
+    assert "from cuda.bindings.driver import CUstream" in code

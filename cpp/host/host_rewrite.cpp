@@ -942,7 +942,32 @@ std::string Rewriter::unused_tile_helper(const Node* st) const {
   return why;
 }
 
+static int import_level_of(const Node* st) {
+  auto* v = st->get("level");
+  return v && v->kind == syntax::Value::Kind::Int ? std::stoi(v->text) : 0;
+}
+
 std::string Rewriter::run() {
+  // cuda.tile imported inside a function or block: the converted module would import cuda.tile when it
+  // runs (the hostile round of s31: `def info(): from cuda.tile._bytecode.version import ...` was kept).
+  for (auto* st : nodes_of(mi_.module, "body"))
+    sema::walk(st, [&](const Node* n) {
+      if (n == st && (st->is("Import") || st->is("ImportFrom"))) return false;  // module level: handled
+      bool ct = false;  // cuda.tile and its modules (not other cuda.* packages, e.g. cuda.bindings)
+      auto is_tile = [](const std::string& m) { return m == "cuda.tile" || m.rfind("cuda.tile.", 0) == 0; };
+      if (n->is("ImportFrom") && import_level_of(n) == 0) {
+        std::string m(n->str("module"));
+        ct = is_tile(m);
+        if (m == "cuda")
+          for (auto* a : nodes_of(n, "names")) ct = ct || a->str("name") == "tile";
+      } else if (n->is("Import")) {
+        for (auto* a : nodes_of(n, "names")) ct = ct || is_tile(std::string(a->str("name")));
+      }
+      if (ct)
+        error(n, "cuda.tile imported inside a function or block: the converted module cannot import it; import "
+                 "it at module level, where cutile2triton replaces what the host code uses");
+      return true;
+    });
   // Names host code loads (to keep module constants it uses).
   for (auto* st : nodes_of(mi_.module, "body")) {
     bool is_tile = !unused_tile_helper(st).empty();
