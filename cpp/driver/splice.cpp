@@ -158,6 +158,139 @@ fs::path imported_file(const Node* imp, const fs::path& dir, const fs::path& sel
   return {};
 }
 
+// Names that tile code of `mi` loads: only these can be tile helpers (functions of the module that use
+// cuda.tile, kernels and helpers). Other imports are not read at all.
+std::set<std::string> tile_loaded_names(const sema::ModuleInfo& mi) {
+  std::set<std::string> out;
+  for (auto* st : nodes_of(mi.module, "body")) {
+    if (!st->is("FunctionDef")) continue;
+    auto names = sema::name_ids(st);
+    bool tile = false;
+    for (auto& m : mi.ct_modules) tile = tile || std::binary_search(names.begin(), names.end(), std::string_view(m));
+    if (tile)
+      for (auto n : names) out.emplace(n);
+  }
+  return out;
+}
+
+// Functions the kernels call by name, directly or through the module's own functions, and those host
+// code makes kernels of (`ct.kernel(f)`, sema inline_kernels): tile code, wherever defined.
+std::set<std::string> tile_functions_called(const sema::ModuleInfo& mi) {
+  std::set<std::string> out;
+  std::vector<const Node*> bodies;
+  for (auto& k : mi.kernels) bodies.push_back(k.def);
+  while (!bodies.empty()) {
+    const Node* body = bodies.back();
+    bodies.pop_back();
+    sema::walk(body, [&](const Node* n) {
+      if (!n->is("Call") || !n->child("func")->is("Name")) return true;
+      std::string f(n->child("func")->str("id"));
+      auto local_fn = mi.functions.find(f);
+      if (out.insert(f).second && local_fn != mi.functions.end()) bodies.push_back(local_fn->second);
+      return true;
+    });
+  }
+  for (auto* st : nodes_of(mi.module, "body")) {
+    bool is_kernel = false;
+    for (auto& k : mi.kernels) is_kernel = is_kernel || k.def == st;
+    if (is_kernel) continue;
+    sema::walk(st, [&](const Node* n) {
+      auto q = n->is("Call") ? mi.cutile_name(n->child("func")) : std::nullopt;
+      const Node* f = q && *q == "kernel" ? sema::call_arg(n, 0) : nullptr;
+      if (f && f->is("Name")) out.emplace(f->str("id"));
+      return true;
+    });
+  }
+  return out;
+}
+
+// Names the module's top-level statements read outside functions and classes (`NAME = f.__name__`).
+std::set<std::string> top_level_reads(const Node* module) {
+  std::set<std::string> out;
+  for (auto* st : nodes_of(module, "body")) {
+    if (st->is("FunctionDef") || st->is("AsyncFunctionDef") || st->is("ClassDef") || st->is("Import") ||
+        st->is("ImportFrom"))
+      continue;
+    sema::walk(st, [&](const Node* n) {
+      if (n->is("FunctionDef") || n->is("AsyncFunctionDef") || n->is("ClassDef") || n->is("Lambda")) return false;
+      if (n->is("Name") && n->child("ctx") && n->child("ctx")->is("Load")) out.emplace(n->str("id"));
+      return true;
+    });
+  }
+  return out;
+}
+
+// Whether a function of a sibling module is a tile helper: it uses cuTile in its body (not only
+// cuTile's host API: TileGym's utils.cached_replace_hints stays imported, the converted sibling defines
+// it with its module state), takes a ct.Constant parameter (host code takes no compile-time constants;
+// also through an alias, `ConstInt = ct.Constant[int]`), or calls an undecorated sibling function that
+// is one (TileGym's gelu_forward_ct only calls standard_normal_cdf_ct, which uses cuTile).
+class TileHelperTest {
+ public:
+  TileHelperTest(const sema::ModuleInfo& there, const std::map<std::string, const Node*>& defs)
+      : there_(there), defs_(defs) {}
+
+  bool operator()(const Node* st) {
+    auto [it, fresh] = memo_.emplace(st, false);  // false while in progress: recursion ends
+    if (!fresh) return it->second;
+    bool tile = uses_ct(st) || constant_param(st);
+    // Calls of undecorated sibling functions only: host code names kernels too (ct.launch).
+    sema::walk(st, [&](const Node* n) {
+      if (tile) return false;
+      const Node* f = n->is("Call") ? n->child("func") : nullptr;
+      if (!f || !f->is("Name")) return true;
+      auto d = defs_.find(std::string(f->str("id")));
+      tile = d != defs_.end() && d->second != st && d->second->is("FunctionDef") &&
+             nodes_of(d->second, "decorator_list").empty() && (*this)(d->second);
+      return !tile;
+    });
+    return memo_[st] = tile;
+  }
+
+ private:
+  bool uses_ct(const Node* st) const {
+    static const std::set<std::string> host_api = {"kernel", "launch", "tune", "compiler_timeout", "ByTarget",
+                                                   "Constant", "cdiv"};
+    bool found = false;
+    std::set<const Node*> skip;  // annotations
+    sema::walk(st, [&](const Node* n) {
+      if (n->is("arg") || n->is("FunctionDef"))
+        for (const char* f : {"annotation", "returns"})
+          if (auto* a = n->child(f)) skip.insert(a);
+      return true;
+    });
+    sema::walk(st, [&](const Node* n) {
+      if (skip.count(n)) return false;
+      if (n->is("Attribute") && n->child("value")->is("Name") &&
+          there_.ct_modules.count(std::string(n->child("value")->str("id"))))
+        found = found || !host_api.count(std::string(n->str("attr")));
+      return !found;
+    });
+    return found;
+  }
+
+  bool constant_param(const Node* st) const {
+    bool found = false;
+    sema::walk(st, [&](const Node* n) {
+      auto* a = n->is("arg") ? n->child("annotation") : nullptr;
+      if (!a || found) return !found;
+      auto c = there_.fold(a);
+      found = c && c->kind == sema::ConstValue::Kind::ConstantAnnotation;
+      if (!found)
+        sema::walk(a, [&](const Node* m) {
+          found = found || (m->is("Attribute") && m->str("attr") == "Constant");
+          return !found;
+        });
+      return !found;
+    });
+    return found;
+  }
+
+  const sema::ModuleInfo& there_;
+  const std::map<std::string, const Node*>& defs_;
+  std::map<const Node*, bool> memo_;
+};
+
 }  // namespace
 
 Splice splice_imported_helpers(const sema::ModuleInfo& mi, const std::string& path) {
@@ -172,46 +305,9 @@ Splice splice_imported_helpers(const sema::ModuleInfo& mi, const std::string& pa
   for (auto* st : nodes_of(module, "body")) from_import = from_import || st->is("ImportFrom");
   if (!from_import || !fs::is_regular_file(path, ec)) return out;
   Diagnostics ignore;
-  // Only names that tile code loads can be tile helpers: functions of this module
-  // that use cuda.tile (kernels and helpers). Other imports are not read at all.
-  std::set<std::string> tile_loads;
-  for (auto* st : nodes_of(module, "body")) {
-    if (!st->is("FunctionDef")) continue;
-    auto names = sema::name_ids(st);
-    bool tile = false;
-    for (auto& m : ct_modules) tile = tile || std::binary_search(names.begin(), names.end(), std::string_view(m));
-    if (tile)
-      for (auto n : names) tile_loads.emplace(n);
-  }
-  // Functions the kernels call by name, directly or through this module's own
-  // functions: tile code, wherever defined.
-  std::set<std::string> kernel_calls;
-  std::vector<const Node*> bodies;
-  for (auto& k : mi.kernels) bodies.push_back(k.def);
-  while (!bodies.empty()) {
-    const Node* body = bodies.back();
-    bodies.pop_back();
-    sema::walk(body, [&](const Node* n) {
-      if (!n->is("Call") || !n->child("func")->is("Name")) return true;
-      std::string f(n->child("func")->str("id"));
-      auto local_fn = mi.functions.find(f);
-      if (kernel_calls.insert(f).second && local_fn != mi.functions.end()) bodies.push_back(local_fn->second);
-      return true;
-    });
-  }
-  // Functions host code makes kernels of (`ct.kernel(f)`, sema inline_kernels): tile code too.
-  for (auto* st : nodes_of(module, "body")) {
-    bool is_kernel = false;
-    for (auto& k : mi.kernels) is_kernel = is_kernel || k.def == st;
-    if (is_kernel) continue;
-    sema::walk(st, [&](const Node* n) {
-      auto q = n->is("Call") ? mi.cutile_name(n->child("func")) : std::nullopt;
-      const Node* f = q && *q == "kernel" ? sema::call_arg(n, 0) : nullptr;
-      if (f && f->is("Name")) kernel_calls.emplace(f->str("id"));
-      return true;
-    });
-  }
-  for (auto& n : kernel_calls) tile_loads.insert(n);
+  std::set<std::string> kernel_calls = tile_functions_called(mi);
+  std::set<std::string> tile_loads = tile_loaded_names(mi);
+  tile_loads.insert(kernel_calls.begin(), kernel_calls.end());
   std::map<const Node*, fs::path> sources;  // import statements that may bring tile helpers: their files
   for (auto* imp : nodes_of(module, "body")) {
     if (!imp->is("ImportFrom")) continue;
@@ -242,19 +338,8 @@ Splice splice_imported_helpers(const sema::ModuleInfo& mi, const std::string& pa
       std::string n(a->str("asname").empty() ? a->str("name") : a->str("asname"));
       if (importer_count[n] <= 1) local.erase(n);
     }
-  // Names the importer's top-level statements read outside functions and classes (`NAME = f.__name__`):
-  // copied definitions go at the end of the module, after such a read.
-  std::set<std::string> module_level_reads;
-  for (auto* st : nodes_of(module, "body")) {
-    if (st->is("FunctionDef") || st->is("AsyncFunctionDef") || st->is("ClassDef") || st->is("Import") ||
-        st->is("ImportFrom"))
-      continue;
-    sema::walk(st, [&](const Node* n) {
-      if (n->is("FunctionDef") || n->is("AsyncFunctionDef") || n->is("ClassDef") || n->is("Lambda")) return false;
-      if (n->is("Name") && n->child("ctx") && n->child("ctx")->is("Load")) module_level_reads.emplace(n->str("id"));
-      return true;
-    });
-  }
+  // Copied definitions go at the end of the module, after any read by its top-level statements.
+  std::set<std::string> module_level_reads = top_level_reads(module);
   std::set<std::string> added;  // everything copied so far (no statement twice)
   for (auto* imp : nodes_of(module, "body")) {
     auto source = sources.find(imp);
@@ -287,67 +372,7 @@ Splice splice_imported_helpers(const sema::ModuleInfo& mi, const std::string& pa
     std::map<std::string, const Node*> defs;  // sibling's top-level bindings (bound once: sibling_count)
     for (auto* st : nodes_of(pr.tree.root, "body"))
       for (auto& n : bound_names(st)) defs[n] = st;
-    // A tile helper uses cuTile in its body. Host functions that only name
-    // cuda.tile in annotations or call its host API (ct.kernel, ct.launch,
-    // replace_hints...; e.g. TileGym's utils.cached_replace_hints) stay
-    // imported: the converted sibling defines them, with its module state.
-    static const std::set<std::string> host_api = {"kernel", "launch", "tune", "compiler_timeout", "ByTarget",
-                                                   "Constant", "cdiv"};
-    auto uses_ct = [&](const Node* st) {
-      bool found = false;
-      std::set<const Node*> skip;  // annotations
-      sema::walk(st, [&](const Node* n) {
-        if (n->is("arg") || n->is("FunctionDef"))
-          for (const char* f : {"annotation", "returns"})
-            if (auto* a = n->child(f)) skip.insert(a);
-        return true;
-      });
-      sema::walk(st, [&](const Node* n) {
-        if (skip.count(n)) return false;
-        if (n->is("Attribute") && n->child("value")->is("Name") &&
-            there.ct_modules.count(std::string(n->child("value")->str("id"))))
-          found = found || !host_api.count(std::string(n->str("attr")));
-        return !found;
-      });
-      return found;
-    };
-    // A ct.Constant parameter marks tile code too (host code takes no compile-time
-    // constants), also through an alias (`ConstInt = ct.Constant[int]`); so does calling
-    // a sibling tile helper (TileGym's gelu_forward_ct only calls standard_normal_cdf_ct,
-    // which uses cuTile).
-    auto constant_param = [&](const Node* st) {
-      bool found = false;
-      sema::walk(st, [&](const Node* n) {
-        auto* a = n->is("arg") ? n->child("annotation") : nullptr;
-        if (!a || found) return !found;
-        auto c = there.fold(a);
-        found = c && c->kind == sema::ConstValue::Kind::ConstantAnnotation;
-        if (!found)
-          sema::walk(a, [&](const Node* m) {
-            found = found || (m->is("Attribute") && m->str("attr") == "Constant");
-            return !found;
-          });
-        return !found;
-      });
-      return found;
-    };
-    std::map<const Node*, bool> tile_memo;
-    std::function<bool(const Node*)> is_tile_helper = [&](const Node* st) {
-      auto [it, fresh] = tile_memo.emplace(st, false);  // false while in progress: recursion ends
-      if (!fresh) return it->second;
-      bool tile = uses_ct(st) || constant_param(st);
-      // Calls of undecorated sibling functions only: host code names kernels too (ct.launch).
-      sema::walk(st, [&](const Node* n) {
-        if (tile) return false;
-        const Node* f = n->is("Call") ? n->child("func") : nullptr;
-        if (!f || !f->is("Name")) return true;
-        auto d = defs.find(std::string(f->str("id")));
-        tile = d != defs.end() && d->second != st && d->second->is("FunctionDef") &&
-               nodes_of(d->second, "decorator_list").empty() && is_tile_helper(d->second);
-        return !tile;
-      });
-      return tile_memo[st] = tile;
-    };
+    TileHelperTest is_tile_helper(there, defs);
     // The imported tile helpers, then what they refer to in the sibling.
     std::vector<const Node*> todo;
     std::set<std::string> wanted;
