@@ -1083,6 +1083,9 @@ def test_ct_kernel_of_one_function_with_two_option_sets_is_an_error():
     src = _INLINE_KERNEL + "\n\ndef other(X):\n    return ct.kernel(add_one, num_ctas=2)\n"
     with pytest.raises(ConversionFailed, match=r"ct.kernel\(add_one, ...\) is called with other options than at line"):
         convert(src, "inline_kernel.py")
+    # cuTile's defaults spelt out are no other options (the hostile round of s31).
+    convert(_INLINE_KERNEL + "\n\ndef other(X):\n    return ct.kernel(add_one, opt_level=3, occupancy=None)\n",
+            "inline_kernel.py")
 
 
 def test_bytecode_version_stands_in_for_cutiles_enum(tmp_path):

@@ -141,11 +141,21 @@ void read_options(const Node* call, KernelInfo& k) {
     if (!kw->str("arg").empty()) k.options[std::string(kw->str("arg"))] = kw->child("value");
 }
 
-// The keyword options of a ct.kernel(...) call as text, to compare two calls' options.
+// The keyword options of a ct.kernel(...) call as text, to compare two calls' options; an option given
+// its default (cuda/tile/_execution.py kernel: num_ctas, occupancy and num_worker_warps None, opt_level 3)
+// is left out, as if not given.
 std::string options_text(const Node* call) {
-  std::string t;
+  std::map<std::string, std::string> opts;
   for (auto* kw : nodes_of(call, "keywords"))
-    t += std::string(kw->str("arg")) + "=" + syntax::dump(kw->child("value"), {11, false}) + ";";
+    opts[std::string(kw->str("arg"))] = syntax::dump(kw->child("value"), {11, false});
+  static const std::string none = "Constant(value=None)", three = "Constant(value=3)";
+  for (auto [name, dflt] : {std::pair<const char*, const std::string*>{"num_ctas", &none}, {"occupancy", &none},
+                            {"num_worker_warps", &none}, {"opt_level", &three}}) {
+    auto it = opts.find(name);
+    if (it != opts.end() && it->second == *dflt) opts.erase(it);
+  }
+  std::string t;
+  for (auto& [k, v] : opts) t += k + "=" + v + ";";
   return t;
 }
 
