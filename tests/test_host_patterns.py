@@ -1196,6 +1196,12 @@ def factory():
     # the decorator form called on a function (a TypeError at run time)
     ("def run_deco(X, Y):\n    ct.launch(None, (1,), ct.kernel(occupancy=2)(add_one), (X, Y, 16))\n",
      r"ct.kernel\(options...\)\(f\) in host code is not supported"),
+    # a kernel object, and an option cuTile's kernel does not have (TypeErrors in cuTile)
+    ("@ct.kernel\ndef kk(X):\n    ct.store(X, index=(0,), tile=ct.zeros((16,), dtype=ct.float32))\n\n\n"
+     "def run_kk(X):\n    ct.launch(None, (1,), ct.kernel(kk), (X,))\n",
+     r"ct.kernel\(kk\): 'kk' is a kernel already"),
+    ("def run_bogus(X, Y):\n    ct.launch(None, (1,), ct.kernel(add_one, bogus=3), (X, Y, 16))\n",
+     r"ct.kernel\(\) has no option 'bogus'"),
     # module-level kernels of one function with two option sets (the second's won silently)
     ("K1 = ct.kernel(twice, occupancy=2)\nK2 = ct.kernel(twice, occupancy=4)\n",
      r"ct.kernel\(twice, ...\) is given other options here than for another kernel of the same function"),

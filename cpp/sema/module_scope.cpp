@@ -141,6 +141,21 @@ void read_options(const Node* call, KernelInfo& k) {
     if (!kw->str("arg").empty()) k.options[std::string(kw->str("arg"))] = kw->child("value");
 }
 
+// ct.kernel's keyword options are these four (cuda/tile/_execution.py kernel); another is a TypeError in
+// cuTile. Reports the first other one; false if there is one.
+bool known_options(const Node* call, Diagnostics& diags) {
+  for (auto* kw : nodes_of(call, "keywords")) {
+    std::string k(kw->str("arg"));
+    if (k != "num_ctas" && k != "occupancy" && k != "opt_level" && k != "num_worker_warps") {
+      diags.error(kw->lineno, kw->col_offset,
+                  "ct.kernel() has no option '" + k + "' (its options: num_ctas, occupancy, opt_level, "
+                  "num_worker_warps)");
+      return false;
+    }
+  }
+  return true;
+}
+
 // The keyword options of a ct.kernel(...) call as text, to compare two calls' options; an option given
 // its default (cuda/tile/_execution.py kernel: num_ctas, occupancy and num_worker_warps None, opt_level 3)
 // is left out, as if not given.
@@ -212,7 +227,15 @@ void inline_kernels(ModuleInfo& mi, const std::vector<const Node*>& body, Diagno
                     "compiles what they return); apply @ct.kernel to an undecorated function");
         return true;
       }
-      if (fit == mi.functions.end() || (defs.count(fit->second) && !first_call.count(fit->second))) return true;
+      if (fit != mi.functions.end() && defs.count(fit->second) && !first_call.count(fit->second)) {
+        // ct.kernel of a kernel: cuTile's kernel takes a Python function (TypeError there).
+        diags.error(n->lineno, n->col_offset,
+                    "ct.kernel(" + fit->first + "): '" + fit->first + "' is a kernel already; ct.kernel takes a "
+                    "Python function (to change its hints: " + fit->first + ".replace_hints(...))");
+        return true;
+      }
+      if (fit == mi.functions.end()) return true;
+      if (!known_options(n, diags)) return true;
       auto [it, fresh] = first_call.emplace(fit->second, n);
       if (fresh) {
         KernelInfo k;
