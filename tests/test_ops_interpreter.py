@@ -1157,3 +1157,60 @@ def test_static_iter_needs_known_bounds_for_a_tuple_index():
     with pytest.raises(ConversionFailed, match=r"kernel.py:\d+:\d+: error: ct.static_iter\(range\(...\)\) .*needs bounds "
                                                r"known at conversion"):
         convert(src)
+
+
+ENUM_KERNEL = """
+from enum import Enum, IntEnum
+import cuda.tile as ct
+
+
+class Color(Enum):
+    RED = 0
+    GREEN = 1
+
+
+class Status(Enum):
+    OK = "ok"
+    ERROR = "error"
+
+
+class Priority(IntEnum):
+    LOW = 0
+    HIGH = 2
+
+
+@ct.kernel
+def k(Out):
+    c = Color(1)
+    if c == Color.GREEN and Status("ok") == Status.OK and Color.RED != Color.GREEN:
+        ct.scatter(Out, (0,), 10)
+    else:
+        ct.scatter(Out, (0,), -1)
+    ct.scatter(Out, (1,), Priority.HIGH * 3 + (1 if Priority.HIGH > Priority.LOW else 0))
+    ct.scatter(Out, (2,), Priority(0) + ct.bid(0))
+
+def run(out):
+    ct.launch(None, (1,), k, (out,))
+"""
+
+
+def test_user_enums_in_tile_code(tmp_path):
+    # cutile-python's test_enum: members of module-level Enum/IntEnum classes and construction from a value
+    # known at conversion are compile-time values in tile code (were: "name 'Color' is not defined").
+    mod = convert_and_load(ENUM_KERNEL, tmp_path, "user_enums")
+    out = dev(torch.zeros(3, dtype=torch.int32))
+    mod.run(out)
+    assert out.cpu().tolist() == [10, 7, 0]
+
+
+@pytest.mark.parametrize("expr, message", [
+    ("Color.BLUE", r"enum Color has no member BLUE"),
+    ("Color(5)", r"5 is not a value of enum Color"),
+    ("Color(ct.bid(0))", r"Color\(value\) in tile code needs one value known at conversion"),
+])
+def test_user_enum_misuse_is_diagnosed(expr, message):
+    from c2t_interp import ConversionFailed, convert
+
+    src = ENUM_KERNEL.replace("c = Color(1)", "c = " + expr)
+    with pytest.raises(ConversionFailed, match=r"kernel.py:\d+:\d+: error: " + message):
+        convert(src)

@@ -259,6 +259,15 @@ LVal Lowerer::eval_attribute(const Node* e) {
   // ct.<name>, RMd.APPROX, ... resolve statically.
   if (auto q = module().cutile_name(e)) return cutile_value(*q, e, false);
   auto* base_node = e->child("value");
+  // A member of a module-level Enum class (sema::ModuleInfo::user_enums), unless a local shadows the class.
+  if (base_node->is("Name") && !env_.count(std::string(base_node->str("id")))) {
+    auto en = module().user_enums.find(std::string(base_node->str("id")));
+    if (en != module().user_enums.end()) {
+      if (auto m = en->second.member(en->first, std::string(e->str("attr")))) return constant(*m, e);
+      error(e, "enum " + en->first + " has no member " + std::string(e->str("attr")) + " known at conversion");
+      return {};
+    }
+  }
   LVal base = eval(base_node);
   if (!base.ok()) return {};
   return attribute_of(std::move(base), std::string(e->str("attr")), e);
@@ -400,6 +409,24 @@ LVal Lowerer::attribute_of(LVal base, const std::string& a, const Node* at) {
 
 LVal Lowerer::eval_call(const Node* e) {
   auto* fn_node = e->child("func");
+  // `Color(i)`: the member of a module-level Enum class with that value, i known at conversion.
+  if (fn_node->is("Name") && !env_.count(std::string(fn_node->str("id")))) {
+    auto en = module().user_enums.find(std::string(fn_node->str("id")));
+    if (en != module().user_enums.end()) {
+      auto args = nodes_of(e, "args");
+      LVal v = args.size() == 1 && nodes_of(e, "keywords").empty() ? eval(args[0]) : LVal{};
+      if (args.size() == 1 && !v.ok()) return {};
+      if (!v.info.cval) {
+        error(e, en->first + "(value) in tile code needs one value known at conversion");
+        return {};
+      }
+      for (auto& [n, val] : en->second.members)
+        if (val == *v.info.cval || (val.is_number() && v.info.cval->is_number() && val.as_double() == v.info.cval->as_double()))
+          return constant(*en->second.member(en->first, n), e);
+      error(e, v.info.cval->python() + " is not a value of enum " + en->first);
+      return {};
+    }
+  }
   LVal fn;
   if (auto q = module().cutile_name(fn_node); q && !sema::ModuleInfo::cutile_constant(*q))
     fn = cutile_value(*q, fn_node, true);  // an unknown name is said below, as an operation

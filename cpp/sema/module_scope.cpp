@@ -156,6 +156,30 @@ bool known_options(const Node* call, Diagnostics& diags) {
   return true;
 }
 
+// `class Color(Enum): RED = 0 ...` (enum.Enum or enum.IntEnum as a base, by any of these spellings):
+// its constant members, recorded in mi.user_enums.
+void user_enum(ModuleInfo& mi, const Node* cls) {
+  bool is_enum = false, is_int = false;
+  for (auto* b : nodes_of(cls, "bases")) {
+    auto d = dotted_name(b);
+    if (!d) continue;
+    std::string n = *d;
+    if (n.rfind("enum.", 0) == 0) n = n.substr(5);
+    is_enum = is_enum || n == "Enum" || n == "IntEnum";
+    is_int = is_int || n == "IntEnum";
+  }
+  if (!is_enum) return;
+  auto& e = mi.user_enums[std::string(cls->str("name"))];
+  e.is_int = is_int;
+  for (auto* st : nodes_of(cls, "body")) {
+    if (!st->is("Assign") || nodes_of(st, "targets").size() != 1 || !nodes_of(st, "targets")[0]->is("Name")) continue;
+    auto v = mi.fold(st->child("value"));
+    if (v && (v->is_number() || v->kind == ConstValue::Kind::Str))
+      e.members.emplace_back(std::string(nodes_of(st, "targets")[0]->str("id")), *v);
+  }
+}
+
+
 // The keyword options of a ct.kernel(...) call as text, to compare two calls' options; an option given
 // its default (cuda/tile/_execution.py kernel: num_ctas, occupancy and num_worker_warps None, opt_level 3)
 // is left out, as if not given.
@@ -425,6 +449,7 @@ ModuleInfo analyze_module(const Node* module, Diagnostics& diags) {
       }
     } else if (st->is("AsyncFunctionDef") || st->is("ClassDef")) {
       bind_count[std::string(st->str("name"))]++;
+      if (st->is("ClassDef")) user_enum(mi, st);
       // cuTile compiles a kernel from a plain function (ct.kernel on a coroutine function is no kernel):
       // said at the decorator, not later as "no @ct.kernel in this module".
       if (st->is("AsyncFunctionDef"))
@@ -493,6 +518,12 @@ ModuleInfo analyze_module(const Node* module, Diagnostics& diags) {
     }
   }
   return mi;
+}
+
+std::optional<ConstValue> ModuleInfo::UserEnum::member(const std::string& cls, const std::string& name) const {
+  for (auto& [n, v] : members)
+    if (n == name) return is_int && v.kind == ConstValue::Kind::Int ? v : ConstValue::enum_member(cls + "." + n);
+  return std::nullopt;
 }
 
 }  // namespace c2t::sema

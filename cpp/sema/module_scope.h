@@ -55,6 +55,16 @@ struct ModuleInfo {
   std::vector<KernelInfo> kernels;                // in source order
   std::vector<const Node*> cutile_imports;        // import statements that bind cuda.tile names
   std::set<std::string> assigned_more_than_once;  // module names bound by several statements (not constants)
+  /// Module-level `class C(Enum)` / `(IntEnum)` with constant members (cuTile's test_enum). Tile code
+  /// reads a member as a compile-time value: an IntEnum's as its int, another's as ConstValue::Enum
+  /// "C.NAME", equal only to itself; `C(value)` finds the member by its value.
+  struct UserEnum {
+    bool is_int = false;
+    std::vector<std::pair<std::string, ConstValue>> members;  // name, value, in order
+    /// What tile code sees for member `name`, or nullopt when C has no such member.
+    std::optional<ConstValue> member(const std::string& cls, const std::string& name) const;
+  };
+  std::map<std::string, UserEnum> user_enums;
 
   const KernelInfo* kernel_by_def(const Node* def) const;
   const KernelInfo* kernel_by_name(std::string_view name) const;
