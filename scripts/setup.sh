@@ -15,7 +15,9 @@ if ! [ -f /usr/lib/x86_64-linux-gnu/cmake/GTest/GTestConfig.cmake ] && ! [ -d /u
   $SUDO apt-get install -y -qq googletest libgtest-dev >/dev/null
 fi
 
-echo "setup: installing pinned packages and building the C++ core (first run: a few minutes)..." >&2
+# pyproject's build-dir keeps the C++ build under build/<wheel tag>: later runs rebuild what changed only.
+if compgen -G "build/cp*" >/dev/null; then when="an existing build: incremental"; else when="first run: a few minutes"; fi
+echo "setup: installing pinned packages and building the C++ core ($when)..." >&2
 PIP="python3 -m pip"
 export PIP_ROOT_USER_ACTION=ignore  # CI and containers run as root: no warning per install
 $PIP install -q --disable-pip-version-check "torch==2.13.0"
