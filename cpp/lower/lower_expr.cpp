@@ -539,7 +539,7 @@ LVal Lowerer::eval_call(const Node* e) {
 // known at conversion; the comprehension's names are its own (restored afterwards).
 LVal Lowerer::static_comprehension(const Node* comp) {
   auto gens = nodes_of(comp, "generators");
-  if (gens.size() != 1 || gens[0]->get("is_async") && gens[0]->get("is_async")->text == "1") {
+  if (gens.size() != 1 || (gens[0]->get("is_async") && gens[0]->get("is_async")->text == "1")) {
     unsupported(comp, "comprehension", "a tuple comprehension in tile code takes one for clause");
     return {};
   }

@@ -121,7 +121,9 @@ void register_debug_ops(Registry& r) {
           if (v.info.cval) {
             text += as_text(*v.info.cval);
           } else if (v.expr) {
-            text += "{" + c.L.source_text(expr, "value", 40) + "}";
+            text += '{';  // (appended piecewise: GCC 12's -Wrestrict misfires on "{" + s + "}")
+            text += c.L.source_text(expr, "value", 40);
+            text += '}';
             values.push_back(v.expr);
           } else {
             c.L.error(expr, "cannot print this value");

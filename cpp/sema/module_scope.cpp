@@ -179,7 +179,6 @@ void user_enum(ModuleInfo& mi, const Node* cls) {
   }
 }
 
-
 // The keyword options of a ct.kernel(...) call as text, to compare two calls' options; an option given
 // its default (cuda/tile/_execution.py kernel: num_ctas, occupancy and num_worker_warps None, opt_level 3)
 // is left out, as if not given.
