@@ -255,18 +255,22 @@ LVal Lowerer::cutile_value(const std::string& q, const Node* at, bool called) {
   return v;
 }
 
+// The module-level Enum class a Name names (sema::ModuleInfo::user_enums), unless a local shadows it.
+const std::pair<const std::string, sema::ModuleInfo::UserEnum>* Lowerer::user_enum_named(const Node* n) const {
+  if (!n->is("Name") || env_.count(std::string(n->str("id")))) return nullptr;
+  auto it = module().user_enums.find(std::string(n->str("id")));
+  return it == module().user_enums.end() ? nullptr : &*it;
+}
+
 LVal Lowerer::eval_attribute(const Node* e) {
   // ct.<name>, RMd.APPROX, ... resolve statically.
   if (auto q = module().cutile_name(e)) return cutile_value(*q, e, false);
   auto* base_node = e->child("value");
-  // A member of a module-level Enum class (sema::ModuleInfo::user_enums), unless a local shadows the class.
-  if (base_node->is("Name") && !env_.count(std::string(base_node->str("id")))) {
-    auto en = module().user_enums.find(std::string(base_node->str("id")));
-    if (en != module().user_enums.end()) {
-      if (auto m = en->second.member(en->first, std::string(e->str("attr")))) return constant(*m, e);
-      error(e, "enum " + en->first + " has no member " + std::string(e->str("attr")) + " known at conversion");
-      return {};
-    }
+  // A member of a module-level Enum class (sema::ModuleInfo::user_enums).
+  if (auto en = user_enum_named(base_node)) {
+    if (auto m = en->second.member(en->first, std::string(e->str("attr")))) return constant(*m, e);
+    error(e, "enum " + en->first + " has no member " + std::string(e->str("attr")) + " known at conversion");
+    return {};
   }
   LVal base = eval(base_node);
   if (!base.ok()) return {};
@@ -410,22 +414,20 @@ LVal Lowerer::attribute_of(LVal base, const std::string& a, const Node* at) {
 LVal Lowerer::eval_call(const Node* e) {
   auto* fn_node = e->child("func");
   // `Color(i)`: the member of a module-level Enum class with that value, i known at conversion.
-  if (fn_node->is("Name") && !env_.count(std::string(fn_node->str("id")))) {
-    auto en = module().user_enums.find(std::string(fn_node->str("id")));
-    if (en != module().user_enums.end()) {
-      auto args = nodes_of(e, "args");
-      LVal v = args.size() == 1 && nodes_of(e, "keywords").empty() ? eval(args[0]) : LVal{};
-      if (args.size() == 1 && !v.ok()) return {};
-      if (!v.info.cval) {
-        error(e, en->first + "(value) in tile code needs one value known at conversion");
-        return {};
-      }
-      for (auto& [n, val] : en->second.members)
-        if (val == *v.info.cval || (val.is_number() && v.info.cval->is_number() && val.as_double() == v.info.cval->as_double()))
-          return constant(*en->second.member(en->first, n), e);
-      error(e, v.info.cval->python() + " is not a value of enum " + en->first);
+  if (auto en = user_enum_named(fn_node)) {
+    auto args = nodes_of(e, "args");
+    LVal v = args.size() == 1 && nodes_of(e, "keywords").empty() ? eval(args[0]) : LVal{};
+    if (args.size() == 1 && !v.ok()) return {};
+    if (!v.info.cval) {
+      error(e, en->first + "(value) in tile code needs one value known at conversion");
       return {};
     }
+    const sema::ConstValue& want = *v.info.cval;
+    for (auto& [n, val] : en->second.members)
+      if (val.is_number() && want.is_number() ? val.as_double() == want.as_double() : val == want)
+        return constant(*en->second.member(en->first, n), e);
+    error(e, want.python() + " is not a value of enum " + en->first);
+    return {};
   }
   LVal fn;
   if (auto q = module().cutile_name(fn_node); q && !sema::ModuleInfo::cutile_constant(*q))
@@ -730,16 +732,12 @@ LVal Lowerer::eval_compare(const Node* e) {
         // `a in (0, 2)` on a runtime scalar: (a == 0) or (a == 2) (cutile-python's test_tuple).
         r = tuple_equal(left, right, /*any=*/true, e);
         if (r.ok() && op == "NotIn") r = ops::logical_not(*this, r, e);
-        if (!r.ok()) return {};
-        parts.push_back(r);
-        left = right;
-        continue;
-      }
-      if (!res) {
+      } else if (!res) {
         error(ops_[k], "'" + std::string(op) + "' needs values known at compile time in tile code");
         return {};
+      } else {
+        r = constant(sema::ConstValue::boolean(*res), e);
       }
-      r = constant(sema::ConstValue::boolean(*res), e);
     } else if (left.info.kind == VKind::DTypeV || right.info.kind == VKind::DTypeV) {
       r = ops::compare_dtypes(*this, op == "Eq" ? "equal" : "not_equal", left, right, e);
       if (op != "Eq" && op != "NotEq") {

@@ -313,7 +313,7 @@ LVal cat(OpCall& c) {
                    : sema::Dim::sym("2 * " + (d.expr.find(' ') == std::string::npos ? d.expr : "(" + d.expr + ")"));
   };
   if (ax) {
-    if (*ax != rank) e = tl_call("permute", {e, perm_for((int)*ax)});
+    e = tl_call("permute", {e, perm_for((int)*ax)});
     out[*ax] = doubled(out[*ax]);
   } else {
     // `(P0) if AX % rank == 0 else (P1) if ...`: one static permutation per specialization.
