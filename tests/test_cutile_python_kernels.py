@@ -77,3 +77,33 @@ def test_silu_and_mul_kernel(kernels):
     c = poison(dev(torch.empty(5, 64)))
     m.launch_silu_and_mul_kernel((5,), dev(a), dev(b), c, 64)
     assert_close(c, torch.nn.functional.silu(a) * b)
+
+
+@pytest.mark.parametrize("F0, F1, F2, D", [(4, 2, 4, 8), (16, 16, 2, 64)])  # below 16: no tl.dot
+def test_fft_kernel(tmp_path, F0, F1, F2, D):
+    # cutile-python's FFT (test/kernels/fft.py, as bench_fft.py launches it): interleaved real and
+    # imaginary parts split by ct.extract (tl.split halves), three complex contractions, permutes,
+    # ct.cat. fp32 (complex64) against torch.fft; a batch that is not a multiple of the row tile BS.
+    import math
+
+    from c2t_interp import load
+
+    m = load(convert((KERNELS / "fft.py").read_text(), filename=str(KERNELS / "fft.py")), tmp_path, "fft_conv")
+    g = torch.Generator().manual_seed(int.from_bytes(os.urandom(4), "little"))
+    N, batch, BS = F0 * F1 * F2, 5, 2
+
+    def twiddles(rows, cols, factor):
+        i, j = torch.meshgrid(torch.arange(rows), torch.arange(cols), indexing="ij")
+        return torch.view_as_real(torch.exp(-2 * math.pi * 1j * (i * j) / factor)).float()
+
+    W0, W1, W2 = twiddles(F0, F0, F0), twiddles(F1, F1, F1), twiddles(F2, F2, F2)
+    T0, T1 = twiddles(F0, F1 * F2, N), twiddles(F1, F2, F1 * F2)  # as bench_fft.make_twiddles
+    x = torch.randn(batch, N, dtype=torch.complex64, generator=g)
+    x_ri = torch.view_as_real(x)
+    y_ri = poison(dev(torch.empty_like(x_ri)))
+    m.launch_fft_kernel((-(-batch // BS),), dev(x_ri.reshape(batch, N * 2 // D, D)),
+                        y_ri.view(batch, N * 2 // D, D), dev(W0), dev(W1), dev(W2),
+                        dev(T0.reshape(F0, F1 * F2, 2)), dev(T1.reshape(F1, F2, 2)), N, F0, F1, F2, BS, D)
+    ref = torch.fft.fft(x.to(torch.complex128), axis=-1)
+    l2 = ((torch.view_as_complex(y_ri.cpu()).to(torch.complex128) - ref).norm() / ref.norm()).item()
+    assert l2 < 1e-5, l2  # bench_fft.py's tolerance for complex64

@@ -872,3 +872,57 @@ def run(x, y):
     y = poison(dev(torch.empty(50)))
     mod.run(x, y)
     assert_close(y, torch.cummax(x, 0).values, msg=f"seed={seed}")
+
+
+# ---------------------------------------------------------------------------
+# ct.extract: one axis split into a power-of-two count of sub-tiles at a constant index lowers to
+# tl.split halves (the FFT kernels' interleaved real/imaginary parts); other counts, runtime indices
+# and several split axes keep the select-and-sum lowering. Both must pick the same elements.
+
+EXTRACT = HEADER + """
+@ct.kernel
+def k(X, Y, TM: ConstInt):
+    bm = ct.bid(0)
+    x = ct.load(X, (bm, 0, 0), (TM, 8, 2), padding_mode=ct.PaddingMode.ZERO)
+    re = ct.extract(x, index=(0, 0, 0), shape=(TM, 8, 1))       # last axis, halves
+    im = x.extract((0, 0, 1), shape=(TM, 8, 1))
+    mid = ct.extract(x, (0, 5, 0), shape=(TM, 1, 2))            # 8 sub-tiles, index 5 (0b101)
+    quad = ct.extract(x, (0, 1, 0), shape=(TM, 2, 2))           # 4 sub-tiles of 2 rows, index 1
+    four = ct.extract(ct.reshape(x, (TM, 16)), (0, 2), shape=(TM, 4))  # 4 sub-tiles of 4 columns
+    run_i = ct.extract(x, (0, bm % 8, 0), shape=(TM, 1, 2))     # a runtime index: select and sum
+    row = ct.load(X, (bm * TM + 1, 0, 0), (1, 8, 2), padding_mode=ct.PaddingMode.ZERO)
+    one = ct.extract(ct.reshape(row, (16,)), (15,), shape=(1,)).item()  # one element, 16 sub-tiles
+    other = ct.extract(x, (1, 7, 1), shape=(1, 1, 1)).item()    # several split axes: select and sum
+    ct.store(Y, (bm, 0), ct.reshape(re, (TM, 8)))
+    ct.store(Y, (bm, 1), ct.reshape(im, (TM, 8)))
+    pairs = ct.cat((ct.reshape(mid, (TM, 2)), ct.reshape(run_i, (TM, 2))), axis=1)
+    ct.store(Y, (bm, 2), ct.cat((pairs, ct.reshape(quad, (TM, 4))), axis=1))
+    ct.store(Y, (bm, 3), ct.cat((four, ct.full((TM, 4), one + other, dtype=x.dtype)), axis=1))
+
+def run(x, y, tm):
+    ct.launch(None, (ct.cdiv(x.shape[0], tm),), k, (x, y, tm))
+"""
+
+
+def test_extract_split_and_select(tmp_path):
+    code = convert(EXTRACT, filename="extract_split.py")
+    assert code.count("tl.split(") >= 12, code  # 1 + 1 + 3 + 2 + 2 + 4 halvings
+    mod = convert_and_load(EXTRACT, tmp_path, "extract_split")
+    for dt in (F32, F16):
+        seed, g = _gen()
+        M, tm = 13, 4  # 13 rows: the last tile is ragged (zero padding)
+        x = dev(torch.randn(M, 8, 2, generator=g).to(dt))
+        rows = (M + tm - 1) // tm * tm
+        y = poison(dev(torch.empty(rows, 32, dtype=dt)))
+        mod.run(x, y, tm)
+        xp = torch.zeros(rows, 8, 2, dtype=torch.float64)
+        xp[:M] = x.cpu().double()
+        exp = torch.empty(rows, 32, dtype=torch.float64)
+        exp[:, 0:8], exp[:, 8:16], exp[:, 16:18] = xp[:, :, 0], xp[:, :, 1], xp[:, 5, :]
+        exp[:, 20:24], exp[:, 24:28] = xp[:, 2:4, :].reshape(rows, 4), xp.reshape(rows, 16)[:, 8:12]
+        for b in range(rows // tm):
+            blk = slice(b * tm, (b + 1) * tm)
+            exp[blk, 18:20] = xp[blk, b % 8, :]
+            one, other = xp[b * tm + 1].to(dt).double()[7, 1], xp[b * tm + 1].to(dt).double()[7, 1]
+            exp[blk, 28:32] = (one + other).to(dt).double()  # the sum in the tile's dtype
+        assert torch.equal(y.cpu().double(), exp.to(dt).double()), f"extract {dt} seed={seed}"

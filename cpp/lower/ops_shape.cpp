@@ -331,6 +331,56 @@ LVal cat(OpCall& c) {
   return ops::make_value(tl_call("reshape", {e, ops::shape_list(out)}), out, a.info.dtype);
 }
 
+// ct.extract that splits one axis into a power-of-two count n of sub-tiles and takes
+// sub-tile i, i known at conversion time: tl.split halves, no arithmetic. The axis's n as
+// log2(n) axes of 2 (most significant first), moved last, then split from the last (bit 0 of i)
+// on; the other axes are whole. E.g. cutile-python's FFT kernel (interleaved real and
+// imaginary parts, (BS, N, 2) -> (BS, N, 1)) and TileGym's flashinfer rope_quantize_fp8. nullopt
+// where this does not apply (the general select-and-sum lowering then does).
+std::optional<LVal> extract_by_split(OpCall& c, LVal& x, const sema::Shape& sub, const std::vector<LVal>& ix,
+                                     bool scalar) {
+  int rank = (int)x.info.shape.size(), axis = -1;
+  long long n = 0, i = 0;
+  for (int d = 0; d < rank; ++d) {
+    auto& X = x.info.shape[d];
+    if (X.same(sub[d])) {
+      if (!ix[d].info.cval || ix[d].info.cval->kind != sema::ConstValue::Kind::Int || ix[d].info.cval->i != 0)
+        return std::nullopt;  // a whole axis takes index 0 (else the general lowering's zeros)
+      continue;
+    }
+    if (axis >= 0 || !X.value || !sub[d].value || *X.value % *sub[d].value) return std::nullopt;
+    axis = d, n = *X.value / *sub[d].value;
+    if (!ix[d].info.cval || ix[d].info.cval->kind != sema::ConstValue::Kind::Int) return std::nullopt;
+    i = ix[d].info.cval->i;
+  }
+  if (axis < 0 || (n & (n - 1)) || i < 0 || i >= n || x.info.dtype.name == "bool") return std::nullopt;
+  int bits = 0;
+  while ((1LL << bits) < n) ++bits;
+  // The axes with the bits last: reshaped there directly when everything after them is 1 wide.
+  sema::Shape rest;  // the result's axes, in order
+  for (int d = 0; d < rank; ++d) rest.push_back(d == axis ? sub[d] : x.info.shape[d]);
+  bool ones_after = std::all_of(rest.begin() + axis, rest.end(), [](const sema::Dim& d) { return d.is_one(); });
+  sema::Shape shaped;
+  std::vector<TExprPtr> perm;
+  for (int d = 0; d < rank; ++d) {
+    if (d == axis && !ones_after)
+      for (int b = 0; b < bits; ++b) shaped.push_back(sema::Dim::known(2));
+    shaped.push_back(rest[d]);
+  }
+  if (ones_after)
+    for (int b = 0; b < bits; ++b) shaped.push_back(sema::Dim::known(2));
+  TExprPtr e = tl_call("reshape", {x.expr, ops::shape_list(shaped)});
+  if (!ones_after) {
+    for (int d = 0; d < (int)shaped.size(); ++d)
+      if (d < axis || d >= axis + bits) perm.push_back(lit_int(d));
+    for (int b = 0; b < bits; ++b) perm.push_back(lit_int(axis + b));
+    e = tl_call("permute", {e, tuple(perm)});
+  }
+  for (int b = 0; b < bits; ++b) e = subscript(tl_call("split", {e}), {lit_int((i >> b) & 1)});
+  if (scalar) return ops::make_value(call(name(c.L.prelude("_c2t_item")), {e}), {}, x.info.dtype);
+  return ops::make_value(e, rest, x.info.dtype, x.info.sign);
+}
+
 LVal extract(OpCall& c) {
   LVal x = tile_arg(c, "x");
   if (!x.ok()) return {};
@@ -350,6 +400,7 @@ LVal extract(OpCall& c) {
       c.L.error(c.at("shape"), "ct.extract: sub-tile extents must be positive (got " + std::to_string(*d.value) + ")");
       return {};
     }
+  if (auto split = extract_by_split(c, x, *sub, ix, scalar)) return *split;
   // Split every axis d into (n_d = X_d / s_d, s_d), select sub-tile index_d
   // along the n_d axes with a mask and sum them away (exact: one term is
   // selected, the others are zero).
@@ -435,8 +486,10 @@ void register_shape_ops(Registry& r) {
   r.add("transpose", "shape", "x, /, axis0=, axis1=", transpose, "tl.trans(x) / tl.permute");
   r.add("Tile.transpose", "shape", "x, axis0=, axis1=", transpose, "tl.trans(x) / tl.permute");
   r.add("cat", "shape", "tiles, /, axis", cat, "tl.reshape(tl.permute(tl.join(a, b), ...), ...) (exact order)");
-  r.add("extract", "shape", "x, /, index, shape", extract, "reshape + select + sum (exact)");
-  r.add("Tile.extract", "shape", "x, index, shape", extract, "reshape + select + sum (exact)");
+  r.add("extract", "shape", "x, /, index, shape", extract,
+        "tl.split halves (one axis, power-of-two count, constant index), else reshape + select + sum (exact)");
+  r.add("Tile.extract", "shape", "x, index, shape", extract,
+        "tl.split halves (one axis, power-of-two count, constant index), else reshape + select + sum (exact)");
   r.add("Tile.item", "shape", "x", [](OpCall& c) {
     LVal x = tile_arg(c, "x");
     if (!x.ok()) return LVal{};
