@@ -53,3 +53,9 @@ c2t_test_timeout() {
   done
   echo "$def"
 }
+
+# c2t_spill_census FILE: every Python process started after this appends, at exit, the spill step's
+# decisions (benchmarks/gpu/spill_census/sitecustomize.py) to FILE. Run from the repo root.
+c2t_spill_census() {
+  export C2T_SPILL_CENSUS=$1 PYTHONPATH=$(pwd)/benchmarks/gpu/spill_census${PYTHONPATH:+:$PYTHONPATH}
+}

@@ -10,7 +10,8 @@
 # Per file and side: DIR/{orig,conv}-<bench>.{json,xml,log}. orig and conv alternate per file, so both see
 # the machine in the same state. PACK=1 packs them into DIR/results.tar.xz afterwards (beside summary.md and
 # gpu.txt), for a machine that returns few files. SWEEP=1 first runs cutile_python_fmha_decode.py (its output:
-# DIR/fmha-decode.txt; SWEEP_TIMEOUT seconds, default 240, counted in BUDGET).
+# DIR/fmha-decode.txt; SWEEP_TIMEOUT seconds, default 240, counted in BUDGET). SPILL_CENSUS=1 writes
+# DIR/spill-census.jsonl (cutile_env.sh: c2t_spill_census).
 set -uo pipefail
 OUT=${OUT:-/tmp/c2t-cpbench}
 WORK=/tmp/c2t-cpbench-work
@@ -21,6 +22,7 @@ tar -xJf .cutile-python/cutile-python.tar.xz -C "$WORK" || exit 1
 python3 -m pip install -q --no-index --no-deps --no-compile --target "$WORK/site" "$WORK"/wheels/*.whl || exit 1
 c2t_plugin_package "$WORK/plug"  # the native reused launch the converted modules import
 export PYTHONPATH=$WORK/plug:$WORK/site:/tmp/site
+[ "${SPILL_CENSUS:-0}" = 1 ] && c2t_spill_census "$OUT/spill-census.jsonl"  # the spill step's decisions
 # What cutile-python's pytest.ini sets through pytest-env (not installed here).
 export CUDA_TILE_COMPILER_TIMEOUT_SEC=60 XLA_PYTHON_CLIENT_PREALLOCATE=false
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1

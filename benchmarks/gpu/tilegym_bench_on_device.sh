@@ -8,7 +8,7 @@
 #   full : the op benchmarks; BENCH_ARGS replaces the tilegym_bench.py options (default below), BENCH_BUDGET
 #          seconds for all files (default 500).
 # Writes under $OUT/bench-<mode>/: tilegym-bench.md (environment first), points.jsonl, bench.tar.xz
-# (charts, summary.json, per-file logs).
+# (charts, summary.json, per-file logs); with SPILL_CENSUS=1 also spill-census.jsonl (cutile_env.sh).
 set -uo pipefail
 MODE=${1:-full}
 OUT=${OUT:-/tmp/c2t-bench}
@@ -24,6 +24,7 @@ c2t_install_cutile
 # TileGym + converted tree in a folder of its own; the plug-in as a plug-in-only package.
 c2t_mount_tilegym "$WORK" || exit 1
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 TRITON_PRINT_AUTOTUNING=0
+[ "${SPILL_CENSUS:-0}" = 1 ] && c2t_spill_census "$RES/spill-census.jsonl"  # the spill step's decisions
 {
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   python3 -c "import sys, torch, triton; import cuda.tile as ct; print('python', sys.version.split()[0], '| torch', torch.__version__, '| triton', triton.__version__, '| cuda.tile', getattr(ct, '__version__', '?'))"

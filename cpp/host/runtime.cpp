@@ -358,11 +358,17 @@ def _c2t_run_kernel_jit(kernel, grid, args, kwargs):
     rule_warps = _c2t_is_rule_warps(kwargs.get("num_warps"))
     if rule_warps:  # Triton gets a plain int
         kwargs = {**kwargs, "num_warps": int(kwargs["num_warps"])}
+    spills = None  # the spill step's table and key where it has yet to decide this specialization's warps
+    if rule_warps and kwargs["num_warps"] < 8 and getattr(kernel, "_c2t_dot_tiles", None) and _c2t_spill_step_on():
+        spills, spill_key = _c2t_spill_warps.setdefault(kernel, {}), _c2t_stages_key(kernel, args, kwargs)
+        if spill_key in spills:
+            kwargs, spills = {**kwargs, "num_warps": spills[spill_key]}, None
     fits, start = _c2t_fitting_stages.get(kernel), 0
     occupied = "num_stages" not in kwargs and getattr(kernel, "_c2t_occupancy", 1) > 1
     if (fits is None and not occupied) or "num_stages" in kwargs:  # never overflowed, or stages chosen
         try:
-            return kernel[grid](*args, **kwargs)
+            at = kwargs if spills is None else _c2t_spill_free(kernel, grid, args, kwargs, spills, spill_key)
+            return kernel[grid](*args, **at)
         except triton.runtime.errors.OutOfResources as e:
             if e.name != "shared memory" or "num_stages" in kwargs:
                 raise
@@ -383,6 +389,8 @@ def _c2t_run_kernel_jit(kernel, grid, args, kwargs):
             continue
         at = kwargs if stages is None else _c2t_with_stages(kernel, args, kwargs, stages)  # None: Triton's default
         try:
+            if spills is not None:
+                at = _c2t_spill_free(kernel, grid, args, at, spills, spill_key)
             result = kernel[grid](*args, **at)
         except triton.runtime.errors.OutOfResources as e:
             if e.name != "shared memory" or stages == 1:
@@ -401,6 +409,51 @@ def _c2t_run_kernel_jit(kernel, grid, args, kwargs):
                           f"Triton's default num_stages; launched with num_stages={stages}", stacklevel=level)
         fits[key] = stages
         return result
+
+
+# Warps the spill step chose: {kernel: {_c2t_stages_key of the launch as asked: num_warps}}.
+_c2t_spill_warps = {}
+_c2t_spill_switch = []  # [bool]: C2T_SPILL_WARPS read once
+
+
+def _c2t_spill_step_on():
+    if not _c2t_spill_switch:
+        import os
+
+        _c2t_spill_switch.append(os.environ.get("C2T_SPILL_WARPS", "1").strip().lower() not in ("0", "false", "off", "no"))
+    return _c2t_spill_switch[0]
+
+
+def _c2t_spill_free(kernel, grid, args, at, spills, key):
+    """`at` with twice the rule's warps where the kernel, compiled ahead at them (JITFunction.warmup,
+    no launch), spills registers and at twice as many spills none; the choice is remembered in
+    `spills` under `key` (a kernel with tl.dot launched at the launcher rule's 4 warps). Why: the
+    rule reads tile sizes, not registers. cutile-python's fmha decode kernel with its B200 64 x 256
+    tiles fits one pipeline stage on the H200, where ptxas spills 1216 bytes per thread at 4 warps:
+    12.0 us in cuTile, 46.9 converted, 24.4 at 8 warps (cutile2triton's BENCHMARKS.md, s31 and s32
+    sections). Never more than one step, and not where 8 warps spill too (gemma attention's 256 x 128
+    tiles over a 256-wide head spill at both and ran faster at 4). Raises Triton's OutOfResources as
+    the launch at `at` would (e.g. shared memory, for the stage retry); a kernel without a device
+    (the interpreter) keeps `at`. C2T_SPILL_WARPS=0 (read once per process) turns the step off."""
+    try:
+        compiled = kernel.warmup(*args, grid=grid, **at)
+        compiled._init_handles()  # loads the module: ptxas's local memory per thread, as n_spills
+        spilled = compiled.n_spills
+    except triton.runtime.errors.OutOfResources:
+        raise
+    except Exception:  # no device, no warmup: as asked
+        return at
+    warps = at["num_warps"]
+    if spilled:
+        try:
+            more = kernel.warmup(*args, grid=grid, **{**at, "num_warps": 2 * warps})
+            more._init_handles()
+            if not more.n_spills:
+                warps *= 2
+        except Exception:  # e.g. too many threads: the rule's warps
+            pass
+    spills[key] = warps
+    return {**at, "num_warps": warps}
 
 
 def _c2t_tuned_choice(kernel, args, kwargs):

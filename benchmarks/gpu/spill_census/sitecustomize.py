@@ -1,0 +1,41 @@
+"""Spill census for a GPU run: at exit, appends one JSON line per kernel specialization whose warps
+the converted modules' spill step decided (the runtime's _c2t_spill_warps: a kernel with tl.dot that
+the launcher's rule gave 4 warps, compiled ahead; 8 where it spilled at 4 and not at 8) to the file
+named by C2T_SPILL_CENSUS. Put this folder first on PYTHONPATH (cutile_env.sh: c2t_spill_census);
+harness only, never shipped in converted code. Another sitecustomize later on sys.path still runs."""
+
+import atexit
+import importlib.util
+import json
+import os
+import sys
+
+
+def _census():
+    path = os.environ.get("C2T_SPILL_CENSUS")
+    if not path:
+        return
+    rows = []
+    for name, mod in list(sys.modules.items()):
+        table = getattr(mod, "_c2t_spill_warps", None)
+        if not isinstance(table, dict):
+            continue
+        for kernel, keys in table.items():
+            for key, warps in keys.items():
+                rows.append({"module": name, "kernel": getattr(kernel, "__name__", str(kernel)),
+                             "warps": warps, "key": repr(key)[:400], "argv": " ".join(sys.argv)[:200]})
+    if rows:
+        with open(path, "a") as f:
+            for r in rows:
+                f.write(json.dumps(r) + "\n")
+
+
+atexit.register(_census)
+
+# Chain to the next sitecustomize on the path (this one shadows it).
+_here = os.path.dirname(os.path.abspath(__file__))
+for _d in sys.path:
+    if _d and os.path.abspath(_d) != _here and os.path.isfile(os.path.join(_d, "sitecustomize.py")):
+        _spec = importlib.util.spec_from_file_location("_c2t_next_sitecustomize", os.path.join(_d, "sitecustomize.py"))
+        _spec.loader.exec_module(importlib.util.module_from_spec(_spec))
+        break

@@ -1,0 +1,167 @@
+"""The runtime's spill step (_c2t_spill_free): a kernel with tl.dot that the launcher's rule
+gives 4 warps is compiled ahead (JITFunction.warmup) and, where it spills registers at 4 warps
+and none at 8, launched at 8; the choice is remembered per specialization. Measured on the H200
+for cutile-python's fmha decode kernel (BENCHMARKS.md, s32 section).
+
+Triton's CPU interpreter compiles nothing, so the kernel of a converted module is replaced by a
+fake whose warmup reports the spills a compiled kernel would (CompiledKernel.n_spills after
+_init_handles) and which runs the real kernel under the interpreter.
+"""
+
+from __future__ import annotations
+
+import types
+
+import pytest
+
+from c2t_interp import assert_close, convert, dev, load
+
+import torch  # noqa: E402  (after c2t_interp set TRITON_INTERPRET)
+import triton.language  # noqa: E402
+from triton.runtime.errors import OutOfResources  # noqa: E402
+
+SRC = '''
+import cuda.tile as ct
+import torch
+
+ConstInt = ct.Constant[int]
+
+
+@ct.kernel
+def scale_kernel(x, out, TILE: ConstInt):
+    i = ct.bid(0)
+    t = ct.load(x, index=(i,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(out, index=(i,), tile=t * 2.0)
+
+
+def scale(x, tile=64):
+    out = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], tile),), scale_kernel, (x, out, tile))
+    return out
+'''
+
+
+class _Param:
+    def __init__(self, is_constexpr):
+        self.is_constexpr = is_constexpr
+
+
+class SpillingKernel:
+    """Stands in for a @triton.jit kernel with tl.dot (the converter's _c2t_dot_tiles mark): compiled
+    at w warps it spills spills[w] words per thread (0 if absent); at more than `shared_stages`
+    pipeline stages (Triton's default is 3) it overflows shared memory. Records launches and
+    compiles-ahead as (TILE, num_warps, num_stages)."""
+
+    _c2t_dot_tiles = ((2, 2),)
+
+    def __init__(self, real, spills, shared_stages=3):
+        self.real, self.spills, self.shared_stages = real, spills, shared_stages
+        ann = real.fn.__annotations__
+        self.params = [_Param(ann.get(n) is triton.language.constexpr) for n in real.arg_names]
+        self.launches, self.warmups = [], []
+
+    def _fits(self, kwargs):
+        stages = kwargs.get("num_stages", 3)
+        if stages > self.shared_stages:
+            raise OutOfResources(stages * 1024, self.shared_stages * 1024, "shared memory")
+
+    def warmup(self, *args, grid, **kwargs):
+        self.warmups.append((args[-1], kwargs["num_warps"], kwargs.get("num_stages")))
+        compiled = types.SimpleNamespace(n_spills=None)
+
+        def init():  # CompiledKernel._init_handles: loads the module, raises an overflow
+            self._fits(kwargs)
+            compiled.n_spills = self.spills.get(kwargs["num_warps"], 0)
+
+        compiled._init_handles = init
+        return compiled
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            self.launches.append((args[-1], kwargs.get("num_warps"), kwargs.get("num_stages")))
+            self._fits(kwargs)
+            kw = {k: v for k, v in kwargs.items() if k not in ("num_stages", "num_warps")}
+            return self.real[grid](*args, **kw)
+
+        return launch
+
+
+@pytest.fixture
+def mod(tmp_path):
+    code = convert(SRC, filename="spill.py")
+    assert "num_warps" in code and "def _c2t_spill_free(" in code, code
+    m = load(code, tmp_path, "spill")
+    m._c2t_spill_switch[:] = [True]  # whatever C2T_SPILL_WARPS says in the test's environment
+    return m
+
+
+def _x(n=300):
+    return dev(torch.randn(n, generator=torch.Generator().manual_seed(n)))
+
+
+def test_spilling_at_four_warps_launches_at_eight_and_remembers(mod):
+    fake = SpillingKernel(mod.scale_kernel, {4: 304})  # 1216 bytes per thread, as fmha decode's
+    mod.scale_kernel = fake
+    x = _x()
+    assert_close(mod.scale(x, 64), x * 2.0)
+    assert fake.warmups == [(64, 4, None), (64, 8, None)]
+    assert fake.launches == [(64, 8, None)]  # never launched at the spilling count
+    fake.launches.clear()
+    assert_close(mod.scale(_x(129), 64), _x(129) * 2.0)
+    assert fake.warmups == [(64, 4, None), (64, 8, None)]  # decided once per specialization
+    assert fake.launches in ([], [(64, 8, None)])  # reused (no kernel[grid]) or through it at 8
+    assert list(next(iter(mod._c2t_spill_warps.values())).values()) == [8]
+
+
+@pytest.mark.parametrize("spills, launched", [
+    ({4: 300, 8: 40}, 4),  # spills at 8 as well (gemma attention's 256 x 128 tiles): the rule's 4
+    ({}, 4),               # no spills: the rule's 4, one compile ahead
+])
+def test_the_rules_warps_stay_unless_eight_spill_none(mod, spills, launched):
+    fake = SpillingKernel(mod.scale_kernel, spills)
+    mod.scale_kernel = fake
+    x = _x()
+    assert_close(mod.scale(x, 64), x * 2.0)
+    assert fake.launches == [(64, launched, None)]
+    assert [w for _, w, _ in fake.warmups] == ([4, 8] if spills else [4])
+
+
+def test_callers_warps_and_kernels_without_dot_are_left_alone(mod):
+    fake = SpillingKernel(mod.scale_kernel, {4: 304})
+    mod.scale_kernel = fake
+    x, out = _x(), dev(torch.empty(300))
+    mod.launch_scale_kernel((5,), x, out, 64, num_warps=4)
+    assert fake.warmups == [] and fake.launches == [(64, 4, None)]
+    plain = SpillingKernel(fake.real, {4: 304})
+    plain._c2t_dot_tiles = None  # no tl.dot: the tile rule holds as it is
+    mod.scale_kernel = plain
+    assert_close(mod.scale(x, 64), x * 2.0)
+    assert plain.warmups == [] and [w for _, w, _ in plain.launches] == [4]
+
+
+def test_switched_off_by_the_environment(mod):
+    mod._c2t_spill_switch[:] = [False]  # C2T_SPILL_WARPS=0
+    fake = SpillingKernel(mod.scale_kernel, {4: 304})
+    mod.scale_kernel = fake
+    assert_close(mod.scale(_x(), 64), _x() * 2.0)
+    assert fake.warmups == [] and [w for _, w, _ in fake.launches] == [4]
+
+
+def test_the_switch_reads_the_environment_once(mod, monkeypatch):
+    mod._c2t_spill_switch.clear()
+    monkeypatch.setenv("C2T_SPILL_WARPS", "off")
+    assert mod._c2t_spill_step_on() is False
+    monkeypatch.setenv("C2T_SPILL_WARPS", "1")
+    assert mod._c2t_spill_step_on() is False  # read once per process
+
+
+def test_the_stage_retry_decides_again_at_the_stages_that_fit(mod):
+    # Three stages overflow shared memory when compiled ahead: the overflow goes to the stage retry
+    # (2, then 1) as a launch's would, and the warps are decided at the stages launched.
+    fake = SpillingKernel(mod.scale_kernel, {4: 304}, shared_stages=1)
+    mod.scale_kernel = fake
+    x = _x()
+    with pytest.warns(UserWarning, match="num_stages=1"):
+        assert_close(mod.scale(x, 64), x * 2.0)
+    assert fake.launches == [(64, 8, 1)]
+    assert fake.warmups == [(64, 4, None), (64, 4, 2), (64, 4, 1), (64, 8, 1)]
