@@ -1,6 +1,7 @@
 """The runtime's spill step (_c2t_spill_free): a kernel with tl.dot that the launcher's rule
 gives 4 warps is compiled ahead (JITFunction.warmup) and, where it spills registers at 4 warps
-and none at 8, launched at 8; the choice is remembered per specialization. Measured on the H200
+(at least _C2T_SPILL_MIN_WORDS) and at most half as much at 8, launched at 8; the choice is
+remembered per specialization. Measured on the H200
 for cutile-python's fmha decode kernel (BENCHMARKS.md, s32 section).
 
 Triton's CPU interpreter compiles nothing, so the kernel of a converted module is replaced by a
@@ -110,12 +111,13 @@ def test_spilling_at_four_warps_launches_at_eight_and_remembers(mod):
     assert_close(mod.scale(_x(129), 64), _x(129) * 2.0)
     assert fake.warmups == [(64, 4, None), (64, 8, None)]  # decided once per specialization
     assert fake.launches in ([], [(64, 8, None)])  # reused (no kernel[grid]) or through it at 8
-    assert list(next(iter(mod._c2t_spill_warps.values())).values()) == [8]
+    assert list(next(iter(mod._c2t_spill_warps.values())).values()) == [(8, 304, 0)]  # warps, spills at 4, 8
 
 
 @pytest.mark.parametrize("spills, launched", [
-    ({4: 300, 8: 40}, 4),  # spills at 8 as well (gemma attention's 256 x 128 tiles): the rule's 4
-    ({}, 4),               # no spills: the rule's 4, one compile ahead
+    ({4: 768, 8: 150}, 8),  # fmha decode's 64 x 256 tiles (ptxas: 3072 and 600 bytes per thread)
+    ({4: 300, 8: 151}, 4),  # 8 warps spill more than half as much: the rule's 4
+    ({}, 4),                # no spills: the rule's 4, one compile ahead
 ])
 def test_the_rules_warps_stay_unless_eight_spill_none(mod, spills, launched):
     fake = SpillingKernel(mod.scale_kernel, spills)
@@ -124,6 +126,14 @@ def test_the_rules_warps_stay_unless_eight_spill_none(mod, spills, launched):
     assert_close(mod.scale(x, 64), x * 2.0)
     assert fake.launches == [(64, launched, None)]
     assert [w for _, w, _ in fake.warmups] == ([4, 8] if spills else [4])
+
+
+def test_spills_below_the_threshold_keep_the_rules_warps(mod):
+    mod._C2T_SPILL_MIN_WORDS = 256
+    fake = SpillingKernel(mod.scale_kernel, {4: 255, 8: 0})
+    mod.scale_kernel = fake
+    assert_close(mod.scale(_x(), 64), _x() * 2.0)
+    assert fake.warmups == [(64, 4, None)] and fake.launches == [(64, 4, None)]
 
 
 def test_callers_warps_and_kernels_without_dot_are_left_alone(mod):

@@ -362,7 +362,7 @@ def _c2t_run_kernel_jit(kernel, grid, args, kwargs):
     if rule_warps and kwargs["num_warps"] < 8 and getattr(kernel, "_c2t_dot_tiles", None) and _c2t_spill_step_on():
         spills, spill_key = _c2t_spill_warps.setdefault(kernel, {}), _c2t_stages_key(kernel, args, kwargs)
         if spill_key in spills:
-            kwargs, spills = {**kwargs, "num_warps": spills[spill_key]}, None
+            kwargs, spills = {**kwargs, "num_warps": spills[spill_key][0]}, None
     fits, start = _c2t_fitting_stages.get(kernel), 0
     occupied = "num_stages" not in kwargs and getattr(kernel, "_c2t_occupancy", 1) > 1
     if (fits is None and not occupied) or "num_stages" in kwargs:  # never overflowed, or stages chosen
@@ -411,9 +411,15 @@ def _c2t_run_kernel_jit(kernel, grid, args, kwargs):
         return result
 
 
-# Warps the spill step chose: {kernel: {_c2t_stages_key of the launch as asked: num_warps}}.
+# Warps the spill step chose: {kernel: {_c2t_stages_key of the launch as asked: (num_warps, words of
+# local memory per thread at the rule's warps, at twice them or None where not compiled)}}.
 _c2t_spill_warps = {}
 _c2t_spill_switch = []  # [bool]: C2T_SPILL_WARPS read once
+# The step takes twice the warps where the rule's spill at least this many 4-byte words per thread
+# and twice as many warps at most half as many. PROVISIONAL (s32): measured on the H200 before it is
+# narrowed; ptxas (CPU compile for sm_90a) of cutile-python's fmha decode kernel at 64 x 256 tiles:
+# 3072 bytes of stack at 4 warps, 600 at 8, 1224 at 16; at 64 x 128 tiles 120, 48, 320 bytes.
+_C2T_SPILL_MIN_WORDS = 1
 
 
 def _c2t_spill_step_on():
@@ -426,33 +432,33 @@ def _c2t_spill_step_on():
 
 def _c2t_spill_free(kernel, grid, args, at, spills, key):
     """`at` with twice the rule's warps where the kernel, compiled ahead at them (JITFunction.warmup,
-    no launch), spills registers and at twice as many spills none; the choice is remembered in
-    `spills` under `key` (a kernel with tl.dot launched at the launcher rule's 4 warps). Why: the
-    rule reads tile sizes, not registers. cutile-python's fmha decode kernel with its B200 64 x 256
-    tiles fits one pipeline stage on the H200, where ptxas spills 1216 bytes per thread at 4 warps:
-    12.0 us in cuTile, 46.9 converted, 24.4 at 8 warps (cutile2triton's BENCHMARKS.md, s31 and s32
-    sections). Never more than one step, and not where 8 warps spill too (gemma attention's 256 x 128
-    tiles over a 256-wide head spill at both and ran faster at 4). Raises Triton's OutOfResources as
-    the launch at `at` would (e.g. shared memory, for the stage retry); a kernel without a device
-    (the interpreter) keeps `at`. C2T_SPILL_WARPS=0 (read once per process) turns the step off."""
+    no launch), spills registers (_C2T_SPILL_MIN_WORDS) and at twice as many spills at most half as
+    much; the choice is remembered in `spills` under `key` (a kernel with tl.dot launched at the
+    launcher rule's 4 warps). Why: the rule reads tile sizes, not registers. cutile-python's fmha
+    decode kernel with its B200 64 x 256 tiles fits one pipeline stage on the H200 and spills at 4
+    warps: 12.0 us in cuTile, 46.9 converted, 24.4 at 8 warps (cutile2triton's BENCHMARKS.md, s31
+    and s32 sections). Never more than one step. Raises Triton's OutOfResources as the launch at `at`
+    would (e.g. shared memory, for the stage retry); a kernel without a device (the interpreter) keeps
+    `at`. C2T_SPILL_WARPS=0 (read once per process) turns the step off."""
     try:
         compiled = kernel.warmup(*args, grid=grid, **at)
-        compiled._init_handles()  # loads the module: ptxas's local memory per thread, as n_spills
+        compiled._init_handles()  # loads the module: ptxas's local memory per thread (n_spills: 4-byte words)
         spilled = compiled.n_spills
     except triton.runtime.errors.OutOfResources:
         raise
     except Exception:  # no device, no warmup: as asked
         return at
-    warps = at["num_warps"]
-    if spilled:
+    warps, fewer = at["num_warps"], None
+    if spilled >= _C2T_SPILL_MIN_WORDS:
         try:
             more = kernel.warmup(*args, grid=grid, **{**at, "num_warps": 2 * warps})
             more._init_handles()
-            if not more.n_spills:
+            fewer = more.n_spills
+            if 2 * fewer <= spilled:
                 warps *= 2
         except Exception:  # e.g. too many threads: the rule's warps
             pass
-    spills[key] = warps
+    spills[key] = (warps, spilled, fewer)
     return {**at, "num_warps": warps}
 
 
