@@ -17,7 +17,10 @@ def _census():
         return
     rows = []
     for name, mod in list(sys.modules.items()):
-        table = getattr(mod, "_c2t_spill_warps", None)
+        try:  # the module's own dict: getattr on a lazy module (transformers) imports, and may fail at exit
+            table = vars(mod).get("_c2t_spill_warps")
+        except TypeError:
+            continue
         if not isinstance(table, dict):
             continue
         for kernel, keys in table.items():
