@@ -416,10 +416,12 @@ def _c2t_run_kernel_jit(kernel, grid, args, kwargs):
 _c2t_spill_warps = {}
 _c2t_spill_switch = []  # [bool]: C2T_SPILL_WARPS read once
 # The step takes twice the warps where the rule's spill at least this many 4-byte words per thread
-# and twice as many warps at most half as many. PROVISIONAL (s32): measured on the H200 before it is
-# narrowed; ptxas (CPU compile for sm_90a) of cutile-python's fmha decode kernel at 64 x 256 tiles:
-# 3072 bytes of stack at 4 warps, 600 at 8, 1224 at 16; at 64 x 128 tiles 120, 48, 320 bytes.
-_C2T_SPILL_MIN_WORDS = 1
+# and twice as many warps at most half as many. Measured on the H200 (cutile2triton's BENCHMARKS.md,
+# s32): cutile-python's fmha decode kernel at its 64 x 256 tiles spills 296 words at 4 warps and 40
+# at 8, and ran 2.2x faster at 8; at 64 x 128 tiles ptxas (CPU compile) gives 30 words at 4 and 12 at
+# 8, where 8 warps ran slower (17.8 against 12.6 us, s31). TileGym's attention kernels that the rule
+# gives 4 warps (gemma, MLA prefill, sliding-window) spill none.
+_C2T_SPILL_MIN_WORDS = 128
 
 
 def _c2t_spill_step_on():
