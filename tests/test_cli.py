@@ -115,6 +115,21 @@ def test_non_power_of_two_tile_is_a_diagnostic_and_writes_nothing(tmp_path):
     assert not (tmp_path / "ops" / "triton").exists()
 
 
+@pytest.mark.parametrize("axis", [5, -3])
+def test_scan_axis_out_of_range_is_a_diagnostic(tmp_path, axis):
+    # ct.cumsum's axis is range-checked as the reductions' are (axis=5 was emitted as written, axis=-3 as -1:
+    # another axis).
+    call = f"ct.cumsum(t, axis={axis})"
+    (tmp_path / "k.py").write_text("import cuda.tile as ct\n\n\n@ct.kernel\ndef k(x, y, TM: ct.Constant[int], "
+                                   "TN: ct.Constant[int]):\n    t = ct.load(x, index=(0, 0), shape=(TM, TN))\n"
+                                   f"    ct.store(y, index=(0, 0), tile={call})\n")
+    rc, out, err = run("convert", "k.py", "--stdout", cwd=tmp_path)
+    assert rc == 1 and out == "", (out, err)
+    col = 4 + len("ct.store(y, index=(0, 0), tile=ct.cumsum(t, axis=")
+    assert err.startswith(f"k.py:7:{col + 1}: error: axis {axis} is out of range for a tile of rank 2\n"
+                          f"    ct.store(y, index=(0, 0), tile={call})\n{' ' * col}^\n"), err
+
+
 def test_out_dir_keeps_relative_paths_and_refuses_collisions(tmp_path):
     for sub in ("a", "b"):
         f = tmp_path / sub / "cutile" / "k.py"
