@@ -713,6 +713,21 @@ def test_analyze_says_an_undetermined_padding_is_unspecified(tmp_path):
     assert rc == 0 and "line 6: load of x (2-D tile, padding unspecified): pointer + mask" in out, out + err
 
 
+def test_analyze_lists_a_while_condition_atomic_once(tmp_path):
+    # The condition is lowered twice (before the loop and at the end of each iteration); the report has one site.
+    import json
+
+    (tmp_path / "k.py").write_text("import cuda.tile as ct\n\n\n@ct.kernel\ndef k(lock, x, T: ct.Constant[int]):\n"
+                                   "    while ct.atomic_cas(lock, 0, 0, 1) == 1:\n        pass\n"
+                                   "    ct.store(x, index=(0,), tile=ct.load(x, index=(0,), shape=(T,)))\n"
+                                   "    ct.atomic_xchg(lock, 0, 0)\n")
+    rc, out, err = run("analyze", "k.py", cwd=tmp_path)
+    assert rc == 0 and out.count("line 6: atomic_cas on lock") == 1, out + err
+    rc, out, _ = run("analyze", "k.py", "--json", cwd=tmp_path)
+    k = json.loads(out)["files"][0]["kernels"][0]
+    assert k["atomics"] == 2 and [a["op"] for a in k["accesses"]] == ["atomic_cas", "load", "store", "atomic_xchg"], k
+
+
 def test_ops_lists_the_registry_and_docs_operations_md_is_its_output():
     import json
 
