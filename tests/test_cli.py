@@ -115,6 +115,21 @@ def test_non_power_of_two_tile_is_a_diagnostic_and_writes_nothing(tmp_path):
     assert not (tmp_path / "ops" / "triton").exists()
 
 
+@pytest.mark.parametrize("axis", [5, -3])
+def test_scan_axis_out_of_range_is_a_diagnostic(tmp_path, axis):
+    # ct.cumsum's axis is range-checked as the reductions' are (axis=5 was emitted as written, axis=-3 as -1:
+    # another axis).
+    call = f"ct.cumsum(t, axis={axis})"
+    (tmp_path / "k.py").write_text("import cuda.tile as ct\n\n\n@ct.kernel\ndef k(x, y, TM: ct.Constant[int], "
+                                   "TN: ct.Constant[int]):\n    t = ct.load(x, index=(0, 0), shape=(TM, TN))\n"
+                                   f"    ct.store(y, index=(0, 0), tile={call})\n")
+    rc, out, err = run("convert", "k.py", "--stdout", cwd=tmp_path)
+    assert rc == 1 and out == "", (out, err)
+    col = 4 + len("ct.store(y, index=(0, 0), tile=ct.cumsum(t, axis=")
+    assert err.startswith(f"k.py:7:{col + 1}: error: axis {axis} is out of range for a tile of rank 2\n"
+                          f"    ct.store(y, index=(0, 0), tile={call})\n{' ' * col}^\n"), err
+
+
 def test_out_dir_keeps_relative_paths_and_refuses_collisions(tmp_path):
     for sub in ("a", "b"):
         f = tmp_path / sub / "cutile" / "k.py"
@@ -696,6 +711,21 @@ def test_analyze_says_an_undetermined_padding_is_unspecified(tmp_path):
                                    "    ct.store(y, index=(ct.bid(0), 0), tile=t)\n")
     rc, out, err = run("analyze", "k.py", cwd=tmp_path)
     assert rc == 0 and "line 6: load of x (2-D tile, padding unspecified): pointer + mask" in out, out + err
+
+
+def test_analyze_lists_a_while_condition_atomic_once(tmp_path):
+    # The condition is lowered twice (before the loop and at the end of each iteration); the report has one site.
+    import json
+
+    (tmp_path / "k.py").write_text("import cuda.tile as ct\n\n\n@ct.kernel\ndef k(lock, x, T: ct.Constant[int]):\n"
+                                   "    while ct.atomic_cas(lock, 0, 0, 1) == 1:\n        pass\n"
+                                   "    ct.store(x, index=(0,), tile=ct.load(x, index=(0,), shape=(T,)))\n"
+                                   "    ct.atomic_xchg(lock, 0, 0)\n")
+    rc, out, err = run("analyze", "k.py", cwd=tmp_path)
+    assert rc == 0 and out.count("line 6: atomic_cas on lock") == 1, out + err
+    rc, out, _ = run("analyze", "k.py", "--json", cwd=tmp_path)
+    k = json.loads(out)["files"][0]["kernels"][0]
+    assert k["atomics"] == 2 and [a["op"] for a in k["accesses"]] == ["atomic_cas", "load", "store", "atomic_xchg"], k
 
 
 def test_ops_lists_the_registry_and_docs_operations_md_is_its_output():

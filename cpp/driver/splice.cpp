@@ -16,6 +16,7 @@
 namespace c2t::driver {
 
 namespace fs = std::filesystem;
+using sema::import_level;
 using sema::nodes_of;
 using syntax::Node;
 
@@ -101,11 +102,6 @@ std::map<std::string, int> module_binding_counts(const Node* module) {
 // as the sibling does (`ConstInt = ct.Constant[int]` in both) keeps its own.
 bool same_code(const Node* a, const Node* b) {
   return syntax::dump(a, {11, false}) == syntax::dump(b, {11, false});
-}
-
-int import_level(const Node* st) {
-  auto* v = st->get("level");
-  return v && v->kind == syntax::Value::Kind::Int ? std::stoi(v->text) : 0;
 }
 
 // The file a `from MODULE import ...` statement of the module at `dir` reads, or

@@ -15,6 +15,7 @@
 
 namespace c2t::host {
 
+using sema::import_level;
 using sema::nodes_of;
 using syntax::Node;
 
@@ -143,8 +144,7 @@ void Rewriter::rewrite_import_paths() {
   // Names whose definitions the driver copied in (driver/splice.h) are no longer imported.
   for (auto* st : nodes_of(mi_.module, "body")) {
     if (!st->is("ImportFrom") || !opts_.spliced_imports.count({st->lineno, st->col_offset})) continue;
-    auto* lv = st->get("level");
-    int level = lv && lv->kind == syntax::Value::Kind::Int ? std::stoi(lv->text) : 0;
+    int level = import_level(st);
     std::string keep;
     bool dropped = false;
     for (auto* a : nodes_of(st, "names")) {
@@ -942,11 +942,6 @@ std::string Rewriter::unused_tile_helper(const Node* st) const {
   return why;
 }
 
-static int import_level_of(const Node* st) {
-  auto* v = st->get("level");
-  return v && v->kind == syntax::Value::Kind::Int ? std::stoi(v->text) : 0;
-}
-
 std::string Rewriter::run() {
   // cuda.tile imported inside a function or block: the converted module would import cuda.tile when it
   // runs (the hostile round of s31: `def info(): from cuda.tile._bytecode.version import ...` was kept).
@@ -955,7 +950,7 @@ std::string Rewriter::run() {
       if (n == st && (st->is("Import") || st->is("ImportFrom"))) return false;  // module level: handled
       bool ct = false;  // cuda.tile and its modules (not other cuda.* packages, e.g. cuda.bindings)
       auto is_tile = [](const std::string& m) { return m == "cuda.tile" || m.rfind("cuda.tile.", 0) == 0; };
-      if (n->is("ImportFrom") && import_level_of(n) == 0) {
+      if (n->is("ImportFrom") && import_level(n) == 0) {
         std::string m(n->str("module"));
         ct = is_tile(m);
         if (m == "cuda")

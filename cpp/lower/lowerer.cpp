@@ -1833,7 +1833,10 @@ void Lowerer::lower_while(const Node* s) {
       // must not run once more).
       std::vector<TStmt> reeval;
       out_.push_back(&reeval);
+      // The same access sites again: the report (`analyze`) lists each once.
+      size_t access_mark = report().accesses.size();
       LVal again = eval(s->child("test"));
+      report().accesses.resize(access_mark);
       out_.pop_back();
       if (!again.ok()) return;
       reeval.push_back(TStmt::assign(name(cond_var), again.expr));

@@ -81,7 +81,11 @@ bool proven_nonneg(const LVal& v);
 /// that print extents (ct.cat's, ct.insert's, shape ops'; ops_shape.cpp).
 void fill_extents(Lowerer& L, LVal& v);
 
-// ---- an axis given by a ct.Constant (reductions and scans; ops_reduce.cpp) ----
+// ---- axis arguments (reductions, scans, shape ops; ops_reduce.cpp) ----
+/// A single axis argument `p` of a tile of rank `rank` given as an integer known at conversion time (a
+/// literal, or a constant the converter folds to one): counted from 0, a negative one wrapped by the rank.
+/// A diagnostic (at the argument) and nullopt when it is not such an integer or out of range.
+std::optional<long long> axis_arg(OpCall& c, const std::string& p, int rank);
 /// The axis argument `p` when it is a constexpr known only per specialization (`ct.sum(x, axis=AX)`,
 /// AX a ct.Constant[int]; with `allow_tuple`, the one-element tuple `(AX,)` too, as sum/prod/max/min take
 /// axis tuples): the expression Triton takes as its axis;

@@ -249,13 +249,9 @@ LVal custom(OpCall& c, const std::string& what) {
   if (!axis_ok) return {};
   long long ax = 0;
   if (!sym_axis) {
-    auto axv = c.L.const_int(c.arg("axis"), c.at("axis"), "the axis");
+    auto axv = ops::axis_arg(c, "axis", rank);
     if (!axv) return {};
-    ax = *axv < 0 ? *axv + rank : *axv;
-    if (ax < 0 || ax >= rank) {
-      c.L.error(c.at("axis"), "axis " + std::to_string(*axv) + " is out of range for a tile of rank " + std::to_string(rank));
-      return {};
-    }
+    ax = *axv;
   }
   const char* flag = what == "reduce" ? "keepdims" : "reverse";
   bool flag_on = false;

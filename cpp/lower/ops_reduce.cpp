@@ -257,9 +257,12 @@ LVal scan(OpCall& c, const std::string& kind) {
   if (!ax) {
     long long k = 0;
     if (c.has("axis")) {
-      auto v = c.L.const_int(c.arg("axis"), c.at("axis"), "the axis");
+      // A tile of unknown rank (Shape::unknown, size 0): the axis goes to Triton as written, which checks it
+      // per specialization.
+      auto v = x.info.shape.unknown_rank ? c.L.const_int(c.arg("axis"), c.at("axis"), "the axis")
+                                         : ops::axis_arg(c, "axis", rank);
       if (!v) return {};
-      k = *v < 0 ? *v + rank : *v;
+      k = *v;
     }
     ax = lit_int(k);
   }
@@ -313,6 +316,17 @@ void register_reduce_ops(Registry& r) {
 }
 
 namespace ops {
+
+std::optional<long long> axis_arg(OpCall& c, const std::string& p, int rank) {
+  auto v = c.L.const_int(c.arg(p), c.at(p), "the axis");
+  if (!v) return std::nullopt;
+  long long a = *v < 0 ? *v + rank : *v;
+  if (a < 0 || a >= rank) {
+    c.L.error(c.at(p), "axis " + std::to_string(*v) + " is out of range for a tile of rank " + std::to_string(rank));
+    return std::nullopt;
+  }
+  return a;
+}
 
 TExprPtr constexpr_axis(OpCall& c, const std::string& p, bool& ok, bool allow_tuple) {
   ok = true;

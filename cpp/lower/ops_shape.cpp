@@ -100,17 +100,6 @@ LVal tile_arg(OpCall& c, const std::string& p) {
   return x;
 }
 
-std::optional<long long> axis_of(OpCall& c, const std::string& p, int rank) {
-  auto v = c.L.const_int(c.arg(p), c.at(p), "the axis");
-  if (!v) return std::nullopt;
-  long long a = *v < 0 ? *v + rank : *v;
-  if (a < 0 || a >= rank) {
-    c.L.error(c.at(p), "axis out of range");
-    return std::nullopt;
-  }
-  return a;
-}
-
 std::optional<std::vector<long long>> perm_arg(OpCall& c, const std::string& p, int rank) {
   LVal& v = c.arg(p);
   if (!v.info.cval || v.info.cval->kind != sema::ConstValue::Kind::Tuple || (int)v.info.cval->items.size() != rank) {
@@ -247,7 +236,7 @@ LVal transpose(OpCall& c) {
     }
     perm = {1, 0};
   } else {
-    auto a0 = axis_of(c, "axis0", rank), a1 = axis_of(c, "axis1", rank);
+    auto a0 = ops::axis_arg(c, "axis0", rank), a1 = ops::axis_arg(c, "axis1", rank);
     if (!a0 || !a1) return {};
     std::swap(perm[*a0], perm[*a1]);
   }
@@ -276,7 +265,7 @@ LVal cat(OpCall& c) {
   if (!sym_ok) return {};
   std::optional<long long> ax;
   if (!sym_axis) {
-    ax = axis_of(c, "axis", rank);
+    ax = ops::axis_arg(c, "axis", rank);
     if (!ax) return {};
   }
   if (t.elems.size() == 1) return a;

@@ -79,6 +79,11 @@ std::string_view name_id(const Node* e) {
   return e && e->is("Name") ? e->str("id") : std::string_view();
 }
 
+int import_level(const Node* st) {
+  auto* v = st->get("level");
+  return v && v->kind == Value::Kind::Int ? std::stoi(v->text) : 0;
+}
+
 namespace {
 const Node* deeper(const Node* n, int depth, int limit) {
   if (!n) return nullptr;

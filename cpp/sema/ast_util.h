@@ -83,6 +83,10 @@ const Node* docstring_node(const Node* def);
 /// The `id` of a Name node, or "" for anything else.
 std::string_view name_id(const Node* e);
 
+/// The relative level of an ImportFrom node (the dots of `from ..pkg import x`):
+/// 0 for an absolute import, or when the field is missing (Import nodes).
+int import_level(const Node* st);
+
 /// The first node (pre-order) nested more than `limit` levels below `n`
 /// (`n` is level 0), or nullptr. Later stages recurse once per level with
 /// large frames; the driver rejects deeper functions up front (driver/convert.cpp).
