@@ -287,11 +287,178 @@ class TileHelperTest {
   std::map<const Node*, bool> memo_;
 };
 
+// What the importing module is, for the copies: the names its tile code needs from imports, what it
+// binds itself, and what its top-level code reads (copies go at the end of the module).
+struct Importer {
+  const std::set<std::string>& ct_modules;
+  std::set<std::string> kernel_calls;  // undecorated functions its kernels call
+  std::set<std::string> tile_loads;    // names its tile code reads (kernel_calls among them)
+  std::map<std::string, int> count;    // its module-level bindings of each name, and how often
+  std::map<std::string, const Node*> stmt;  // its top-level binding of each name (the last)
+  std::set<std::string> local;         // names it binds itself (not only by a candidate import)
+  std::set<std::string> top_reads;     // names its top-level statements read
+};
+
+// Copies, for one import statement of a sibling `file`, the imported tile helpers with what they
+// refer to there, into `out`, or says in out.skipped why not. `added`: names copied so far (for
+// earlier imports too: no statement twice).
+class ImportCopy {
+ public:
+  ImportCopy(const Importer& importer, const Node* imp, const fs::path& file, std::set<std::string>& added,
+             Splice& out)
+      : in_(importer), imp_(imp), file_(file), added_(added), out_(out) {}
+
+  void run() {
+    std::string bytes;
+    if (!read(file_, bytes)) return skip("the file cannot be read");
+    syntax::ParseResult pr = syntax::parse(bytes, file_.string());
+    if (!pr.ok()) return skip("that file does not parse");
+    Diagnostics ignore;
+    sema::ModuleInfo there = sema::analyze_module(pr.tree.root, ignore);
+    if (there.ct_modules != in_.ct_modules)  // `ct` must mean the same in both
+      return skip("it binds cuda.tile under other names than this module");
+    sibling_count_ = module_binding_counts(pr.tree.root);
+    for (auto* st : nodes_of(pr.tree.root, "body"))
+      for (auto& n : bound_names(st)) defs_[n] = st;
+    std::vector<const Node*> todo = wanted_helpers(there);
+    if (wanted_.empty()) return;
+    std::string why = closure(todo);
+    if (!why.empty()) {
+      for (auto& n : wanted_) out_.skipped.emplace(n, "its import from " + file_.string() + " was not followed: " + why);
+      return;
+    }
+    append(pr);
+  }
+
+ private:
+  // Why the import is not followed, for the diagnostic that its names are then unknown in tile code.
+  void skip(const std::string& why) {
+    for (auto* a : nodes_of(imp_, "names"))
+      if (in_.tile_loads.count(std::string(a->str("name"))))
+        out_.skipped.emplace(a->str("asname").empty() ? std::string(a->str("name")) : std::string(a->str("asname")),
+                             "its import from " + file_.string() + " was not followed: " + why);
+  }
+
+  // The imported tile helpers' definitions (wanted_ gets their names).
+  std::vector<const Node*> wanted_helpers(const sema::ModuleInfo& there) {
+    TileHelperTest is_tile_helper(there, defs_);
+    std::vector<const Node*> todo;
+    for (auto* a : nodes_of(imp_, "names")) {
+      std::string n(a->str("name"));
+      if (a->str("asname").empty() && added_.count(n)) {  // copied already, as a helper's helper
+        out_.names.insert(n);
+        out_.imports.emplace(imp_->lineno, imp_->col_offset);
+        continue;
+      }
+      auto it = defs_.find(n);
+      // A relative import's function is copied where it uses cuTile (TileGym's liger
+      // fused_linear_jsd.py copies the kernel _jsd_kernel that way, as tested on the H200).
+      // An absolute import may name any utility module (cutile-python's test/util.py has
+      // host functions that use ct.compilation), so there only undecorated functions the
+      // kernels call are: the converted sibling defines the rest.
+      bool tile_fn = it != defs_.end() && it->second->is("FunctionDef") &&
+                     (import_level(imp_) >= 1 ? (in_.kernel_calls.count(n) || is_tile_helper(it->second))
+                                              : in_.kernel_calls.count(n) && nodes_of(it->second, "decorator_list").empty());
+      if (!a->str("asname").empty() || !tile_fn) continue;
+      if (count_in(in_.count, n) > 1 || sibling_count_[n] > 1) {  // imported twice, rebound, or defined twice
+        out_.skipped.emplace(n, "its import from " + file_.string() + " was not followed: '" + n +
+                                    "' is bound more than once " + (count_in(in_.count, n) > 1 ? "in this module" : "there"));
+        continue;
+      }
+      wanted_.insert(n);
+      todo.push_back(it->second);
+    }
+    return todo;
+  }
+
+  // The sibling's statements the helpers need (into stmts_), from `todo` on; why they cannot be copied
+  // (a name bound twice there, or bound otherwise here), or "".
+  std::string closure(std::vector<const Node*> todo) {
+    std::string why;
+    while (!todo.empty()) {
+      const Node* st = todo.back();
+      todo.pop_back();
+      if (!stmts_.insert(st).second) continue;
+      for (std::string_view id : sema::name_ids(st)) {
+        std::string n(id);
+        auto it = defs_.find(n);
+        if (it == defs_.end() || stmts_.count(it->second)) continue;
+        const Node* dep = it->second;
+        if (added_.count(n)) continue;  // copied for an earlier import
+        if (dep->is("ImportFrom") && import_level(dep) != 0) continue;  // the sibling's own siblings: not followed
+        if (in_.ct_modules.count(n) || (dep->is("ImportFrom") && std::string(dep->str("module")).rfind("cuda", 0) == 0))
+          continue;  // cuda.tile names: the importing module binds them the same way
+        if (sibling_count_[n] > 1) {  // no one value to copy
+          why = "it uses '" + n + "', which " + file_.string() + " binds more than once";
+          continue;
+        }
+        if (in_.local.count(n)) {
+          // The importer binds this name already: fine where it binds it by the same code (the same
+          // absolute import, `ConstInt = ct.Constant[int]`), else the copy would see the importer's.
+          auto own = in_.stmt.find(n);
+          bool same = count_in(in_.count, n) == 1 && own != in_.stmt.end() && same_code(own->second, dep) &&
+                      !(dep->is("ImportFrom") && import_level(dep) != 0);
+          if (!same) why = "it uses '" + n + "', which this module binds otherwise (rename one)";
+          continue;
+        }
+        todo.push_back(dep);
+      }
+    }
+    for (auto* st : stmts_)
+      for (auto& n : bound_names(st))
+        if (in_.local.count(n) && !wanted_.count(n) && !(st->is("Import") || st->is("ImportFrom")))
+          why = "copying it would bind '" + n + "', which this module binds otherwise (rename one)";
+    for (auto& n : wanted_)
+      if (in_.top_reads.count(n))
+        why = "this module's top-level code reads '" + n + "' before the copied definition would be";
+    return why;
+  }
+
+  // The needed statements' text, in the sibling's order (constants before uses), onto out_.text.
+  void append(const syntax::ParseResult& pr) {
+    std::string text = "\n\n# cutile2triton: tile helpers copied from " + std::string(import_level(imp_), '.') +
+                       std::string(imp_->str("module")) + " (compiled at this module's call sites; see driver/splice.h)";
+    const syntax::Source& src = *pr.source;
+    auto lines_in = [](const std::string& t) { return (int)std::count(t.begin(), t.end(), '\n'); };
+    for (auto* st : nodes_of(pr.tree.root, "body")) {
+      if (!stmts_.count(st)) continue;
+      int first = st->lineno;
+      for (auto* d : nodes_of(st, "decorator_list")) first = std::min(first, d->lineno);
+      size_t b = src.offset(first, 0);
+      size_t e = st->end_lineno >= src.line_count() ? src.text().size() : src.offset(st->end_lineno + 1, 0);
+      text += "\n\n";
+      // Line numbers within out.text count from 1 at its first character.
+      int at = lines_in(out_.text) + lines_in(text) + 1;
+      text += std::string(src.text().substr(b, e - b));
+      if (text.back() != '\n') text += '\n';
+      out_.origins.push_back({at, st->end_lineno - first + 1, file_.string(), first, imp_->lineno, imp_->col_offset});
+      for (auto& n : bound_names(st)) added_.insert(n);
+    }
+    out_.text += text;
+    out_.names.insert(wanted_.begin(), wanted_.end());
+    out_.imports.emplace(imp_->lineno, imp_->col_offset);
+  }
+
+  static int count_in(const std::map<std::string, int>& m, const std::string& n) {
+    auto it = m.find(n);
+    return it == m.end() ? 0 : it->second;
+  }
+
+  const Importer& in_;
+  const Node* imp_;
+  const fs::path& file_;
+  std::set<std::string>& added_;
+  Splice& out_;
+  std::map<std::string, int> sibling_count_;
+  std::map<std::string, const Node*> defs_;  // the sibling's top-level bindings (the last of each)
+  std::set<std::string> wanted_;             // the imported helpers to copy
+  std::set<const Node*> stmts_;              // the sibling's statements to copy
+};
+
 }  // namespace
 
 Splice splice_imported_helpers(const sema::ModuleInfo& mi, const std::string& path) {
   const Node* module = mi.module;
-  const std::set<std::string>& ct_modules = mi.ct_modules;
   Splice out;
   std::error_code ec;
   fs::path dir = fs::path(path).parent_path();
@@ -300,15 +467,13 @@ Splice splice_imported_helpers(const sema::ModuleInfo& mi, const std::string& pa
   bool from_import = false;  // the usual case: none, and nothing to do
   for (auto* st : nodes_of(module, "body")) from_import = from_import || st->is("ImportFrom");
   if (!from_import || !fs::is_regular_file(path, ec)) return out;
-  Diagnostics ignore;
-  std::set<std::string> kernel_calls = tile_functions_called(mi);
-  std::set<std::string> tile_loads = tile_loaded_names(mi);
-  tile_loads.insert(kernel_calls.begin(), kernel_calls.end());
+  Importer in{mi.ct_modules, tile_functions_called(mi), tile_loaded_names(mi), {}, {}, {}, {}};
+  in.tile_loads.insert(in.kernel_calls.begin(), in.kernel_calls.end());
   std::map<const Node*, fs::path> sources;  // import statements that may bring tile helpers: their files
   for (auto* imp : nodes_of(module, "body")) {
     if (!imp->is("ImportFrom")) continue;
     bool candidate = false;
-    for (auto* a : nodes_of(imp, "names")) candidate = candidate || tile_loads.count(std::string(a->str("name")));
+    for (auto* a : nodes_of(imp, "names")) candidate = candidate || in.tile_loads.count(std::string(a->str("name")));
     if (!candidate) continue;
     fs::path file = imported_file(imp, dir, path);
     if (!file.empty()) {
@@ -323,153 +488,20 @@ Splice splice_imported_helpers(const sema::ModuleInfo& mi, const std::string& pa
   if (sources.empty()) return out;
   // Names the importing module binds itself (anywhere at module level), and how often: an imported name
   // it binds again (or imports twice) has no one definition to copy.
-  std::map<std::string, int> importer_count = module_binding_counts(module);
-  std::map<std::string, const Node*> importer_stmt;  // its top-level binding of each name (the last)
-  std::set<std::string> local;
+  in.count = module_binding_counts(module);
   for (auto* st : nodes_of(module, "body"))
-    for (auto& n : bound_names(st)) importer_stmt[n] = st;
-  for (auto& [n, c] : importer_count) local.insert(n);
+    for (auto& n : bound_names(st)) in.stmt[n] = st;
+  for (auto& [n, c] : in.count) in.local.insert(n);
   for (auto& [imp, file] : sources)  // the candidate imports' own names are not the importer's
     for (auto* a : nodes_of(imp, "names")) {
       std::string n(a->str("asname").empty() ? a->str("name") : a->str("asname"));
-      if (importer_count[n] <= 1) local.erase(n);
+      if (in.count[n] <= 1) in.local.erase(n);
     }
-  // Copied definitions go at the end of the module, after any read by its top-level statements.
-  std::set<std::string> module_level_reads = top_level_reads(module);
-  std::set<std::string> added;  // everything copied so far (no statement twice)
+  in.top_reads = top_level_reads(module);
+  std::set<std::string> added;
   for (auto* imp : nodes_of(module, "body")) {
     auto source = sources.find(imp);
-    if (source == sources.end()) continue;
-    const fs::path& file = source->second;
-    std::string mod(imp->str("module"));
-    std::string bytes;
-    // Why an import is not followed, for the diagnostic that its names are then unknown in tile code.
-    auto skip = [&](const std::string& why) {
-      for (auto* a : nodes_of(imp, "names"))
-        if (tile_loads.count(std::string(a->str("name"))))
-          out.skipped.emplace(a->str("asname").empty() ? std::string(a->str("name")) : std::string(a->str("asname")),
-                              "its import from " + file.string() + " was not followed: " + why);
-    };
-    if (!read(file, bytes)) {
-      skip("the file cannot be read");
-      continue;
-    }
-    syntax::ParseResult pr = syntax::parse(bytes, file.string());
-    if (!pr.ok()) {
-      skip("that file does not parse");
-      continue;
-    }
-    sema::ModuleInfo there = sema::analyze_module(pr.tree.root, ignore);
-    if (there.ct_modules != ct_modules) {  // `ct` must mean the same in both
-      skip("it binds cuda.tile under other names than this module");
-      continue;
-    }
-    std::map<std::string, int> sibling_count = module_binding_counts(pr.tree.root);
-    std::map<std::string, const Node*> defs;  // sibling's top-level bindings (bound once: sibling_count)
-    for (auto* st : nodes_of(pr.tree.root, "body"))
-      for (auto& n : bound_names(st)) defs[n] = st;
-    TileHelperTest is_tile_helper(there, defs);
-    // The imported tile helpers, then what they refer to in the sibling.
-    std::vector<const Node*> todo;
-    std::set<std::string> wanted;
-    for (auto* a : nodes_of(imp, "names")) {
-      std::string n(a->str("name"));
-      if (a->str("asname").empty() && added.count(n)) {  // copied already, as a helper's helper
-        out.names.insert(n);
-        out.imports.emplace(imp->lineno, imp->col_offset);
-        continue;
-      }
-      auto it = defs.find(n);
-      // A relative import's function is copied where it uses cuTile (TileGym's liger
-      // fused_linear_jsd.py copies the kernel _jsd_kernel that way, as tested on the H200).
-      // An absolute import may name any utility module (cutile-python's test/util.py has
-      // host functions that use ct.compilation), so there only undecorated functions the
-      // kernels call are: the converted sibling defines the rest.
-      bool tile_fn = it != defs.end() && it->second->is("FunctionDef") &&
-                     (import_level(imp) >= 1 ? (kernel_calls.count(n) || is_tile_helper(it->second))
-                                             : kernel_calls.count(n) && nodes_of(it->second, "decorator_list").empty());
-      if (!a->str("asname").empty() || !tile_fn) continue;
-      if (importer_count[n] > 1 || sibling_count[n] > 1) {  // imported twice, rebound, or defined twice
-        out.skipped.emplace(n, "its import from " + file.string() + " was not followed: '" + n +
-                                   "' is bound more than once " + (importer_count[n] > 1 ? "in this module" : "there"));
-        continue;
-      }
-      wanted.insert(n);
-      todo.push_back(it->second);
-    }
-    if (wanted.empty()) continue;
-    std::set<const Node*> stmts;
-    bool clash = false;
-    std::string clash_why;
-    while (!todo.empty()) {
-      const Node* st = todo.back();
-      todo.pop_back();
-      if (!stmts.insert(st).second) continue;
-      for (std::string_view id : sema::name_ids(st)) {
-        std::string n(id);
-        auto it = defs.find(n);
-        if (it == defs.end() || stmts.count(it->second)) continue;
-        const Node* dep = it->second;
-        if (added.count(n)) continue;  // copied for an earlier import
-        if (dep->is("ImportFrom") && import_level(dep) != 0) continue;  // the sibling's own siblings: not followed
-        if (ct_modules.count(n) || (dep->is("ImportFrom") && std::string(dep->str("module")).rfind("cuda", 0) == 0))
-          continue;  // cuda.tile names: the importing module binds them the same way
-        if (sibling_count[n] > 1) {  // no one value to copy
-          clash = true;
-          clash_why = "it uses '" + n + "', which " + file.string() + " binds more than once";
-          continue;
-        }
-        if (local.count(n)) {
-          // The importer binds this name already: fine where it binds it by the same code (the same
-          // absolute import, `ConstInt = ct.Constant[int]`), else the copy would see the importer's.
-          auto own = importer_stmt.find(n);
-          bool same = importer_count[n] == 1 && own != importer_stmt.end() && same_code(own->second, dep) &&
-                      !(dep->is("ImportFrom") && import_level(dep) != 0);
-          if (!same) {
-            clash = true;
-            clash_why = "it uses '" + n + "', which this module binds otherwise (rename one)";
-          }
-          continue;
-        }
-        todo.push_back(dep);
-      }
-    }
-    for (auto* st : stmts)
-      for (auto& n : bound_names(st))
-        if (local.count(n) && !wanted.count(n) && !(st->is("Import") || st->is("ImportFrom"))) {
-          clash = true;
-          clash_why = "copying it would bind '" + n + "', which this module binds otherwise (rename one)";
-        }
-    for (auto& n : wanted)
-      if (module_level_reads.count(n)) {
-        clash = true;
-        clash_why = "this module's top-level code reads '" + n + "' before the copied definition would be";
-      }
-    if (clash) {
-      for (auto& n : wanted) out.skipped.emplace(n, "its import from " + file.string() + " was not followed: " + clash_why);
-      continue;
-    }
-    std::string text = "\n\n# cutile2triton: tile helpers copied from " + std::string(import_level(imp), '.') + mod +
-                       " (compiled at this module's call sites; see driver/splice.h)";
-    const syntax::Source& src = *pr.source;
-    auto lines_in = [](const std::string& t) { return (int)std::count(t.begin(), t.end(), '\n'); };
-    for (auto* st : nodes_of(pr.tree.root, "body")) {  // sibling order: constants before uses
-      if (!stmts.count(st)) continue;
-      int first = st->lineno;
-      for (auto* d : nodes_of(st, "decorator_list")) first = std::min(first, d->lineno);
-      size_t b = src.offset(first, 0);
-      size_t e = st->end_lineno >= src.line_count() ? src.text().size() : src.offset(st->end_lineno + 1, 0);
-      text += "\n\n";
-      // Line numbers within out.text count from 1 at its first character.
-      int at = lines_in(out.text) + lines_in(text) + 1;
-      text += std::string(src.text().substr(b, e - b));
-      if (text.back() != '\n') text += '\n';
-      out.origins.push_back({at, st->end_lineno - first + 1, file.string(), first, imp->lineno, imp->col_offset});
-      for (auto& n : bound_names(st)) added.insert(n);
-    }
-    out.text += text;
-    out.names.insert(wanted.begin(), wanted.end());
-    out.imports.emplace(imp->lineno, imp->col_offset);
+    if (source != sources.end()) ImportCopy(in, imp, source->second, added, out).run();
   }
   return out;
 }
