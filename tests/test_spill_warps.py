@@ -176,3 +176,19 @@ def test_the_stage_retry_decides_again_at_the_stages_that_fit(mod):
         assert_close(mod.scale(x, 64), x * 2.0)
     assert fake.launches == [(64, 8, 1)]
     assert fake.warmups == [(64, 4, None), (64, 4, 2), (64, 4, 1), (64, 8, 1)]
+
+
+def test_a_kernel_that_cannot_compile_ahead_launches_as_asked_once_decided(mod):
+    # The interpreter's kernels have no JITFunction.warmup: launched at the rule's warps, and the
+    # specialization is not tried again on later launches.
+    fake = SpillingKernel(mod.scale_kernel, {4: 296})
+
+    def no_warmup(*args, grid, **kwargs):
+        fake.warmups.append("tried")
+        raise AttributeError("warmup")
+
+    fake.warmup = no_warmup
+    mod.scale_kernel = fake
+    for n in (300, 129):
+        assert_close(mod.scale(_x(n), 64), _x(n) * 2.0)
+    assert fake.warmups == ["tried"] and [w for _, w, _ in fake.launches] == [4, 4]

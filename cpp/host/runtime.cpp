@@ -448,7 +448,8 @@ def _c2t_spill_free(kernel, grid, args, at, spills, key):
         spilled = compiled.n_spills
     except triton.runtime.errors.OutOfResources:
         raise
-    except Exception:  # no device, no warmup: as asked
+    except Exception:  # no device, no warmup (the interpreter): as asked, and not tried again
+        spills[key] = (at["num_warps"], None, None)
         return at
     warps, fewer = at["num_warps"], None
     if spilled >= _C2T_SPILL_MIN_WORDS:
