@@ -21,31 +21,7 @@ import torch  # noqa: E402  (after c2t_interp set TRITON_INTERPRET)
 import triton.language  # noqa: E402
 from triton.runtime.errors import OutOfResources  # noqa: E402
 
-SRC = '''
-import cuda.tile as ct
-import torch
-
-ConstInt = ct.Constant[int]
-
-
-@ct.kernel
-def scale_kernel(x, out, TILE: ConstInt):
-    i = ct.bid(0)
-    t = ct.load(x, index=(i,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
-    ct.store(out, index=(i,), tile=t * 2.0)
-
-
-def scale(x, tile=64):
-    out = torch.empty_like(x)
-    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], tile),), scale_kernel, (x, out, tile))
-    return out
-'''
-
-
-class _Param:
-    def __init__(self, is_constexpr):
-        self.is_constexpr = is_constexpr
-
+from test_launch_retry import SRC, _Param  # noqa: E402  (the same one-kernel module)
 
 class SpillingKernel:
     """Stands in for a @triton.jit kernel with tl.dot (the converter's _c2t_dot_tiles mark): compiled
