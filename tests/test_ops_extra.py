@@ -884,7 +884,8 @@ EXTRACT = HEADER + """
 def k(X, Y, TM: ConstInt):
     bm = ct.bid(0)
     x = ct.load(X, (bm, 0, 0), (TM, 8, 2), padding_mode=ct.PaddingMode.ZERO)
-    re = ct.extract(x, index=(0, 0, 0), shape=(TM, 8, 1))       # last axis, halves
+    whole = ct.extract(x, (0, 0, 0), shape=(TM, 8, 2))           # every axis whole (TM symbolic): x itself
+    re = ct.extract(whole, index=(0, 0, 0), shape=(TM, 8, 1))   # last axis, halves
     im = x.extract((0, 0, 1), shape=(TM, 8, 1))
     mid = ct.extract(x, (0, 5, 0), shape=(TM, 1, 2))            # 8 sub-tiles, index 5 (0b101)
     quad = ct.extract(x, (0, 1, 0), shape=(TM, 2, 2))           # 4 sub-tiles of 2 rows, index 1
@@ -907,6 +908,7 @@ def run(x, y, tm):
 def test_extract_split_and_select(tmp_path):
     code = convert(EXTRACT, filename="extract_split.py")
     assert code.count("tl.split(") >= 12, code  # 1 + 1 + 3 + 2 + 2 + 4 halvings
+    assert "whole = x\n" in code, code
     mod = convert_and_load(EXTRACT, tmp_path, "extract_split")
     for dt in (F32, F16):
         seed, g = _gen()

@@ -399,8 +399,11 @@ LVal extract(OpCall& c) {
   for (int d = 0; d < rank; ++d) {
     auto& X = x.info.shape[d];
     auto& S = (*sub)[d];
-    sema::Dim n = X.value && S.value ? sema::Dim::known(*X.value / *S.value)
-                                     : sema::Dim::sym("(" + source(Lowerer::dim_to_expr(X)) + ") // (" + source(Lowerer::dim_to_expr(S)) + ")");
+    // A whole axis (the same extent, e.g. both TILE_D) is one sub-tile, as with known extents.
+    sema::Dim n = X.same(S) ? sema::Dim::known(1)
+                  : X.value && S.value
+                      ? sema::Dim::known(*X.value / *S.value)
+                      : sema::Dim::sym("(" + source(Lowerer::dim_to_expr(X)) + ") // (" + source(Lowerer::dim_to_expr(S)) + ")");
     if (!n.is_one()) any = true;
     split.push_back(n);
     split.push_back(S);
