@@ -79,6 +79,7 @@ class Rewriter {
   EditList edits_;
   std::set<const Node*> tile_defs_;        // kernels and helpers (not host code)
   std::set<const Node*> deleted_stmts_;    // statements removed entirely
+  std::set<const Node*> reported_stmts_;   // statements an error names already (not reported again inside)
   std::set<std::string> host_names_;       // names loaded by host code
   std::set<const Node*> nested_kernels_;   // kernels defined inside factory functions (replaced in place)
   bool triton_imported_ = false, tl_imported_ = false;
@@ -285,6 +286,7 @@ void Rewriter::rewrite_constants() {
     if (host_names_.count(name)) {
       error(st, "host code uses '" + name + "', which is defined from cuda.tile names; the converted module cannot "
                 "import cuda.tile");
+      reported_stmts_.insert(st);
       continue;
     }
     auto [b, e] = stmt_lines(st);
@@ -645,6 +647,15 @@ void Rewriter::host_expr(const Node* n) {
     edits_.add(end_of(n), end_of(n), "  # cutile2triton: the launches take torch's current stream");
     return;
   }
+  // `ct.launch = wrapper` patches cuda.tile, which the converted module does not import; a rewrite to the
+  // runtime's name would rebind a local or the runtime instead.
+  if (n->is("Attribute") && n->child("ctx") && !n->child("ctx")->is("Load")) {
+    if (auto q = host_ct_name(n)) {
+      error(n, "host code assigns to or deletes 'ct." + *q + "' (patching cuda.tile); the converted module does not "
+               "import cuda.tile, so there is nothing to patch");
+      return;
+    }
+  }
   if (host_ct_rewrite(n)) return;
   torch_query_rewrite(n);
   if (n->is("Call")) {
@@ -767,7 +778,7 @@ void Rewriter::host_generic(const Node* n) {
 void Rewriter::rewrite_host_code() {
   for (auto& k : lm_.kernels) kernel_names_.insert(k.info->name);
   for (auto* st : nodes_of(mi_.module, "body")) {
-    if (tile_defs_.count(st) || deleted_stmts_.count(st)) continue;
+    if (tile_defs_.count(st) || deleted_stmts_.count(st) || reported_stmts_.count(st)) continue;
     bool is_kernel_assign = false;
     for (auto& k : lm_.kernels) is_kernel_assign = is_kernel_assign || k.info->assign_stmt == st;
     if (is_kernel_assign) continue;
