@@ -168,3 +168,127 @@ def test_a_kernel_that_cannot_compile_ahead_launches_as_asked_once_decided(mod):
     for n in (300, 129):
         assert_close(mod.scale(_x(n), 64), _x(n) * 2.0)
     assert fake.warmups == ["tried"] and [w for _, w, _ in fake.launches] == [4, 4]
+
+
+# ---------------------------------------------------------------------------
+# The spill step with the runtime's other choices (hostile round, s32): the tuning search's choice,
+# compiled-kernel reuse, the stage retry, a backend without spill counts.
+
+SEARCH_SRC = '''
+from types import SimpleNamespace
+import cuda.tile as ct
+import torch
+from cuda.tile.tune import exhaustive_search
+
+ConstInt = ct.Constant[int]
+_cache = {}
+
+
+@ct.kernel
+def rows_kernel(x, out, TILE: ConstInt):
+    for r in range(ct.bid(0), ct.cdiv(x.shape[0], TILE), ct.num_blocks(0)):
+        t = ct.load(x, index=(r,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
+        ct.store(out, index=(r,), tile=t * 2.0)
+
+
+def tuned(x):
+    out = torch.empty_like(x)
+    n = x.shape[0]
+    grid = lambda c: (ct.cdiv(n, c.TILE),)
+    if n not in _cache:
+        result = exhaustive_search([SimpleNamespace(TILE=64)], torch.cuda.current_stream(), grid, rows_kernel,
+                                   lambda c: (x, out, c.TILE))
+        _cache[n] = result.best.config
+    best = _cache[n]
+    ct.launch(torch.cuda.current_stream(), grid(best), rows_kernel, (x, out, best.TILE))
+    return out
+'''
+
+
+def test_the_tuning_searchs_choice_launches_at_the_warps_it_timed(tmp_path, monkeypatch):
+    # The search times its configs through the spill step (8 warps here) and keeps 4 stages; the
+    # launches at its choice must keep the 8 warps it timed, not the rule's spilling 4.
+    from test_stage_search import load_for_search
+
+    code, m = load_for_search(SEARCH_SRC, "spill_search", tmp_path, monkeypatch, empty_like=torch.empty_like)
+    assert "rows_kernel._c2t_pipelined = True" in code
+    m._c2t_spill_switch[:] = [True]
+    fake = SpillingKernel(m.rows_kernel, {4: 296}, shared_stages=10)
+    fake.arg_names = m.rows_kernel.arg_names
+    for attr in ("_c2t_launcher", "_c2t_pipelined"):  # what the search reads of a converted kernel
+        setattr(fake, attr, getattr(m.rows_kernel, attr))
+    m.rows_kernel = fake
+
+    def device_ms(fn):  # 4 stages time fastest
+        fake.launches.clear()
+        fn()
+        fn()
+        return 0.5 if fake.launches[-1][2] == 4 else 1.0
+
+    m._c2t_device_ms = device_ms
+    x = _x()
+    assert_close(m.tuned(x), x * 2.0)
+    assert list(next(iter(m._c2t_tuned_options.values())).values()) == [{"num_stages": 4}]
+    fake.launches.clear()
+    assert_close(m.tuned(x), x * 2.0)
+    assert fake.launches and all(w == 8 and s == 4 for _, w, s in fake.launches), fake.launches
+
+
+def test_a_later_launch_keeps_the_stages_the_retry_found(mod):
+    # Three stages overflow: the first launch settles on 8 warps at 2 stages. A later launch that is
+    # not reused goes there straight, without overflowing (and warning) again.
+    fake = SpillingKernel(mod.scale_kernel, {4: 304}, shared_stages=2)
+    mod.scale_kernel = fake
+    with pytest.warns(UserWarning, match="num_stages=2"):
+        assert_close(mod.scale(_x(), 64), _x() * 2.0)
+    fake.launches.clear()
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert_close(mod.scale(_x(129), 64), _x(129) * 2.0)
+    assert fake.launches == [(64, 8, 2)]
+
+
+def test_a_backend_without_spill_counts_keeps_the_rules_warps(mod):
+    fake = SpillingKernel(mod.scale_kernel, {})
+    fake.spills = types.SimpleNamespace(get=lambda warps, default: None)  # n_spills None
+    mod.scale_kernel = fake
+    assert_close(mod.scale(_x(), 64), _x() * 2.0)
+    assert [w for _, w, _ in fake.launches] == [4]
+
+
+@pytest.mark.parametrize("callers_first", [False, True])
+def test_the_callers_four_warps_and_the_rules_are_reused_apart(tmp_path, monkeypatch, callers_first):
+    # The rule's 4 (_C2TRuleWarps) equals a caller's num_warps=4 but may launch at the spill step's 8:
+    # each reuses its own compiled kernel, whichever launched first.
+    from test_launch_reuse import FakeJIT, load_with_fake_driver
+
+    class SpillJIT(FakeJIT):
+        _c2t_dot_tiles = ((2, 2),)
+
+        def __init__(self, real):
+            super().__init__(real)
+            self.compiled_warps = []
+
+        def warmup(self, *args, grid, **kwargs):
+            return types.SimpleNamespace(_init_handles=lambda: None, n_spills={4: 296}.get(kwargs["num_warps"], 0))
+
+        def __getitem__(self, grid):
+            inner = super().__getitem__(grid)
+
+            def run(*args, **kwargs):
+                self.compiled_warps.append(kwargs.get("num_warps"))
+                return inner(*args, **kwargs)
+
+            return run
+
+    m = load_with_fake_driver(tmp_path, monkeypatch, f"spill_reuse_{callers_first}", SpillJIT)
+    m._c2t_spill_switch[:] = [True]
+    x = dev(torch.randn(256))
+    order = [{"num_warps": 4}, {}] if callers_first else [{}, {"num_warps": 4}]
+    for options in order + order:  # each twice: the second time reused
+        out = dev(torch.empty(256))
+        m.launch_scale_kernel((4,), x, out, 64, **options)
+        assert_close(out, x * 2)
+    assert m.scale_kernel.compiled_warps == ([4, 8] if callers_first else [8, 4])

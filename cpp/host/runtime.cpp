@@ -139,7 +139,9 @@ def _c2t_compiled_slot(kernel, args, kwargs):
     slot = slots.get(device)
     if slot is None or slot[0] is not kernel_cache:  # Triton's cache was rebuilt (e.g. new source)
         slot = slots[device] = (kernel_cache, {})
-    return slot[1], (*specialization, *kwargs.items(), *settings), bound, state
+    # The rule's warps (_C2TRuleWarps) equal a caller's same count but may launch at the spill step's.
+    return slot[1], (*specialization, *kwargs.items(), *settings, _c2t_is_rule_warps(kwargs.get("num_warps"))), \
+        bound, state
 
 
 def _c2t_launch_entry(compiled, kernel_cache, specialization, bound, nargs):
@@ -358,8 +360,9 @@ def _c2t_run_kernel_jit(kernel, grid, args, kwargs):
     rule_warps = _c2t_is_rule_warps(kwargs.get("num_warps"))
     if rule_warps:  # Triton gets a plain int
         kwargs = {**kwargs, "num_warps": int(kwargs["num_warps"])}
+    asked = kwargs  # the stages table's key: as asked, before the spill step's warps
     spills = None  # the spill step's table and key where it has yet to decide this specialization's warps
-    if rule_warps and kwargs["num_warps"] < 8 and getattr(kernel, "_c2t_dot_tiles", None) and _c2t_spill_step_on():
+    if rule_warps and _c2t_spill_candidate(kernel, kwargs):
         spills, spill_key = _c2t_spill_warps.setdefault(kernel, {}), _c2t_stages_key(kernel, args, kwargs)
         if spill_key in spills:
             kwargs, spills = {**kwargs, "num_warps": spills[spill_key][0]}, None
@@ -374,7 +377,7 @@ def _c2t_run_kernel_jit(kernel, grid, args, kwargs):
                 raise
         start = 1  # the default stages just failed
     fits = _c2t_fitting_stages.setdefault(kernel, {})
-    key = _c2t_stages_key(kernel, args, kwargs)  # every later launch of a kernel that once overflowed
+    key = _c2t_stages_key(kernel, args, asked)  # every later launch of a kernel that once overflowed
     occupancy_start = 0
     if occupied and key not in fits:
         occupancy_start = _c2t_occupancy_start(kernel, grid, args, kwargs)
@@ -424,6 +427,20 @@ _c2t_spill_switch = []  # [bool]: C2T_SPILL_WARPS read once
 _C2T_SPILL_MIN_WORDS = 128
 
 
+def _c2t_spill_candidate(kernel, kwargs):
+    """Whether the spill step decides the warps of a launch at the rule's warps (kwargs: plain ints)."""
+    return kwargs["num_warps"] < 8 and getattr(kernel, "_c2t_dot_tiles", None) and _c2t_spill_step_on()
+
+
+def _c2t_spill_decided(kernel, args, kwargs):
+    """The warps the spill step decided for the launch's specialization (kwargs at the rule's warps as
+    plain ints), or kwargs' own where it decided none."""
+    if not _c2t_spill_candidate(kernel, kwargs):
+        return kwargs["num_warps"]
+    decided = _c2t_spill_warps.get(kernel, {}).get(_c2t_stages_key(kernel, args, kwargs))
+    return kwargs["num_warps"] if decided is None else decided[0]
+
+
 def _c2t_spill_step_on():
     if not _c2t_spill_switch:
         import os
@@ -445,7 +462,7 @@ def _c2t_spill_free(kernel, grid, args, at, spills, key):
     try:
         compiled = kernel.warmup(*args, grid=grid, **at)
         compiled._init_handles()  # loads the module: ptxas's local memory per thread (n_spills: 4-byte words)
-        spilled = compiled.n_spills
+        spilled = compiled.n_spills or 0  # None: a backend that does not say
     except triton.runtime.errors.OutOfResources:
         raise
     except Exception:  # no device, no warmup (the interpreter): as asked, and not tried again
@@ -457,7 +474,7 @@ def _c2t_spill_free(kernel, grid, args, at, spills, key):
             more = kernel.warmup(*args, grid=grid, **{**at, "num_warps": 2 * warps})
             more._init_handles()
             fewer = more.n_spills
-            if 2 * fewer <= spilled:
+            if fewer is not None and 2 * fewer <= spilled:
                 warps *= 2
         except Exception:  # e.g. too many threads: the rule's warps
             pass
@@ -502,6 +519,8 @@ def _c2t_tuned_kwargs(kernel, args, kwargs, tma, chosen):
         at[tma] = True
     if "num_stages" in chosen:
         at = _c2t_with_stages(kernel, args, at, chosen["num_stages"])
+    if rule and "num_warps" not in chosen:  # the warps the search timed: the spill step's, where it decided
+        at["num_warps"] = _c2t_spill_decided(kernel, args, at)
     return at
 
 
