@@ -928,3 +928,56 @@ def test_extract_split_and_select(tmp_path):
             one, other = xp[b * tm + 1].to(dt).double()[7, 1], xp[b * tm + 1].to(dt).double()[7, 1]
             exp[blk, 28:32] = (one + other).to(dt).double()  # the sum in the tile's dtype
         assert torch.equal(y.cpu().double(), exp.to(dt).double()), f"extract {dt} seed={seed}"
+
+
+EXTRACT_BOOL = HEADER + """
+@ct.kernel
+def k(X, Y, Z, TM: ConstInt):
+    x = ct.load(X, (0, 0), (TM, 8), padding_mode=ct.PaddingMode.ZERO)
+    b = x > 0.0
+    e = ct.extract(b, (0, 3), shape=(TM, 2))          # split path's shape, bool: select and sum
+    f = ct.extract(b, (0, ct.bid(0) + 3), shape=(TM, 2))  # runtime index
+    one = ct.extract(ct.reshape(x, (TM * 8,)), (0,), shape=())   # shape=(): the element, a scalar
+    ct.store(Y, (0,), ct.sum(e, axis=1) + ct.sum(f, axis=1) * 10)
+    ct.store(Z, (0, 0), ct.cumsum(e, axis=1) + ct.astype(one > 0.0, ct.int32) * 100)
+
+def run(x, y, z, tm):
+    ct.launch(None, (1,), k, (x, y, z, tm))
+"""
+
+
+def test_extract_of_a_comparison_counts_as_bools():
+    # A comparison's tile stays a bool tile through ct.extract: ct.sum and ct.cumsum count it in int32
+    # (hostile round: the extract dropped bool-ness, so sums came back as int1 0/1).
+    import tempfile, pathlib
+
+    mod = convert_and_load(EXTRACT_BOOL, pathlib.Path(tempfile.mkdtemp()), "extract_bool")
+    seed, g = _gen()
+    M, tm = 3, 4  # 3 rows of a 4-row tile: the padded row compares False
+    x = dev(torch.randn(M, 8, generator=g))
+    y, z = poison(dev(torch.empty(tm, dtype=torch.int32))), poison(dev(torch.empty(tm, 2, dtype=torch.int32)))
+    mod.run(x, y, z, tm)
+    b = torch.zeros(tm, 8, dtype=torch.bool)
+    b[:M] = x.cpu() > 0
+    part = b[:, 6:8].int()
+    assert torch.equal(y.cpu(), part.sum(1) * 11), f"seed={seed}"
+    assert torch.equal(z.cpu(), part.cumsum(1) + 100 * int(bool(x.cpu()[0, 0] > 0))), f"seed={seed}"
+
+
+@pytest.mark.parametrize("index, shape, message", [
+    ("(4,)", "(2,)", "index 4 along axis 0 is out of range (the tile holds 4 sub-tiles there)"),
+    ("(-1,)", "(2,)", "index -1 along axis 0 is out of range"),
+    ("(1,)", "(8,)", "index 1 along axis 0 is out of range (the tile holds 1 sub-tile there)"),
+    ("(0,)", "(16,)", "the sub-tile extent 16 does not divide the tile's extent 8 along axis 0"),
+])
+def test_extract_out_of_range_is_a_diagnostic(index, shape, message):
+    # cuTile rejects constant out-of-range indices and sub-tiles that do not divide the tile at compile
+    # time; the lowering gave zeros, the tile itself, or an arange of 0 at run time.
+    src = HEADER + f"""
+@ct.kernel
+def k(X, Y):
+    x = ct.load(X, (0,), (8,))
+    ct.store(Y, (0,), ct.extract(x, {index}, shape={shape}))
+"""
+    with pytest.raises(ConversionFailed, match="ct.extract: " + message.replace("(", r"\(").replace(")", r"\)")):
+        convert(src)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include "lower/op_registry.h"
 #include "lower/ops_common.h"
+#include "sema/dtype.h"
 
 namespace c2t::lower {
 
@@ -342,7 +343,8 @@ std::optional<LVal> extract_by_split(OpCall& c, LVal& x, const sema::Shape& sub,
     if (!ix[d].info.cval || ix[d].info.cval->kind != sema::ConstValue::Kind::Int) return std::nullopt;
     i = ix[d].info.cval->i;
   }
-  if (axis < 0 || (n & (n - 1)) || i < 0 || i >= n || x.info.dtype.name == "bool") return std::nullopt;
+  // Comparison results (Triton int1) keep the select-and-sum lowering: tl.split of int1 is unmeasured.
+  if (axis < 0 || (n & (n - 1)) || i < 0 || i >= n || x.info.is_bool) return std::nullopt;
   int bits = 0;
   while ((1LL << bits) < n) ++bits;
   // The axes with the bits last: reshaped there directly when everything after them is 1 wide.
@@ -366,8 +368,8 @@ std::optional<LVal> extract_by_split(OpCall& c, LVal& x, const sema::Shape& sub,
     e = tl_call("permute", {e, tuple(perm)});
   }
   for (int b = 0; b < bits; ++b) e = subscript(tl_call("split", {e}), {lit_int((i >> b) & 1)});
-  if (scalar) return ops::make_value(call(name(c.L.prelude("_c2t_item")), {e}), {}, x.info.dtype);
-  return ops::make_value(e, rest, x.info.dtype, x.info.sign);
+  if (scalar) return keep_bool(ops::make_value(call(name(c.L.prelude("_c2t_item")), {e}), {}, x.info.dtype), x);
+  return keep_bool(ops::make_value(e, rest, x.info.dtype, x.info.sign), x);
 }
 
 LVal extract(OpCall& c) {
@@ -389,6 +391,29 @@ LVal extract(OpCall& c) {
       c.L.error(c.at("shape"), "ct.extract: sub-tile extents must be positive (got " + std::to_string(*d.value) + ")");
       return {};
     }
+  // The sub-tile shape divides the tile's, and a constant index is in range (cuTile: both are compile
+  // errors, cutile_api.md 3.7); a whole axis has index 0 only.
+  for (int d = 0; d < rank; ++d) {
+    auto& X = x.info.shape[d];
+    auto& S = (*sub)[d];
+    if (X.value && S.value && *X.value % *S.value) {
+      c.L.error(c.at("shape"), "ct.extract: the sub-tile extent " + std::to_string(*S.value) + " does not divide the "
+                                   "tile's extent " + std::to_string(*X.value) + " along axis " + std::to_string(d));
+      return {};
+    }
+    auto& v = ix[d].info.cval;
+    if (!v || v->kind != sema::ConstValue::Kind::Int) continue;
+    std::optional<long long> count = X.same(S) ? std::optional<long long>(1)
+                                     : X.value && S.value ? std::optional<long long>(*X.value / *S.value)
+                                                          : std::nullopt;
+    if (v->i < 0 || (count && v->i >= *count)) {
+      c.L.error(ix[d].node ? ix[d].node : c.at("index"),
+                "ct.extract: index " + std::to_string(v->i) + " along axis " + std::to_string(d) + " is out of range" +
+                    (count ? " (the tile holds " + std::to_string(*count) + (*count == 1 ? " sub-tile" : " sub-tiles") + " there)"
+                           : ""));
+      return {};
+    }
+  }
   if (auto split = extract_by_split(c, x, *sub, ix, scalar)) return *split;
   // Split every axis d into (n_d = X_d / s_d, s_d), select sub-tile index_d
   // along the n_d axes with a mask and sum them away (exact: one term is
@@ -408,7 +433,8 @@ LVal extract(OpCall& c) {
     split.push_back(n);
     split.push_back(S);
   }
-  if (!any) return x;
+  if (!any) return scalar ? keep_bool(ops::make_value(call(name(c.L.prelude("_c2t_item")), {x.expr}), {}, x.info.dtype), x)
+                          : x;
   auto xn = c.L.as_name(x, "x");
   TExprPtr e = tl_call("reshape", {xn, ops::shape_list(split)});
   TExprPtr sel;
@@ -419,11 +445,16 @@ LVal extract(OpCall& c) {
     TExprPtr m = compare("==", subscript(tl_call("arange", {lit_int(0), Lowerer::dim_to_expr(split[2 * d])}), ixs), ix[d].expr);
     sel = sel ? binop("&", sel, m) : m;
   }
-  e = tl_call("where", {sel, e, lit_int(0)});
+  // The unselected terms are -0.0 for a float dtype known here: x + -0.0 is x for every x, -0.0 included
+  // (+0.0 turns a selected -0.0 into +0.0); else 0. (Triton's interpreter sums with NumPy, which returns
+  // +0.0 for any sum of zeros.)
+  const sema::DTypeDesc* desc = x.info.dtype.kind == sema::DType::Kind::Concrete ? sema::find_dtype(x.info.dtype.name)
+                                                                                  : nullptr;
+  e = tl_call("where", {sel, e, desc && sema::is_float(desc) && !x.info.is_bool ? lit("-0.0") : lit_int(0)});
   for (int d = rank - 1; d >= 0; --d) e = tl_call("sum", {e}, {{"axis", lit_int(2 * d)}});
   e = method(e, "to", {attr(xn, "dtype")});
-  if (scalar) return ops::make_value(call(name(c.L.prelude("_c2t_item")), {e}), {}, x.info.dtype);
-  return ops::make_value(e, *sub, x.info.dtype);
+  if (scalar) return keep_bool(ops::make_value(call(name(c.L.prelude("_c2t_item")), {e}), {}, x.info.dtype), x);
+  return keep_bool(ops::make_value(e, *sub, x.info.dtype), x);
 }
 
 }  // namespace
