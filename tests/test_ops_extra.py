@@ -981,3 +981,55 @@ def k(X, Y):
 """
     with pytest.raises(ConversionFailed, match="ct.extract: " + message.replace("(", r"\(").replace(")", r"\)")):
         convert(src)
+
+
+CAT_AXIS = HEADER + """
+@ct.kernel
+def k(X, Y, A: ConstInt):
+    x = ct.load(X, (0, 0), (4, 8))
+    ct.store(Y, (0, 0), ct.cat((x, x + 100.0), axis=A))
+
+def run(x, y, a):
+    ct.launch(None, (1,), k, (x, y, a))
+"""
+
+
+def test_cat_along_a_constant_axis_checks_its_range(tmp_path):
+    # The axis is known only when Triton compiles: a static assertion rejects one out of range there
+    # (hostile round: A=2 concatenated along axis 0, A=-3 along axis 1).
+    mod = convert_and_load(CAT_AXIS, tmp_path, "cat_axis")
+    x = dev(torch.arange(32.0).reshape(4, 8))
+    for a, shape in ((1, (4, 16)), (-1, (4, 16)), (0, (8, 8)), (-2, (8, 8))):
+        y = poison(dev(torch.empty(shape)))
+        mod.run(x, y, a)
+        assert torch.equal(y.cpu(), torch.cat((x.cpu(), x.cpu() + 100.0), dim=a)), a
+    for a in (2, -3):
+        with pytest.raises(Exception, match="ct.cat's axis is out of range for tiles of rank 2"):
+            mod.run(x, dev(torch.empty(8, 8)), a)
+
+
+def test_axes_of_tiles_of_constexpr_dependent_rank():
+    # A tile whose rank depends on a constexpr branch: transpose and cat say so (they reported "axis 0 is
+    # out of range for a tile of rank 0"); a known rank-8 tile takes negative axes (8 marked unknown).
+    src = HEADER + """
+@ct.kernel
+def k(X, Y, F: ConstInt):
+    x = ct.load(X, (0, 0), (4, 8))
+    if F:
+        u = ct.reshape(x, (2, 2, 8))
+    else:
+        u = x
+    v = {expr}
+    ct.store(Y, (0, 0), x)
+"""
+    for expr, op in (("ct.transpose(u, 0, 1)", "ct.transpose needs a tile"), ("ct.cat((u, u), axis=0)", "ct.cat needs tiles")):
+        with pytest.raises(ConversionFailed, match=op + " whose rank is known at conversion time"):
+            convert(src.format(expr=expr))
+    code = convert(HEADER + """
+@ct.kernel
+def k(X, Y):
+    x = ct.load(X, (0, 0), (4, 8))
+    s = ct.sum(ct.reshape(x, (1, 1, 1, 1, 1, 1, 4, 8)), axis=-1)
+    ct.store(Y, (0,), ct.reshape(s, (4,)))
+""")
+    assert "axis=7" in code, code

@@ -40,7 +40,9 @@ bool may_promote(const sema::DType& dt) {
            dt.is("uint64") || dt.is("tfloat32"));
 }
 
-std::optional<std::vector<long long>> axes_arg(OpCall& c, const std::string& p, int rank, bool allow_tuple) {
+// unknown_rank: the tile's rank is fixed only per constexpr specialization (`rank` is then an upper bound).
+std::optional<std::vector<long long>> axes_arg(OpCall& c, const std::string& p, int rank, bool allow_tuple,
+                                               bool unknown_rank) {
   std::vector<long long> axes;
   if (!c.has(p)) return axes;  // empty = all
   LVal& a = c.arg(p);
@@ -54,7 +56,7 @@ std::optional<std::vector<long long>> axes_arg(OpCall& c, const std::string& p, 
     auto v = c.L.const_int(it, c.at(p), "the axis");
     if (!v) return std::nullopt;
     long long ax = *v < 0 ? *v + rank : *v;
-    if (a.info.kind != sema::VKind::None && rank == 8 && *v < 0) {
+    if (unknown_rank && *v < 0) {
       c.L.error(c.at(p), "negative axes need a tile whose rank is known at conversion time");
       return std::nullopt;
     }
@@ -153,7 +155,7 @@ LVal reduce(OpCall& c, const std::string& kind) {
   TExprPtr sym_axis = x.info.shape.unknown_rank ? nullptr : ops::constexpr_axis(c, "axis", axis_ok, !is_arg);
   if (!axis_ok) return {};
   auto axes = sym_axis ? std::optional<std::vector<long long>>(std::vector<long long>{})
-                       : axes_arg(c, "axis", rank, !is_arg);
+                       : axes_arg(c, "axis", rank, !is_arg, x.info.shape.unknown_rank);
   auto keep = bool_arg(c, "keepdims", false);
   if (!axes || !keep) return {};
   auto pn = bool_arg(c, "propagate_nan", false);

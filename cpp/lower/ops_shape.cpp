@@ -225,6 +225,11 @@ LVal reshape(OpCall& c) {
 LVal transpose(OpCall& c) {
   LVal x = tile_arg(c, "x");
   if (!x.ok()) return {};
+  if (x.info.shape.unknown_rank) {
+    c.L.error(c.node, "ct.transpose needs a tile whose rank is known at conversion time (this one's depends on a "
+                      "constexpr branch)");
+    return {};
+  }
   int rank = (int)x.info.shape.size();
   bool has0 = c.has("axis0") && c.arg("axis0").info.kind != sema::VKind::None;
   bool has1 = c.has("axis1") && c.arg("axis1").info.kind != sema::VKind::None;
@@ -260,10 +265,20 @@ LVal cat(OpCall& c) {
     c.L.error(c.at("tiles"), "ct.cat needs two tiles of the same rank");
     return {};
   }
+  if (a.info.shape.unknown_rank || b.info.shape.unknown_rank) {
+    c.L.error(c.at("tiles"), "ct.cat needs tiles whose rank is known at conversion time (this one's depends on a "
+                             "constexpr branch)");
+    return {};
+  }
   int rank = (int)a.info.shape.size();
   bool sym_ok = true;
   TExprPtr sym_axis = ops::constexpr_axis(c, "axis", sym_ok);
   if (!sym_ok) return {};
+  if (sym_axis && !c.L.in_conditional_expression())  // the axis is only known to Triton: checked there, as cuTile does
+    c.L.emit(TStmt::expr(tl_call("static_assert",
+                                 {boolop("and", {compare("<=", lit_int(-rank), sym_axis), compare("<", sym_axis, lit_int(rank))}),
+                                  lit_str("line " + std::to_string(c.node->lineno) + ": ct.cat's axis is out of range "
+                                          "for tiles of rank " + std::to_string(rank))})));
   std::optional<long long> ax;
   if (!sym_axis) {
     ax = ops::axis_arg(c, "axis", rank);
