@@ -131,20 +131,21 @@ def test_scan_axis_out_of_range_is_a_diagnostic(tmp_path, axis):
 
 
 def test_ct_launch_replaced_or_aliased_is_reported_once_each(tmp_path):
-    # TileGym's experimental.py wraps ct.launch: an alias host code uses is one error (not three, as the
-    # alias statement's names and its ct.launch were reported again), and replacing ct.launch says that
-    # only calls are rewritten (not "no Triton equivalent ... supported: launch").
-    (tmp_path / "k.py").write_text("import cuda.tile as ct\n\n_orig = ct.launch\n\n\ndef patched(*a):\n"
-                                   "    return _orig(*a)\n\n\nct.launch = patched\n")
+    # TileGym's experimental.py wraps ct.launch. An alias host code uses is one error (its statement's
+    # names and each use were reported again), and assigning to ct.launch or ct.kernel, in a function or at
+    # module level, is an error (it was rewritten to the runtime's name, rebinding a local, or the
+    # statement was dropped).
+    (tmp_path / "k.py").write_text("import cuda.tile as ct\n\n_orig = ct.launch\n\n\ndef original():\n"
+                                   "    return _orig\n\n\ndef patch(f):\n    ct.launch = f\n\n\nct.kernel = None\n")
     rc, out, err = run("convert", "k.py", "--stdout", cwd=tmp_path)
     assert rc == 1 and out == "", (out, err)
-    errors = [line for line in err.splitlines() if ": error: " in line]
-    assert errors == [
+    patching = ("' (patching cuda.tile); the converted module does not import cuda.tile, so there is nothing to "
+                "patch")
+    assert [line for line in err.splitlines() if ": error: " in line] == [
         "k.py:3:1: error: host code uses '_orig', which is defined from cuda.tile names; the converted module "
         "cannot import cuda.tile",
-        "k.py:10:1: error: host code uses 'ct.launch' other than by calling it (assigned, replaced or passed on "
-        "here); the converter rewrites its calls only"], err
-    assert not (tmp_path / "k_triton.py").exists()
+        "k.py:11:5: error: host code assigns to or deletes 'ct.launch" + patching,
+        "k.py:14:1: error: host code assigns to or deletes 'ct.kernel" + patching], err
 
 
 def test_out_dir_keeps_relative_paths_and_refuses_collisions(tmp_path):

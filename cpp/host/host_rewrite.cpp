@@ -80,6 +80,7 @@ class Rewriter {
   std::set<const Node*> tile_defs_;        // kernels and helpers (not host code)
   std::set<const Node*> deleted_stmts_;    // statements removed entirely
   std::set<const Node*> reported_stmts_;   // statements an error names already (not reported again inside)
+  std::set<std::string> reported_names_;   // cuda.tile aliases an error names already (not at each use)
   std::set<std::string> host_names_;       // names loaded by host code
   std::set<const Node*> nested_kernels_;   // kernels defined inside factory functions (replaced in place)
   bool triton_imported_ = false, tl_imported_ = false;
@@ -287,6 +288,7 @@ void Rewriter::rewrite_constants() {
       error(st, "host code uses '" + name + "', which is defined from cuda.tile names; the converted module cannot "
                 "import cuda.tile");
       reported_stmts_.insert(st);
+      reported_names_.insert(name);
       continue;
     }
     auto [b, e] = stmt_lines(st);
@@ -753,6 +755,7 @@ void Rewriter::host_generic(const Node* n) {
     needs_.kernel = true;
     return;
   }
+  if (n->is("Name") && reported_names_.count(std::string(n->str("id")))) return;
   if (is_ct_reference(n) || (n->is("Name") && ct_from_.count(std::string(n->str("id"))))) {
     std::string shown = sema::dotted_name(n).value_or("cuda.tile");
     error(n, "host code uses the cuda.tile name '" + shown + "', which has no Triton equivalent here (supported: "

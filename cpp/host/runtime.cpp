@@ -350,7 +350,8 @@ def _c2t_run_compiled(kernel, grid, args, kwargs, run, asked=None, shape=None, c
 
 def _c2t_run_kernel_jit(kernel, grid, args, kwargs):
     """_c2t_run_kernel through kernel[grid] without a tuning search's choice: the shared-memory
-    retry, and the stages of a kernel with a cuTile occupancy (_c2t_occupancy_start). The retry
+    retry, the stages of a kernel with a cuTile occupancy (_c2t_occupancy_start), and the warps of a
+    kernel that spills at the rule's (_c2t_spill_free, decided once per specialization). The retry
     tries 2 stages, then 1; a kernel whose pipelined loops are only grid-stride prefetches (the
     converter's mark _c2t_prefetch_only: no tl.dot), launched at the 16 warps the launcher's rule
     gives tiles of 16384+ elements, goes straight to 1, as measured: TileGym's RMSNorm backward,
@@ -422,8 +423,8 @@ _c2t_spill_switch = []  # [bool]: C2T_SPILL_WARPS read once
 # and twice as many warps at most half as many. Measured on the H200 (cutile2triton's BENCHMARKS.md,
 # s32): cutile-python's fmha decode kernel at its 64 x 256 tiles spills 296 words at 4 warps and 40
 # at 8, and ran 2.2x faster at 8; at 64 x 128 tiles ptxas (CPU compile) gives 30 words at 4 and 12 at
-# 8, where 8 warps ran slower (17.8 against 12.6 us, s31). TileGym's attention kernels that the rule
-# gives 4 warps (gemma, MLA prefill, sliding-window) spill none.
+# 8, where 8 warps ran slower (17.8 against 12.6 us, s31). The kernels of TileGym's attention and GEMM
+# benchmarks that the rule gives 4 warps (gemma, MLA prefill, sliding-window, bmm, matmul) spill none.
 _C2T_SPILL_MIN_WORDS = 128
 
 

@@ -350,7 +350,7 @@ std::optional<LVal> extract_by_split(OpCall& c, LVal& x, const sema::Shape& sub,
     auto& X = x.info.shape[d];
     if (X.same(sub[d])) {
       if (!ix[d].info.cval || ix[d].info.cval->kind != sema::ConstValue::Kind::Int || ix[d].info.cval->i != 0)
-        return std::nullopt;  // a whole axis takes index 0 (else the general lowering's zeros)
+        return std::nullopt;  // a runtime index on a whole axis: the general lowering (a constant must be 0)
       continue;
     }
     if (axis >= 0 || !X.value || !sub[d].value || *X.value % *sub[d].value) return std::nullopt;
