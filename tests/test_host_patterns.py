@@ -1028,6 +1028,49 @@ def make(X, t):
     assert "@triton.jit" in r.code
 
 
+def test_a_factory_kernel_launched_outside_its_factory(tmp_path):
+    # The launcher of a kernel made by a factory is a local of the factory: a launch elsewhere of the
+    # returned kernel goes through the launcher the kernel carries (it called launch_k, a NameError at
+    # run time), while one inside the factory names it directly.
+    src = """
+import cuda.tile as ct
+import torch
+
+
+def make(T):
+    @ct.kernel(num_worker_warps=T // 16)
+    def k(x, y, TILE: ct.Constant[int]):
+        t = ct.load(x, (ct.bid(0),), (TILE,), padding_mode=ct.PaddingMode.ZERO)
+        ct.store(y, (ct.bid(0),), t * 2)
+    return k
+
+
+def make_and_run(x, y):
+    @ct.kernel
+    def k(x, y, TILE: ct.Constant[int]):
+        t = ct.load(x, (ct.bid(0),), (TILE,), padding_mode=ct.PaddingMode.ZERO)
+        ct.store(y, (ct.bid(0),), t + 1)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], 16),), k, (x, y, 16))
+
+
+def run(x, y):
+    k = make(64)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], 16),), k, (x, y, 16))
+"""
+    code = convert(src, filename="factory_launch.py")
+    run_body = code[code.index("def run("):]
+    assert "_c2t_launch(" in run_body and "launch_k(" not in run_body, run_body
+    inside = code[code.index("def make_and_run("):code.index("def run(")]
+    assert "\n    launch_k(" in inside, inside
+    m = load(code, tmp_path, "factory_launch")
+    x = dev(torch.randn(40, generator=torch.Generator().manual_seed(40)))
+    y = dev(torch.full((40,), float("nan")))
+    m.run(x, y)
+    assert_close(y, x * 2)
+    m.make_and_run(x, y)
+    assert_close(y, x + 1)
+
+
 _INLINE_KERNEL = '''
 import cuda.tile as ct
 import torch

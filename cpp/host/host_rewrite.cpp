@@ -97,6 +97,7 @@ class Rewriter {
   void note_dead_stream_assigns(const Node* fn, const std::set<std::string>& current,
                                 const std::map<std::string, const Node*>& assign_of);
   std::vector<std::set<std::string>> local_names_;  // names each enclosing host function binds (parameters, stores)
+  std::vector<const Node*> functions_;               // the enclosing host functions, outermost first
 };
 
 }  // namespace
@@ -453,6 +454,10 @@ void Rewriter::rewrite_launch(const Node* n) {
         lk = nullptr;
         break;
       }
+  // A nested kernel's launcher is a local of its factory: named directly only inside it. Elsewhere the
+  // name is another function's local (`k = make(3)`), launched through the launcher the kernel carries.
+  if (lk && lk->info->factory && std::find(functions_.begin(), functions_.end(), lk->info->factory) == functions_.end())
+    lk = nullptr;
   bool current = is_current_stream_arg(args[0]);
   for (auto* a : {args[0], args[1], args[2], args[3]})
     if (a != args[0] || !current) host_expr(a);  // nested rewrites (e.g. ct.cdiv in the grid); a dropped stream: none
@@ -713,7 +718,9 @@ void Rewriter::host_expr(const Node* n) {
       if (auto* a = n->child("args")->child(field)) local.insert(std::string(a->str("arg")));
     current_stream_names_.push_back(current);
     local_names_.push_back(std::move(local));
+    functions_.push_back(n);
     host_function(n);
+    functions_.pop_back();
     local_names_.pop_back();
     current_stream_names_.pop_back();
     return;
