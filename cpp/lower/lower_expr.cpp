@@ -411,6 +411,18 @@ LVal Lowerer::attribute_of(LVal base, const std::string& a, const Node* at) {
   return {};
 }
 
+// One call of registry operation `name` (ct.<name>, a Tile method with `self`, builtin print()): its
+// arguments bound to the entry's signature, lowered, and its memory effect recorded for pipelining.
+LVal Lowerer::lower_op(const OpEntry& entry, const std::string& name, const Node* call, const LVal* self) {
+  OpCall c(*this, call, name);
+  if (!bind_call(c, entry, call, self)) return {};
+  note_op(name);
+  LVal r = entry.lower(c);
+  if (r.ok()) record_memory_effect(effects_, c, entry, pointer_params_, constexpr_branch_, runtime_ifs_);
+  if (r.ok() && !r.node) r.node = call;
+  return r;
+}
+
 LVal Lowerer::eval_call(const Node* e) {
   auto* fn_node = e->child("func");
   // `Color(i)`: the member of a module-level Enum class with that value, i known at conversion.
@@ -466,13 +478,7 @@ LVal Lowerer::eval_call(const Node* e) {
                             did_you_mean(q, cutile_public_names(), "ct."));
       return {};
     }
-    OpCall c(*this, e, q);
-    if (!bind_call(c, *entry, e, nullptr)) return {};
-    note_op(q);
-    LVal r = entry->lower(c);
-    if (r.ok()) record_memory_effect(effects_, c, *entry, pointer_params_, constexpr_branch_, runtime_ifs_);
-    if (r.ok() && !r.node) r.node = e;
-    return r;
+    return lower_op(*entry, q, e, nullptr);
   }
   if (fn.info.kind == VKind::Method) {
     const OpEntry* entry = reg.find(fn.info.ref);
@@ -480,13 +486,7 @@ LVal Lowerer::eval_call(const Node* e) {
       unsupported(e, fn.info.ref, fn.info.ref + "() is not supported");
       return {};
     }
-    OpCall c(*this, e, fn.info.ref);
-    if (!bind_call(c, *entry, e, fn.self.get())) return {};
-    note_op(fn.info.ref);
-    LVal r = entry->lower(c);
-    if (r.ok()) record_memory_effect(effects_, c, *entry, pointer_params_, constexpr_branch_, runtime_ifs_);
-    if (r.ok() && !r.node) r.node = e;
-    return r;
+    return lower_op(*entry, fn.info.ref, e, fn.self.get());
   }
   if (fn.info.kind == VKind::Function && fn.info.ref.rfind("<lambda", 0) == 0) {
     const Node* def = lambda_as_def(fn.self->node);
@@ -588,13 +588,8 @@ LVal Lowerer::eval_builtin_call(const std::string& fn, const Node* call) {
   if (fn == "tuple" && nodes_of(call, "args").size() == 1 && nodes_of(call, "keywords").empty() &&
       (nodes_of(call, "args")[0]->is("GeneratorExp") || nodes_of(call, "args")[0]->is("ListComp")))
     return static_comprehension(nodes_of(call, "args")[0]);
-  if (fn == "print") {  // cuTile compiles builtin print() in tile code as ct.print (_stub.py print)
-    const OpEntry* entry = registry().find("print");
-    OpCall c(*this, call, "print");
-    if (!entry || !bind_call(c, *entry, call, nullptr)) return {};
-    note_op("print");
-    return entry->lower(c);
-  }
+  if (fn == "print")  // cuTile compiles builtin print() in tile code as ct.print (_stub.py print)
+    if (const OpEntry* entry = registry().find("print")) return lower_op(*entry, "print", call, nullptr);
   auto args = nodes_of(call, "args");
   if (!nodes_of(call, "keywords").empty()) {
     error(call, fn + "() with keyword arguments is not supported in tile code");

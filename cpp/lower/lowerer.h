@@ -301,6 +301,8 @@ class Lowerer {
   bool bind_static_target(const syntax::Node* target, const LVal& v);
   bool indexes_a_tuple(const std::vector<const syntax::Node*>& body, const std::string& var) const;
   LVal static_comprehension(const syntax::Node* comp);
+  /// One call of a registry operation (`self`: the tile of a method call): bound, lowered, effects recorded.
+  LVal lower_op(const OpEntry& entry, const std::string& name, const syntax::Node* call, const LVal* self);
   const std::pair<const std::string, sema::ModuleInfo::UserEnum>* user_enum_named(const syntax::Node* n) const;
   /// A runtime scalar or a compile-time number (tuple comparisons, eval_compare).
   bool is_scalar_like(const LVal& v) const;

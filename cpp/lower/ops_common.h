@@ -86,6 +86,8 @@ void fill_extents(Lowerer& L, LVal& v);
 /// literal, or a constant the converter folds to one): counted from 0, a negative one wrapped by the rank.
 /// A diagnostic (at the argument) and nullopt when it is not such an integer or out of range.
 std::optional<long long> axis_arg(OpCall& c, const std::string& p, int rank);
+/// The same for one axis value `v` (an element of an axis tuple), reported at `at`.
+std::optional<long long> axis_value(OpCall& c, LVal& v, const syntax::Node* at, int rank);
 /// The axis argument `p` when it is a constexpr known only per specialization (`ct.sum(x, axis=AX)`,
 /// AX a ct.Constant[int]; with `allow_tuple`, the one-element tuple `(AX,)` too, as sum/prod/max/min take
 /// axis tuples): the expression Triton takes as its axis;

@@ -53,18 +53,13 @@ std::optional<std::vector<long long>> axes_arg(OpCall& c, const std::string& p, 
     return std::nullopt;
   }
   for (auto& it : items) {
-    auto v = c.L.const_int(it, c.at(p), "the axis");
-    if (!v) return std::nullopt;
-    long long ax = *v < 0 ? *v + rank : *v;
-    if (unknown_rank && *v < 0) {
+    if (unknown_rank && it.info.cval && it.info.cval->kind == sema::ConstValue::Kind::Int && it.info.cval->i < 0) {
       c.L.error(c.at(p), "negative axes need a tile whose rank is known at conversion time");
       return std::nullopt;
     }
-    if (ax < 0 || ax >= rank) {
-      c.L.error(c.at(p), "axis " + std::to_string(*v) + " is out of range for a tile of rank " + std::to_string(rank));
-      return std::nullopt;
-    }
-    axes.push_back(ax);
+    auto ax = ops::axis_value(c, it, c.at(p), rank);
+    if (!ax) return std::nullopt;
+    axes.push_back(*ax);
   }
   std::sort(axes.rbegin(), axes.rend());
   axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
@@ -319,15 +314,19 @@ void register_reduce_ops(Registry& r) {
 
 namespace ops {
 
-std::optional<long long> axis_arg(OpCall& c, const std::string& p, int rank) {
-  auto v = c.L.const_int(c.arg(p), c.at(p), "the axis");
-  if (!v) return std::nullopt;
-  long long a = *v < 0 ? *v + rank : *v;
-  if (a < 0 || a >= rank) {
-    c.L.error(c.at(p), "axis " + std::to_string(*v) + " is out of range for a tile of rank " + std::to_string(rank));
+std::optional<long long> axis_value(OpCall& c, LVal& v, const syntax::Node* at, int rank) {
+  auto a = c.L.const_int(v, at, "the axis");
+  if (!a) return std::nullopt;
+  long long ax = *a < 0 ? *a + rank : *a;
+  if (ax < 0 || ax >= rank) {
+    c.L.error(at, "axis " + std::to_string(*a) + " is out of range for a tile of rank " + std::to_string(rank));
     return std::nullopt;
   }
-  return a;
+  return ax;
+}
+
+std::optional<long long> axis_arg(OpCall& c, const std::string& p, int rank) {
+  return axis_value(c, c.arg(p), c.at(p), rank);
 }
 
 TExprPtr constexpr_axis(OpCall& c, const std::string& p, bool& ok, bool allow_tuple) {

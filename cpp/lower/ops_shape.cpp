@@ -336,30 +336,35 @@ LVal cat(OpCall& c) {
   return ops::make_value(tl_call("reshape", {e, ops::shape_list(out)}), out, a.info.dtype);
 }
 
+// ct.extract's result: tile `e` of `shape`, or with `scalar` (shape=()) its one element; a comparison's
+// tile stays a bool tile.
+LVal extracted(OpCall& c, const LVal& x, TExprPtr e, const sema::Shape& shape, bool scalar,
+               sema::Sign sign = sema::Sign::Unknown) {
+  LVal r = scalar ? ops::make_value(call(name(c.L.prelude("_c2t_item")), {std::move(e)}), {}, x.info.dtype)
+                  : ops::make_value(std::move(e), shape, x.info.dtype, sign);
+  return keep_bool(std::move(r), x);
+}
+
 // ct.extract that splits one axis into a power-of-two count n of sub-tiles and takes
 // sub-tile i, i known at conversion time: tl.split halves, no arithmetic. The axis's n as
 // log2(n) axes of 2 (most significant first), moved last, then split from the last (bit 0 of i)
 // on; the other axes are whole. E.g. cutile-python's FFT kernel (interleaved real and
 // imaginary parts, (BS, N, 2) -> (BS, N, 1)) and TileGym's flashinfer rope_quantize_fp8. nullopt
-// where this does not apply (the general select-and-sum lowering then does).
-std::optional<LVal> extract_by_split(OpCall& c, LVal& x, const sema::Shape& sub, const std::vector<LVal>& ix,
-                                     bool scalar) {
+// where this does not apply (the general select-and-sum lowering then does). counts: the sub-tiles
+// along each axis.
+std::optional<LVal> extract_by_split(OpCall& c, LVal& x, const sema::Shape& sub, const std::vector<sema::Dim>& counts,
+                                     const std::vector<LVal>& ix, bool scalar) {
   int rank = (int)x.info.shape.size(), axis = -1;
-  long long n = 0, i = 0;
   for (int d = 0; d < rank; ++d) {
-    auto& X = x.info.shape[d];
-    if (X.same(sub[d])) {
-      if (!ix[d].info.cval || ix[d].info.cval->kind != sema::ConstValue::Kind::Int || ix[d].info.cval->i != 0)
-        return std::nullopt;  // a runtime index on a whole axis: the general lowering (a constant must be 0)
-      continue;
-    }
-    if (axis >= 0 || !X.value || !sub[d].value || *X.value % *sub[d].value) return std::nullopt;
-    axis = d, n = *X.value / *sub[d].value;
-    if (!ix[d].info.cval || ix[d].info.cval->kind != sema::ConstValue::Kind::Int) return std::nullopt;
-    i = ix[d].info.cval->i;
+    bool constant = ix[d].info.cval && ix[d].info.cval->kind == sema::ConstValue::Kind::Int;
+    if (!constant) return std::nullopt;  // a runtime index: the general lowering
+    if (counts[d].is_one()) continue;
+    if (axis >= 0 || !counts[d].value) return std::nullopt;
+    axis = d;
   }
   // Comparison results (Triton int1) keep the select-and-sum lowering: tl.split of int1 is unmeasured.
-  if (axis < 0 || (n & (n - 1)) || i < 0 || i >= n || x.info.is_bool) return std::nullopt;
+  long long n = axis < 0 ? 0 : *counts[axis].value, i = axis < 0 ? 0 : ix[axis].info.cval->i;
+  if (axis < 0 || (n & (n - 1)) || x.info.is_bool) return std::nullopt;
   int bits = 0;
   while ((1LL << bits) < n) ++bits;
   // The axes with the bits last: reshaped there directly when everything after them is 1 wide.
@@ -383,8 +388,7 @@ std::optional<LVal> extract_by_split(OpCall& c, LVal& x, const sema::Shape& sub,
     e = tl_call("permute", {e, tuple(perm)});
   }
   for (int b = 0; b < bits; ++b) e = subscript(tl_call("split", {e}), {lit_int((i >> b) & 1)});
-  if (scalar) return keep_bool(ops::make_value(call(name(c.L.prelude("_c2t_item")), {e}), {}, x.info.dtype), x);
-  return keep_bool(ops::make_value(e, rest, x.info.dtype, x.info.sign), x);
+  return extracted(c, x, e, rest, scalar, x.info.sign);
 }
 
 LVal extract(OpCall& c) {
@@ -406,22 +410,26 @@ LVal extract(OpCall& c) {
       c.L.error(c.at("shape"), "ct.extract: sub-tile extents must be positive (got " + std::to_string(*d.value) + ")");
       return {};
     }
-  // The sub-tile shape divides the tile's, and a constant index is in range (cuTile: both are compile
-  // errors, cutile_api.md 3.7); a whole axis has index 0 only.
+  // The sub-tiles along each axis: X_d / s_d; a whole axis (the same extent, e.g. both TILE_D) is one, as
+  // with known extents. The sub-tile shape divides the tile's, and a constant index is in range (cuTile:
+  // both are compile errors, cutile_api.md 3.7); a whole axis has index 0 only.
+  std::vector<sema::Dim> counts;
   for (int d = 0; d < rank; ++d) {
     auto& X = x.info.shape[d];
     auto& S = (*sub)[d];
-    if (X.value && S.value && *X.value % *S.value) {
+    if (!X.same(S) && X.value && S.value && *X.value % *S.value) {
       c.L.error(c.at("shape"), "ct.extract: the sub-tile extent " + std::to_string(*S.value) + " does not divide the "
                                    "tile's extent " + std::to_string(*X.value) + " along axis " + std::to_string(d));
       return {};
     }
+    counts.push_back(X.same(S) ? sema::Dim::known(1)
+                     : X.value && S.value
+                         ? sema::Dim::known(*X.value / *S.value)
+                         : sema::Dim::sym("(" + source(Lowerer::dim_to_expr(X)) + ") // (" +
+                                          source(Lowerer::dim_to_expr(S)) + ")"));
     auto& v = ix[d].info.cval;
-    if (!v || v->kind != sema::ConstValue::Kind::Int) continue;
-    std::optional<long long> count = X.same(S) ? std::optional<long long>(1)
-                                     : X.value && S.value ? std::optional<long long>(*X.value / *S.value)
-                                                          : std::nullopt;
-    if (v->i < 0 || (count && v->i >= *count)) {
+    auto& count = counts.back().value;
+    if (v && v->kind == sema::ConstValue::Kind::Int && (v->i < 0 || (count && v->i >= *count))) {
       c.L.error(ix[d].node ? ix[d].node : c.at("index"),
                 "ct.extract: index " + std::to_string(v->i) + " along axis " + std::to_string(d) + " is out of range" +
                     (count ? " (the tile holds " + std::to_string(*count) + (*count == 1 ? " sub-tile" : " sub-tiles") + " there)"
@@ -429,27 +437,17 @@ LVal extract(OpCall& c) {
       return {};
     }
   }
-  if (auto split = extract_by_split(c, x, *sub, ix, scalar)) return *split;
-  // Split every axis d into (n_d = X_d / s_d, s_d), select sub-tile index_d
-  // along the n_d axes with a mask and sum them away (exact: one term is
-  // selected, the others are zero).
+  if (auto split = extract_by_split(c, x, *sub, counts, ix, scalar)) return *split;
+  // Split every axis d into (n_d, s_d), select sub-tile index_d along the n_d axes with a mask and sum
+  // them away (exact: one term is selected, the others are zero).
   sema::Shape split;
-  std::vector<TExprPtr> split_dims;
   bool any = false;
   for (int d = 0; d < rank; ++d) {
-    auto& X = x.info.shape[d];
-    auto& S = (*sub)[d];
-    // A whole axis (the same extent, e.g. both TILE_D) is one sub-tile, as with known extents.
-    sema::Dim n = X.same(S) ? sema::Dim::known(1)
-                  : X.value && S.value
-                      ? sema::Dim::known(*X.value / *S.value)
-                      : sema::Dim::sym("(" + source(Lowerer::dim_to_expr(X)) + ") // (" + source(Lowerer::dim_to_expr(S)) + ")");
-    if (!n.is_one()) any = true;
-    split.push_back(n);
-    split.push_back(S);
+    any = any || !counts[d].is_one();
+    split.push_back(counts[d]);
+    split.push_back((*sub)[d]);
   }
-  if (!any) return scalar ? keep_bool(ops::make_value(call(name(c.L.prelude("_c2t_item")), {x.expr}), {}, x.info.dtype), x)
-                          : x;
+  if (!any) return scalar ? extracted(c, x, x.expr, {}, true) : x;
   auto xn = c.L.as_name(x, "x");
   TExprPtr e = tl_call("reshape", {xn, ops::shape_list(split)});
   TExprPtr sel;
@@ -467,9 +465,7 @@ LVal extract(OpCall& c) {
                                                                                   : nullptr;
   e = tl_call("where", {sel, e, desc && sema::is_float(desc) && !x.info.is_bool ? lit("-0.0") : lit_int(0)});
   for (int d = rank - 1; d >= 0; --d) e = tl_call("sum", {e}, {{"axis", lit_int(2 * d)}});
-  e = method(e, "to", {attr(xn, "dtype")});
-  if (scalar) return keep_bool(ops::make_value(call(name(c.L.prelude("_c2t_item")), {e}), {}, x.info.dtype), x);
-  return keep_bool(ops::make_value(e, *sub, x.info.dtype), x);
+  return extracted(c, x, method(e, "to", {attr(xn, "dtype")}), *sub, scalar);
 }
 
 }  // namespace
