@@ -1033,3 +1033,16 @@ def k(X, Y):
     ct.store(Y, (0,), ct.reshape(s, (4,)))
 """)
     assert "axis=7" in code, code
+
+
+@pytest.mark.parametrize("axes, shown", [("(0, 0)", 0), ("(1, -1)", 1), ("(-2, 0, 1)", 0)])
+def test_a_repeated_reduction_axis_is_an_error(axes, shown):
+    # cuTile raises TileTypeError("Repeated reduction axis ...") (its ops.py reduce); the duplicate was
+    # dropped silently, reducing once where the kernel named an axis twice.
+    with pytest.raises(ConversionFailed, match=f"repeated reduction axis {shown}"):
+        convert(HEADER + f"""
+@ct.kernel
+def k(X, Y):
+    x = ct.load(X, (0, 0), (4, 8))
+    ct.store(Y, (0,), ct.reshape(ct.sum(x, axis={axes}), (1,)))
+""")

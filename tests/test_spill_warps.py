@@ -87,7 +87,7 @@ def test_spilling_at_four_warps_launches_at_eight_and_remembers(mod):
     assert_close(mod.scale(_x(129), 64), _x(129) * 2.0)
     assert fake.warmups == [(64, 4, None), (64, 8, None)]  # decided once per specialization
     assert fake.launches in ([], [(64, 8, None)])  # reused (no kernel[grid]) or through it at 8
-    assert list(next(iter(mod._c2t_spill_warps.values())).values()) == [(8, 296, 0)]  # warps, spills at 4, 8
+    assert list(next(iter(mod._c2t_spill_warps.values())).values()) == [(8, 296, 0, None, False)]  # warps, spills at 4, 8, with descriptors (none here)
 
 
 @pytest.mark.parametrize("spills, launched", [
@@ -292,3 +292,219 @@ def test_the_callers_four_warps_and_the_rules_are_reused_apart(tmp_path, monkeyp
         m.launch_scale_kernel((4,), x, out, 64, **options)
         assert_close(out, x * 2)
     assert m.scale_kernel.compiled_warps == ([4, 8] if callers_first else [8, 4])
+
+
+# ---------------------------------------------------------------------------
+# Descriptors for spilling kernels (s33): where the launch's tensors allow TMA descriptors, the step
+# compiles the kernel's descriptor path at the rule's warps too, and takes it where it spills at most
+# half as much as pointers there. cutile-python's fmha decode at 64 x 256 tiles (ptxas, sm_90, CPU):
+# 768 words through pointers at 4 warps, 150 at 8, 98 with descriptors at 4; on the H200 descriptors
+# at 4 ran 21.4 / 26.5 us where pointers at 8 ran 24.4 / 51.4 (BENCHMARKS.md, s31 and s33).
+
+from test_cluster_share_search import SRC as MM_SRC  # noqa: E402  (a matmul whose kernel has a descriptor path)
+from test_tma_interpreter import _FakeCuda  # noqa: E402
+
+
+def _cuda_like(t):
+    return t.as_subclass(_FakeCuda)
+
+
+def _mm_inputs(K=72):
+    # K = 72 fp32: 288-byte rows of a (a multiple of 16: descriptors allowed); 70: 280 bytes, not allowed.
+    g = torch.Generator().manual_seed(K)
+    return torch.randn((300, K), generator=g), torch.randn((K, 200), generator=g)
+
+
+class DescribedSpillingKernel(SpillingKernel):
+    """SpillingKernel whose spills are keyed by (num_warps, USE_TMA); records warmups and launches as
+    (num_warps, USE_TMA), with num_stages too where `stages` is set. shared_stages: the most pipeline
+    stages that fit in shared memory, per path ({USE_TMA: stages})."""
+
+    def __init__(self, real, spills, shared_stages=None, stages=False):
+        super().__init__(real, spills)
+        self.path_stages, self.stages = shared_stages or {False: 3, True: 3}, stages
+
+    def _path(self, kwargs):
+        path = (kwargs["num_warps"], kwargs.get("USE_TMA", False))
+        return (*path, kwargs.get("num_stages")) if self.stages else path
+
+    def _fits_path(self, kwargs):
+        self.shared_stages = self.path_stages[bool(kwargs.get("USE_TMA"))]
+        self._fits(kwargs)
+
+    def warmup(self, *args, grid, **kwargs):
+        self.warmups.append(self._path(kwargs))
+        compiled = types.SimpleNamespace(n_spills=None)
+
+        def init():
+            self._fits_path(kwargs)
+            compiled.n_spills = self.spills.get((kwargs["num_warps"], kwargs.get("USE_TMA", False)), 0)
+
+        compiled._init_handles = init
+        return compiled
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            self.launches.append(self._path(kwargs))
+            self._fits_path(kwargs)
+            kw = {k: v for k, v in kwargs.items() if k not in ("num_stages", "num_warps")}
+            return self.real[grid](*args, **kw)
+
+        return launch
+
+
+@pytest.fixture
+def mm(tmp_path):
+    code = convert(MM_SRC, filename="spill_mm.py")
+    assert "_c2t_spill_tma_open(mm_kernel, options)" in code, code
+    m = load(code, tmp_path, "spill_mm")
+    m._c2t_spill_switch[:] = [True]
+    return m
+
+
+def _mm(m, a, b, **options):
+    c = _cuda_like(torch.empty(300, 200))
+    m.launch_mm_kernel((3, 2, 1), _cuda_like(a), _cuda_like(b), c, 128, 128, 32, **options)
+    assert_close(c, a @ b, dtype=torch.float32)
+
+
+FMHA_DECODE = {(4, False): 768, (8, False): 150, (4, True): 98}
+
+
+def test_descriptors_at_the_rules_warps_where_they_spill_at_most_half(mm):
+    fake = DescribedSpillingKernel(mm.mm_kernel, FMHA_DECODE)
+    mm.mm_kernel = fake
+    a, b = _mm_inputs()
+    _mm(mm, a, b)
+    assert fake.warmups == [(4, False), (8, False), (4, True)]
+    assert fake.launches == [(4, True)]  # the descriptor path, at the rule's 4 warps
+    assert list(next(iter(mm._c2t_spill_warps.values())).values()) == [(8, 768, 150, 98, True)]
+    fake.launches.clear()
+    _mm(mm, a, b)  # decided: no compile ahead, descriptors again (never the pointer launch's reuse)
+    assert len(fake.warmups) == 3 and fake.launches == [(4, True)]
+
+
+def test_tensors_that_do_not_allow_descriptors_take_pointers_at_the_steps_warps(mm):
+    fake = DescribedSpillingKernel(mm.mm_kernel, FMHA_DECODE)
+    mm.mm_kernel = fake
+    a, b = _mm_inputs()
+    _mm(mm, a, b)
+    fake.launches.clear()
+    a70, b70 = _mm_inputs(70)  # the same specialization, 280-byte rows: the launcher's check says no
+    _mm(mm, a70, b70)
+    _mm(mm, a, b)  # and descriptors again where they are allowed
+    _mm(mm, a, b, use_tma=False)  # the caller's pointers: at the step's 8 warps
+    assert fake.launches == [(8, False), (4, True), (8, False)]
+    assert len(fake.warmups) == 3
+
+
+def test_a_first_launch_without_descriptors_decides_pointers_for_good(mm):
+    fake = DescribedSpillingKernel(mm.mm_kernel, FMHA_DECODE)
+    mm.mm_kernel = fake
+    a70, b70 = _mm_inputs(70)
+    _mm(mm, a70, b70)
+    a, b = _mm_inputs()
+    _mm(mm, a, b)
+    assert fake.warmups == [(4, False), (8, False)] and fake.launches == [(8, False), (8, False)]
+
+
+@pytest.mark.parametrize("spills, launched", [
+    ({(4, False): 300, (8, False): 100, (4, True): 151}, (8, False)),  # descriptors spill more than half
+    ({(4, False): 300, (8, False): 200, (4, True): 200}, (4, False)),  # neither halves: the rule's 4
+    ({(4, False): 100, (4, True): 0}, (4, False)),                      # below the threshold: nothing tried
+])
+def test_descriptors_only_where_they_halve_the_spills(mm, spills, launched):
+    fake = DescribedSpillingKernel(mm.mm_kernel, spills)
+    mm.mm_kernel = fake
+    a, b = _mm_inputs()
+    _mm(mm, a, b)
+    assert fake.launches == [launched]
+    assert (4, True) in fake.warmups or spills[(4, False)] < 128
+
+
+def test_descriptors_take_the_stages_that_fit_them(mm):
+    # fmha decode at 64 x 256 (ptxas, sm_90): two stages overflow shared memory through pointers (the
+    # retry settles on one) and fit with descriptors, which the later launches find for themselves.
+    fake = DescribedSpillingKernel(mm.mm_kernel, FMHA_DECODE, shared_stages={False: 1, True: 2}, stages=True)
+    mm.mm_kernel = fake
+    a, b = _mm_inputs()
+    with pytest.warns(UserWarning, match="num_stages=1"):
+        _mm(mm, a, b)
+    assert fake.warmups == [(4, False, None), (4, False, 2), (4, False, 1), (8, False, 1), (4, True, 1)]
+    assert fake.launches == [(4, True, 1)]  # the deciding launch: at the stages it was decided at
+    with pytest.warns(UserWarning, match="num_stages=2"):
+        _mm(mm, a, b)
+    _mm(mm, a, b)
+    assert fake.launches == [(4, True, 1), (4, True, None), (4, True, 2), (4, True, 2)]
+
+
+def test_descriptor_overflow_keeps_pointers(mm):
+    # The descriptor path's compile ahead fails (e.g. its shared memory does not fit): pointers.
+    fake = DescribedSpillingKernel(mm.mm_kernel, FMHA_DECODE)
+    warmup = fake.warmup
+
+    def overflowing(*args, grid, **kwargs):
+        if kwargs.get("USE_TMA"):
+            raise OutOfResources(300000, 232448, "shared memory")
+        return warmup(*args, grid=grid, **kwargs)
+
+    fake.warmup = overflowing
+    mm.mm_kernel = fake
+    a, b = _mm_inputs()
+    _mm(mm, a, b)
+    assert fake.launches == [(8, False)]
+
+
+def test_the_descriptor_kernel_is_never_reused_for_a_pointer_launch(tmp_path, monkeypatch):
+    # The launch that chose descriptors ran under the pointer path's options (the launcher asked for
+    # pointers): its compiled kernel must not be kept for them. A later launch whose tensors do not
+    # allow descriptors, the same specialization otherwise, would reuse it on misaligned rows.
+    from test_launch_reuse import FakeCompiled, FakeJIT, load_with_fake_driver
+
+    class TaggedCompiled(FakeCompiled):
+        def __init__(self, jit):
+            super().__init__(jit)
+            self.tma = jit.compiling_tma
+
+        @property
+        def run(self):
+            inner = FakeCompiled.run.fget(self)
+
+            def launch(*args):
+                self.jit.reused_paths.append(self.tma)
+                return inner(*args)
+
+            return launch
+
+    class SpillJIT(FakeJIT):
+        _c2t_dot_tiles = ((3, 4),)
+
+        def __init__(self, real):
+            super().__init__(real)
+            self.compiled_type, self.paths, self.reused_paths = TaggedCompiled, [], []
+
+        def warmup(self, *args, grid, **kwargs):
+            path = (kwargs["num_warps"], kwargs.get("USE_TMA", False))
+            return types.SimpleNamespace(_init_handles=lambda: None, n_spills=FMHA_DECODE.get(path, 0))
+
+        def __getitem__(self, grid):
+            inner = super().__getitem__(grid)
+
+            def run(*args, **kwargs):
+                self.compiling_tma = kwargs.get("USE_TMA")
+                self.paths.append((kwargs.get("num_warps"), kwargs.get("USE_TMA")))
+                return inner(*args, **kwargs)
+
+            return run
+
+    m = load_with_fake_driver(tmp_path, monkeypatch, "spill_tma_reuse", SpillJIT, src=MM_SRC, kernel="mm_kernel")
+    m._c2t_spill_switch[:] = [True]
+    a, b = _mm_inputs()
+    a70, b70 = _mm_inputs(70)
+    for x, y in ((a, b), (a70, b70), (a, b), (a70, b70), (a, b)):
+        _mm(m, x, y)
+    k = m.mm_kernel
+    # Descriptors at the rule's 4: the first launch decides, the third is kept under their own options
+    # and the fifth reuses it. Pointers at the step's 8 for the 280-byte rows, through kernel[grid] each
+    # time: nothing is kept under the pointer path's options, which the deciding launch ran under.
+    assert (k.paths, k.reused_paths) == ([(4, True), (8, False), (4, True), (8, False)], [True])

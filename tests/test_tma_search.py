@@ -138,19 +138,24 @@ def test_a_launch_without_descriptors_keeps_the_pointer_paths_choice(mod):
     assert_close(c, a @ b, dtype=torch.float32)
 
 
-def test_the_launcher_passes_the_flag_only_for_its_default_path(mod):
+@pytest.mark.parametrize("spill_step", [False, True])
+def test_the_launcher_passes_the_flag_only_for_its_default_path(mod, spill_step):
+    # No search has run: the default path checks the tensors only where the runtime's spill step may
+    # choose descriptors (a kernel with tl.dot at the launcher rule's warps; test_spill_warps.py),
+    # never for the caller's own warps or an explicit use_tma.
     code, m = mod
     assert "**({\"_c2t_tma\": \"USE_TMA\"} if use_tma_fits and not use_tma else {})" in code, code
+    m._c2t_spill_switch[:] = [spill_step]
     seen = []
     real = m._c2t_run_kernel
     m._c2t_run_kernel = lambda kernel, grid, *args, **kw: (seen.append(kw.get("_c2t_tma")),
                                                            real(kernel, grid, *args, **kw))[1]
     a, b = _ab()
     c = cuda_like(torch.empty(300, 200))
-    for use_tma in ("tuned", False, None, True):  # no search has run: no check for the default
-        m.launch_mm_kernel((3, 2, 1), cuda_like(a), cuda_like(b), c, 128, 128, 32, use_tma=use_tma)
+    for use_tma, warps in (("tuned", {}), (False, {}), (None, {}), (True, {}), ("tuned", {"num_warps": 4})):
+        m.launch_mm_kernel((3, 2, 1), cuda_like(a), cuda_like(b), c, 128, 128, 32, use_tma=use_tma, **warps)
         assert_close(c, a @ b, dtype=torch.float32)
-    assert seen == [None, None, None, None]
+    assert seen == ["USE_TMA" if spill_step else None, None, None, None, None]
 
 
 def test_short_kernels_are_not_timed_with_descriptors(mod):

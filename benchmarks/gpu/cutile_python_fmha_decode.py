@@ -5,7 +5,8 @@ to cuTile's kernel, in one process, on the bench's inputs (CUDA-graph replays, a
     python3 cutile_python_fmha_decode.py ORIG_TEST_DIR CONV_TEST_DIR   (from cutile_python_bench_on_device.sh's
     work folder: WORK/orig/test, WORK/conv/test)
 
-Prints one line per (shape, TILE_M, TILE_N, warps, stages, use_tma): µs, or the error. cuTile's line uses the
+Prints one line per (shape, TILE_M, TILE_N, warps, stages, use_tma): µs, or the error; then the spill step's
+decisions (words spilled per thread through pointers at 4 and 8 warps, with descriptors at 4). cuTile's line uses the
 bench's B200 config (tile_m 64, tile_n 256, occupancy 4), as the bench does on an H200.
 """
 
@@ -52,11 +53,11 @@ def main(orig_dir, conv_dir):
             return graph_us(f)
 
         print(f"{shape} cuTile tile_m=64 tile_n=256 occupancy=4: {cutile():.1f} us", flush=True)
-        # The bench's tiles at the launcher's warps (4) and at 8, its stages and 1-2; TMA; other tiles.
-        combos = [(64, 256, w, None, False) for w in (None, 8)]
-        combos += [(64, 256, 8, s, t) for s in (1, 2) for t in (False,)] + [(64, 256, None, None, True),
-                                                                         (64, 256, 8, None, True)]
-        combos += [(64, 128, w, None, False) for w in (None, 8)] + [(16, 256, w, None, False) for w in (None, 8)]
+        # The bench's tiles as the launcher chooses (use_tma="tuned": the spill step's descriptors or warps),
+        # through pointers at the step's warps and at a forced 4, with descriptors at 1 and 2 stages; other tiles.
+        combos = [(64, 256, None, None, "tuned"), (64, 256, None, None, False), (64, 256, 4, None, False),
+                  (64, 256, None, 1, True), (64, 256, None, 2, True)]
+        combos += [(64, 128, None, None, "tuned"), (16, 256, None, None, "tuned")]
         for tm, tn, warps, stages, tma in combos:
             opts = {}
             if warps is not None:
@@ -74,6 +75,11 @@ def main(orig_dir, conv_dir):
                 print(f"{label}: {graph_us(f):.1f} us", flush=True)
             except Exception as e:  # out of shared memory, wrong result: say so and go on
                 print(f"{label}: {type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''}", flush=True)
+    # What the spill step decided per specialization: (warps through pointers, words spilled per thread at
+    # the rule's warps, at twice them, with descriptors at the rule's, descriptors chosen).
+    for kernel, table in tr_mod._c2t_spill_warps.items():
+        for key, entry in table.items():
+            print(f"spill step {kernel.__name__} constexprs {key[0]}: {entry}", flush=True)
 
 
 if __name__ == "__main__":

@@ -17,11 +17,14 @@ namespace {
 // descriptors need (triton_target.md §1.1), installed only when none is set.
 // The default use_tma="tuned" is the pointer path (use_tma=False), and the same
 // checks while a tuning search times the kernel or has chosen launch options for
-// it: `fits` then tells _c2t_run_kernel (keyword _c2t_tma, the flag's name) that
-// this launch may take the descriptor path the search timed faster (runtime.cpp,
-// kTune). An explicit use_tma=False is the pointer path whatever a search chose.
+// it, or where the runtime's spill step may choose descriptors (a kernel with
+// tl.dot at the launcher rule's warps, _c2t_spill_tma_open): `fits` then tells
+// _c2t_run_kernel (keyword _c2t_tma, the flag's name) that this launch may take
+// the descriptor path the search timed faster or the spill step chose (runtime.cpp).
+// An explicit use_tma=False is the pointer path whatever a search chose.
 std::string tma_check_source(const lower::LoweredKernel& k, const std::string& flag, const std::string& fits,
-                             const std::string& kernel_fn, const std::map<std::string, std::string>& renamed) {
+                             const std::string& kernel_fn, const std::string& options,
+                             const std::map<std::string, std::string>& renamed) {
   std::string pairs;
   int n = 0;
   for (auto& r : k.tma) {
@@ -35,9 +38,9 @@ std::string tma_check_source(const lower::LoweredKernel& k, const std::string& f
     if (pairs.find(p) == std::string::npos) pairs += p, ++n;
   }
   std::string o;
-  o += "    if " + flag + " == \"tuned\":  # pointers, or descriptors where a tuning search timed them faster\n";
+  o += "    if " + flag + " == \"tuned\":  # pointers, or descriptors a tuning search or the spill step chose\n";
   o += "        " + flag + ", " + fits + " = False, _c2t_stage_probe is not None or " + kernel_fn +
-       " in _c2t_tuned_options\n";
+       " in _c2t_tuned_options or _c2t_spill_tma_open(" + kernel_fn + ", " + options + ")\n";
   o += "    else:\n";
   o += "        " + fits + " = " + flag + " is None\n";
   o += "    if " + fits + ":\n";
@@ -309,7 +312,8 @@ std::string launcher_source(const lower::LoweredKernel& k) {
   // only the local name changes.
   const std::set<std::string> reserved = {"grid", "options", kernel_fn, "torch", "triton", "tl", "_c2t_run_kernel",
                                           "_c2t_run_native", "all", "str", "len", "list", "isinstance", "ValueError", "max",
-                                          "_allocation", "_c2t_stage_probe", "_c2t_tuned_options", "_c2t_check_tile_dims"};
+                                          "_allocation", "_c2t_stage_probe", "_c2t_tuned_options", "_c2t_check_tile_dims",
+                                          "_c2t_spill_tma_open"};
   std::set<std::string> taken(reserved);
   std::map<std::string, std::string> renamed;
   for (auto& p : k.params) taken.insert(p.name);
@@ -414,8 +418,8 @@ std::string launcher_source(const lower::LoweredKernel& k) {
          "    pointer, shape and strides (in elements).";
   if (!use_tma.empty())
     out += "\n    " + use_tma + ": \"tuned\" (default) the pointer path, or TMA descriptors where a tuning search\n"
-           "    timed them faster for this shape; False pointers; True descriptors; None descriptors where\n"
-           "    every tensor allows them.";
+           "    timed them faster for this shape or the runtime's spill step chose them; False pointers; True\n"
+           "    descriptors; None descriptors where every tensor allows them.";
   out += "\"\"\"\n";
   // The launch's options first (they read no array). A kernel without a descriptor path accepts
   // use_tma= like the others (Triton rejects unknown options); warps from the tile sizes unless the
@@ -450,7 +454,7 @@ std::string launcher_source(const lower::LoweredKernel& k) {
   if (needs_torch) out += "    import torch\n\n";
   out += prep;
   out += unpack_source(unpacked, launcher_name(k));
-  if (!use_tma.empty()) out += tma_check_source(k, use_tma, fits, kernel_fn, renamed);
+  if (!use_tma.empty()) out += tma_check_source(k, use_tma, fits, kernel_fn, options, renamed);
   // kernel[grid](...) through the runtime's _c2t_run_kernel, which steps
   // Triton's num_stages down when cuTile's tile sizes overflow shared memory
   // at the default pipelining depth (runtime.cpp says why).
@@ -461,7 +465,8 @@ std::string launcher_source(const lower::LoweredKernel& k) {
   if (!use_tma.empty()) out += "        " + k.tma_flag + "=" + use_tma + ",\n";
   out += "        **" + options + ",\n";
   // Where the default pointer path was asked for but descriptors would fit: the flag's name, which
-  // _c2t_run_kernel sets where the tuning search timed that faster (and removes before Triton).
+  // _c2t_run_kernel sets where the tuning search timed that faster or the spill step chose it (and
+  // removes before Triton).
   if (!use_tma.empty())
     out += "        **({\"_c2t_tma\": \"" + k.tma_flag + "\"} if " + fits + " and not " + use_tma + " else {}),\n";
   if (native.ok) out += "        _c2t_shape=" + native_args + ",\n";

@@ -265,6 +265,8 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
             _c2t_stages_key(kernel, args, kwargs))
         getattr(probe, "stages", set()).add(stepped)
         return result
+    # Descriptors the spill step chose for this specialization (where its tensors allow them).
+    spill_tma = _c2t_spill_tma_kwargs(kernel, args, kwargs, tma) if tma and _c2t_spill_warps else None
     if _c2t_tuned_options and kernel in _c2t_tuned_options:
         # The search's choices hold per shape (scalar arguments), which Triton's specialization does
         # not see: the launch is keyed by the options chosen for its shape (as kernel[grid] gets
@@ -274,6 +276,9 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
         if chosen and chosen.get("tma"):  # holds only where the tensors allow descriptors: not natively
             shape = None
         at = _c2t_tuned_kwargs(kernel, args, kwargs, tma, chosen)
+        if at is None and spill_tma is not None:  # no choice for this shape: the spill step's descriptors
+            return _c2t_run_compiled(kernel, grid, args, spill_tma,
+                                     lambda: _c2t_run_kernel_jit(kernel, grid, args, spill_tma))
         if at is not None:
             try:  # the table's key holds the options the kernel was compiled with: no retry inside
                 return _c2t_run_compiled(kernel, grid, args, at, lambda: kernel[grid](*args, **at), kwargs, shape,
@@ -282,12 +287,14 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
                 if e.name != "shared memory":
                     raise
                 _c2t_drop_choice(kernel, args, kwargs)  # timed on another device: this shape as untuned
-        return _c2t_run_compiled(kernel, grid, args, kwargs, lambda: _c2t_run_kernel_jit(kernel, grid, args, kwargs),
+        return _c2t_run_compiled(kernel, grid, args, kwargs, lambda: _c2t_run_kernel_jit(kernel, grid, args, kwargs, tma),
                                  kwargs, shape, None)
+    if spill_tma is not None:  # keyed by its own options: never reused for a pointer launch
+        return _c2t_run_compiled(kernel, grid, args, spill_tma, lambda: _c2t_run_kernel_jit(kernel, grid, args, spill_tma))
     compiled = _c2t_run_native(kernel, grid, args, kwargs)
     if compiled is not None:
         return compiled
-    return _c2t_run_compiled(kernel, grid, args, kwargs, lambda: _c2t_run_kernel_jit(kernel, grid, args, kwargs))
+    return _c2t_run_compiled(kernel, grid, args, kwargs, lambda: _c2t_run_kernel_jit(kernel, grid, args, kwargs, tma))
 
 
 def _c2t_run_compiled(kernel, grid, args, kwargs, run, asked=None, shape=None, chosen=None):
@@ -334,6 +341,8 @@ def _c2t_run_compiled(kernel, grid, args, kwargs, run, asked=None, shape=None, c
     result = run()
     if slot == ():  # the device's first launch: Triton has built its binder now
         slot = _c2t_compiled_slot(kernel, args, kwargs)
+    if slot and _c2t_spill_warps and _c2t_spill_chose_tma(kernel, args, kwargs):
+        slot = None  # the launch that chose descriptors: kept under their options (_c2t_spill_tma_kwargs), not these
     if slot and getattr(result, "function", None) is not None:  # launched, not a future
         table, table_key, bound, state = slot
         # The key starts with the binder's specialization, one entry per kernel parameter.
@@ -348,10 +357,11 @@ def _c2t_run_compiled(kernel, grid, args, kwargs, run, asked=None, shape=None, c
     return result
 
 
-def _c2t_run_kernel_jit(kernel, grid, args, kwargs):
+def _c2t_run_kernel_jit(kernel, grid, args, kwargs, tma=None):
     """_c2t_run_kernel through kernel[grid] without a tuning search's choice: the shared-memory
-    retry, the stages of a kernel with a cuTile occupancy (_c2t_occupancy_start), and the warps of a
-    kernel that spills at the rule's (_c2t_spill_free, decided once per specialization). The retry
+    retry, the stages of a kernel with a cuTile occupancy (_c2t_occupancy_start), and the warps or
+    TMA descriptors (tma: the kernel's flag, where this launch's tensors allow them) of a kernel that
+    spills at the rule's warps (_c2t_spill_free, decided once per specialization). The retry
     tries 2 stages, then 1; a kernel whose pipelined loops are only grid-stride prefetches (the
     converter's mark _c2t_prefetch_only: no tl.dot), launched at the 16 warps the launcher's rule
     gives tiles of 16384+ elements, goes straight to 1, as measured: TileGym's RMSNorm backward,
@@ -371,7 +381,7 @@ def _c2t_run_kernel_jit(kernel, grid, args, kwargs):
     occupied = "num_stages" not in kwargs and getattr(kernel, "_c2t_occupancy", 1) > 1
     if (fits is None and not occupied) or "num_stages" in kwargs:  # never overflowed, or stages chosen
         try:
-            at = kwargs if spills is None else _c2t_spill_free(kernel, grid, args, kwargs, spills, spill_key)
+            at = kwargs if spills is None else _c2t_spill_free(kernel, grid, args, kwargs, spills, spill_key, tma)
             return kernel[grid](*args, **at)
         except triton.runtime.errors.OutOfResources as e:
             if e.name != "shared memory" or "num_stages" in kwargs:
@@ -394,7 +404,7 @@ def _c2t_run_kernel_jit(kernel, grid, args, kwargs):
         at = kwargs if stages is None else _c2t_with_stages(kernel, args, kwargs, stages)  # None: Triton's default
         try:
             if spills is not None:
-                at = _c2t_spill_free(kernel, grid, args, at, spills, spill_key)
+                at = _c2t_spill_free(kernel, grid, args, at, spills, spill_key, tma)
             result = kernel[grid](*args, **at)
         except triton.runtime.errors.OutOfResources as e:
             if e.name != "shared memory" or stages == 1:
@@ -415,16 +425,21 @@ def _c2t_run_kernel_jit(kernel, grid, args, kwargs):
         return result
 
 
-# Warps the spill step chose: {kernel: {_c2t_stages_key of the launch as asked: (num_warps, words of
-# local memory per thread at the rule's warps, at twice them or None where not compiled)}}.
+# What the spill step chose: {kernel: {_c2t_stages_key of the launch as asked: (num_warps through
+# pointers, words of local memory per thread at the rule's warps, at twice them or None where not
+# compiled, with TMA descriptors at the rule's warps or None where not compiled, whether it launches
+# with descriptors where the launch's tensors allow them)}}.
 _c2t_spill_warps = {}
 _c2t_spill_switch = []  # [bool]: C2T_SPILL_WARPS read once
-# The step takes twice the warps where the rule's spill at least this many 4-byte words per thread
-# and twice as many warps at most half as many. Measured on the H200 (cutile2triton's BENCHMARKS.md,
-# s32): cutile-python's fmha decode kernel at its 64 x 256 tiles spills 296 words at 4 warps and 40
-# at 8, and ran 2.2x faster at 8; at 64 x 128 tiles ptxas (CPU compile) gives 30 words at 4 and 12 at
-# 8, where 8 warps ran slower (17.8 against 12.6 us, s31). The kernels of TileGym's attention and GEMM
-# benchmarks that the rule gives 4 warps (gemma, MLA prefill, sliding-window, bmm, matmul) spill none.
+# The step acts where the rule's warps spill at least this many 4-byte words per thread: descriptors
+# at the rule's warps, or else twice the warps, where they spill at most half as many. Measured on the
+# H200 (cutile2triton's BENCHMARKS.md, s32 and s33): cutile-python's fmha decode kernel at its 64 x 256
+# tiles spills 296 words at 4 warps and 40 at 8, and ran 2.2x faster at 8; at 64 x 128 tiles ptxas
+# (CPU compile) gives 30 words at 4 and 12 at 8, where 8 warps ran slower (17.8 against 12.6 us,
+# s31). With descriptors for Q, V and Out at 4 warps (ptxas on the CPU: 98 words, against 768
+# through pointers) it ran 21.4 and 26.5 us where pointers at 8 ran 24.4 and 51.4 (s31). The kernels
+# of TileGym's attention and GEMM benchmarks that the rule gives 4 warps (gemma, MLA prefill,
+# sliding-window, bmm, matmul) spill none.
 _C2T_SPILL_MIN_WORDS = 128
 
 
@@ -434,12 +449,42 @@ def _c2t_spill_candidate(kernel, kwargs):
 
 
 def _c2t_spill_decided(kernel, args, kwargs):
-    """The warps the spill step decided for the launch's specialization (kwargs at the rule's warps as
-    plain ints), or kwargs' own where it decided none."""
+    """The warps through pointers the spill step decided for the launch's specialization (kwargs at
+    the rule's warps as plain ints), or kwargs' own where it decided none."""
     if not _c2t_spill_candidate(kernel, kwargs):
         return kwargs["num_warps"]
     decided = _c2t_spill_warps.get(kernel, {}).get(_c2t_stages_key(kernel, args, kwargs))
     return kwargs["num_warps"] if decided is None else decided[0]
+
+
+def _c2t_spill_tma_open(kernel, options):
+    """Whether a launcher's launch at the rule's warps (options: its keyword arguments) should check
+    that its tensors allow TMA descriptors, which the spill step may choose or has chosen for the
+    kernel (a kernel with tl.dot and a descriptor path; cutile2triton: cpp/host/launcher.cpp)."""
+    warps = options.get("num_warps")
+    return _c2t_is_rule_warps(warps) and warps < 8 and bool(getattr(kernel, "_c2t_dot_tiles", None)) and \
+        _c2t_spill_step_on()
+
+
+def _c2t_spill_chose_tma(kernel, args, kwargs):
+    """Whether the spill step chose TMA descriptors for the launch's specialization (kwargs as asked)."""
+    decided = _c2t_spill_warps.get(kernel, {}).get(_c2t_stages_key(kernel, args, kwargs))
+    return decided is not None and decided[4]
+
+
+def _c2t_spill_tma_kwargs(kernel, args, kwargs, tma):
+    """The launch's keyword arguments with the descriptors the spill step chose for its specialization
+    (tma: the kernel's flag; the launcher passes it only where the launch's tensors allow them), at
+    the rule's warps as a plain int (no step again), or None where it chose none (or has yet to). Their
+    stages are the stage retry's own: descriptors take other shared memory than pointers (fmha decode
+    at 64 x 256: two stages overflow through pointers and fit with descriptors, ptxas on the CPU)."""
+    warps = kwargs.get("num_warps")
+    if not _c2t_is_rule_warps(warps):
+        return None
+    asked = {**kwargs, "num_warps": int(warps)}
+    if not _c2t_spill_candidate(kernel, asked) or not _c2t_spill_chose_tma(kernel, args, asked):
+        return None
+    return {**asked, tma: True}
 
 
 def _c2t_spill_step_on():
@@ -450,37 +495,51 @@ def _c2t_spill_step_on():
     return _c2t_spill_switch[0]
 
 
-def _c2t_spill_free(kernel, grid, args, at, spills, key):
-    """`at` with twice the rule's warps where the kernel, compiled ahead at them (JITFunction.warmup,
-    no launch), spills registers (_C2T_SPILL_MIN_WORDS) and at twice as many spills at most half as
-    much; the choice is remembered in `spills` under `key` (a kernel with tl.dot launched at the
-    launcher rule's 4 warps). Why: the rule reads tile sizes, not registers. cutile-python's fmha
+def _c2t_spilled_words(kernel, grid, args, at):
+    """Words of local memory per thread of the kernel compiled ahead at `at` (JITFunction.warmup, no
+    launch; ptxas's spills, CompiledKernel.n_spills after _init_handles loads the module), None where
+    the backend does not say. Raises what the compile raises, OutOfResources included."""
+    compiled = kernel.warmup(*args, grid=grid, **at)
+    compiled._init_handles()
+    return compiled.n_spills
+
+
+def _c2t_spill_free(kernel, grid, args, at, spills, key, tma=None):
+    """`at` with TMA descriptors, or else twice the rule's warps, where the kernel, compiled ahead at
+    the rule's warps through pointers, spills registers (_C2T_SPILL_MIN_WORDS) and so compiled spills
+    at most half as much; the choice is remembered in `spills` under `key` (a kernel with tl.dot
+    launched at the launcher rule's 4 warps). tma: the kernel's TMA flag where this launch's tensors
+    allow descriptors, else None (descriptors not tried, and not taken by later launches of the
+    specialization either). Why: the rule reads tile sizes, not registers. cutile-python's fmha
     decode kernel with its B200 64 x 256 tiles fits one pipeline stage on the H200 and spills at 4
-    warps: 12.0 us in cuTile, 46.9 converted, 24.4 at 8 warps (cutile2triton's BENCHMARKS.md, s31
-    and s32 sections). Never more than one step. Raises Triton's OutOfResources as the launch at `at`
-    would (e.g. shared memory, for the stage retry); a kernel without a device (the interpreter) keeps
-    `at`. C2T_SPILL_WARPS=0 (read once per process) turns the step off."""
+    warps: 12.0 us in cuTile, 46.9 converted, 24.4 at 8 warps, 21.4 with descriptors at 4
+    (cutile2triton's BENCHMARKS.md, s31 to s33 sections). Never more than one step. Raises Triton's
+    OutOfResources as the launch at `at` would (e.g. shared memory, for the stage retry); a kernel
+    without a device (the interpreter) keeps `at`. C2T_SPILL_WARPS=0 (read once per process) turns
+    the step off."""
     try:
-        compiled = kernel.warmup(*args, grid=grid, **at)
-        compiled._init_handles()  # loads the module: ptxas's local memory per thread (n_spills: 4-byte words)
-        spilled = compiled.n_spills or 0  # None: a backend that does not say
+        spilled = _c2t_spilled_words(kernel, grid, args, at) or 0
     except triton.runtime.errors.OutOfResources:
         raise
     except Exception:  # no device, no warmup (the interpreter): as asked, and not tried again
-        spills[key] = (at["num_warps"], None, None)
+        spills[key] = (at["num_warps"], None, None, None, False)
         return at
-    warps, fewer = at["num_warps"], None
+    warps, fewer, described, chose_tma = at["num_warps"], None, None, False
     if spilled >= _C2T_SPILL_MIN_WORDS:
         try:
-            more = kernel.warmup(*args, grid=grid, **{**at, "num_warps": 2 * warps})
-            more._init_handles()
-            fewer = more.n_spills
+            fewer = _c2t_spilled_words(kernel, grid, args, {**at, "num_warps": 2 * warps})
             if fewer is not None and 2 * fewer <= spilled:
                 warps *= 2
         except Exception:  # e.g. too many threads: the rule's warps
-            pass
-    spills[key] = (warps, spilled, fewer)
-    return {**at, "num_warps": warps}
+            fewer = None
+        if tma:
+            try:  # Q, V and Out of fmha decode through descriptors: fewer address registers
+                described = _c2t_spilled_words(kernel, grid, args, {**at, tma: True})
+                chose_tma = described is not None and 2 * described <= spilled
+            except Exception:  # e.g. their shared memory does not fit: through pointers
+                described = None
+    spills[key] = (warps, spilled, fewer, described, chose_tma)
+    return {**at, tma: True} if chose_tma else {**at, "num_warps": warps}
 
 
 def _c2t_tuned_choice(kernel, args, kwargs):

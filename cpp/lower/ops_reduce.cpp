@@ -62,7 +62,12 @@ std::optional<std::vector<long long>> axes_arg(OpCall& c, const std::string& p, 
     axes.push_back(*ax);
   }
   std::sort(axes.rbegin(), axes.rend());
-  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  // cuTile rejects `axis=(0, 0)` or `(1, -1)` on a rank-2 tile (ops.py reduce: "Repeated reduction axis").
+  auto repeated = std::adjacent_find(axes.begin(), axes.end());
+  if (repeated != axes.end()) {
+    c.L.error(c.at(p), "repeated reduction axis " + std::to_string(*repeated));
+    return std::nullopt;
+  }
   return axes;
 }
 

@@ -199,9 +199,11 @@ TEST(LauncherLists, NativeReuseTakesTheLaunchersArguments) {
 }
 
 // The default path (use_tma="tuned": pointers) checks the descriptor preconditions only while a
-// tuning search times the kernel or has chosen options for it, and then tells _c2t_run_kernel its
-// flag's name (the search may take descriptors there: runtime kTune, tests/test_tma_search.py); an
-// explicit use_tma=False never does. The local's name steps aside for a kernel parameter of that name.
+// tuning search times the kernel or has chosen options for it, or where the runtime's spill step may
+// choose descriptors (_c2t_spill_tma_open: a kernel with tl.dot at the launcher rule's warps), and
+// then tells _c2t_run_kernel its flag's name (runtime kTune and kRunKernel, tests/test_tma_search.py,
+// tests/test_spill_warps.py); an explicit use_tma=False never does. The local's name steps aside for a
+// kernel parameter of that name.
 TEST(LauncherLists, DefaultPointerPathOffersTheDescriptorPathToTheSearch) {
   std::string t = launcher_of(
       "import cuda.tile as ct\n"
@@ -209,8 +211,9 @@ TEST(LauncherLists, DefaultPointerPathOffersTheDescriptorPathToTheSearch) {
       "    ct.store(out, index=(0, 0), tile=ct.load(x, index=(0, 0), shape=(T, T)))\n");
   ASSERT_FALSE(t.empty());
   EXPECT_TRUE(has(t, "def launch_k(grid, x, out, T, use_tma=\"tuned\", **options):")) << t;
-  EXPECT_TRUE(has(t, "    if use_tma == \"tuned\":  # pointers, or descriptors where a tuning search timed them faster\n"
-                     "        use_tma, use_tma_fits = False, _c2t_stage_probe is not None or k in _c2t_tuned_options\n"
+  EXPECT_TRUE(has(t, "    if use_tma == \"tuned\":  # pointers, or descriptors a tuning search or the spill step chose\n"
+                     "        use_tma, use_tma_fits = False, _c2t_stage_probe is not None or k in _c2t_tuned_options or "
+                     "_c2t_spill_tma_open(k, options)\n"
                      "    else:\n        use_tma_fits = use_tma is None\n    if use_tma_fits:\n")) << t;
   EXPECT_TRUE(has(t, "        if use_tma is None:\n            use_tma = use_tma_fits\n    if use_tma or use_tma_fits:\n"))
       << t;
