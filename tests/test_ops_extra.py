@@ -1046,3 +1046,15 @@ def k(X, Y):
     x = ct.load(X, (0, 0), (4, 8))
     ct.store(Y, (0,), ct.reshape(ct.sum(x, axis={axes}), (1,)))
 """)
+
+
+def test_an_empty_reduction_axis_tuple_is_an_error():
+    # cuTile's reduce of axis=() reduces nothing (the tile as it is); it converted as a reduction of
+    # every axis (hostile round, s33).
+    with pytest.raises(ConversionFailed, match=r"axis=\(\) reduces no axis"):
+        convert(HEADER + """
+@ct.kernel
+def k(X, Y):
+    x = ct.load(X, (0, 0), (4, 8))
+    ct.store(Y, (0, 0), ct.sum(x, axis=()))
+""")

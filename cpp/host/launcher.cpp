@@ -14,7 +14,8 @@ std::string launcher_name(const lower::LoweredKernel& k) { return "launch_" + k.
 namespace {
 
 // `if use_tma is None: use_tma = <checks>` plus the allocator device-side
-// descriptors need (triton_target.md §1.1), installed only when none is set.
+// descriptors need (triton_target.md §1.1), installed only when none is set and
+// the launcher itself takes descriptors.
 // The default use_tma="tuned" is the pointer path (use_tma=False), and the same
 // checks while a tuning search times the kernel or has chosen launch options for
 // it, or where the runtime's spill step may choose descriptors (a kernel with
@@ -56,7 +57,8 @@ std::string tma_check_source(const lower::LoweredKernel& k, const std::string& f
   o += "        )\n";
   o += "        if " + flag + " is None:\n";
   o += "            " + flag + " = " + fits + "\n";
-  o += "    if " + flag + " or " + fits + ":\n";
+  // Descriptors the runtime takes (a search's choice, the spill step's) install it there (_c2t_described).
+  o += "    if " + flag + ":\n";
   o += "        from triton.runtime import _allocation\n";
   o += "        if isinstance(_allocation._allocator.get(), _allocation.NullAllocator):\n";
   o += "            import torch\n";

@@ -255,11 +255,11 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
         options = getattr(probe, "options", {})
         kwargs = {**kwargs, **{k: v for k, v in options.items() if k != "tma"}}
         if tma and options.get("tma"):
-            kwargs[tma] = True
+            kwargs = _c2t_described(kwargs, tma)
     if "num_stages" in kwargs:  # the caller's stages bound the prefetching loops' too
         kwargs = _c2t_with_stages(kernel, args, kwargs, kwargs["num_stages"])
-    if probe is not None:  # timed as asked: neither reused nor at an earlier search's choice
-        result = _c2t_run_kernel_jit(kernel, grid, args, kwargs)
+    if probe is not None:  # timed as asked (the spill step's choice too): neither reused nor at an earlier search's
+        result = _c2t_run_kernel_jit(kernel, grid, args, kwargs, tma)
         # where the shared-memory retry stepped the stages down (None: as asked)
         stepped = None if "num_stages" in kwargs else _c2t_fitting_stages.get(kernel, {}).get(
             _c2t_stages_key(kernel, args, kwargs))
@@ -279,6 +279,8 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
         if at is None and spill_tma is not None:  # no choice for this shape: the spill step's descriptors
             return _c2t_run_compiled(kernel, grid, args, spill_tma,
                                      lambda: _c2t_run_kernel_jit(kernel, grid, args, spill_tma))
+        if at is not None and tma and at.get(tma):  # the spill step's descriptors (the search timed them): likewise
+            shape = None
         if at is not None:
             try:  # the table's key holds the options the kernel was compiled with: no retry inside
                 return _c2t_run_compiled(kernel, grid, args, at, lambda: kernel[grid](*args, **at), kwargs, shape,
@@ -287,17 +289,21 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
                 if e.name != "shared memory":
                     raise
                 _c2t_drop_choice(kernel, args, kwargs)  # timed on another device: this shape as untuned
-        return _c2t_run_compiled(kernel, grid, args, kwargs, lambda: _c2t_run_kernel_jit(kernel, grid, args, kwargs, tma),
-                                 kwargs, shape, None)
+        described = []  # filled where the launch took the spill step's descriptors: not kept under these options
+        return _c2t_run_compiled(kernel, grid, args, kwargs,
+                                 lambda: _c2t_run_kernel_jit(kernel, grid, args, kwargs, tma, described), kwargs, shape,
+                                 None, described)
     if spill_tma is not None:  # keyed by its own options: never reused for a pointer launch
         return _c2t_run_compiled(kernel, grid, args, spill_tma, lambda: _c2t_run_kernel_jit(kernel, grid, args, spill_tma))
     compiled = _c2t_run_native(kernel, grid, args, kwargs)
     if compiled is not None:
         return compiled
-    return _c2t_run_compiled(kernel, grid, args, kwargs, lambda: _c2t_run_kernel_jit(kernel, grid, args, kwargs, tma))
+    described = []
+    return _c2t_run_compiled(kernel, grid, args, kwargs, lambda: _c2t_run_kernel_jit(kernel, grid, args, kwargs, tma, described),
+                             described=described)
 
 
-def _c2t_run_compiled(kernel, grid, args, kwargs, run, asked=None, shape=None, chosen=None):
+def _c2t_run_compiled(kernel, grid, args, kwargs, run, asked=None, shape=None, chosen=None, described=None):
     """Launches the compiled kernel an earlier launch of the same specialization and options
     (kwargs) got, without JITFunction.run (_c2t_compiled_slot); else run() (kernel[grid] at a
     search's choice, or with _c2t_run_kernel_jit's retries: either decides the kernel from the
@@ -306,7 +312,8 @@ def _c2t_run_compiled(kernel, grid, args, kwargs, run, asked=None, shape=None, c
     choices by specialization (_c2t_fast); kernels with them only where a launcher passed its
     arguments (shape), by their exact shape, with the options it asked for (asked: the keyword
     arguments before the search's choice, as the launcher's native attempt passes them) while the
-    search's choice for the shape is still `chosen`."""
+    search's choice for the shape is still `chosen`. described: a list run() fills where the kernel it
+    launched took descriptors that kwargs did not ask for (the spill step's), kept then under none."""
     slot = _c2t_compiled_slot(kernel, args, kwargs)
     if slot:
         table, table_key, bound, state = slot
@@ -320,7 +327,10 @@ def _c2t_run_compiled(kernel, grid, args, kwargs, run, asked=None, shape=None, c
                 grid = grid(bound)
             n = len(grid)
             launch(grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1, state[2], *head, *bound.values())
-            if plan is not None and kernel not in _c2t_tuned_options:  # the next launches like it: natively
+            if plan is not None and _c2t_spill_warps and _c2t_is_rule_warps(kwargs.get("num_warps")) and \
+                    _c2t_spill_chose_tma(kernel, args, kwargs):
+                pass  # pointers where the spill step chose descriptors: not natively (a launch checks its tensors first)
+            elif plan is not None and kernel not in _c2t_tuned_options:  # the next launches like it: natively
                 kernel._c2t_fast = (state[0], state[1], kwargs, tuple(map(type, kwargs.values())), state[3], key,
                                     compiled, *plan)
             elif plan is not None and shape is not None:  # a tuned kernel: natively for this shape only
@@ -341,8 +351,8 @@ def _c2t_run_compiled(kernel, grid, args, kwargs, run, asked=None, shape=None, c
     result = run()
     if slot == ():  # the device's first launch: Triton has built its binder now
         slot = _c2t_compiled_slot(kernel, args, kwargs)
-    if slot and _c2t_spill_warps and _c2t_spill_chose_tma(kernel, args, kwargs):
-        slot = None  # the launch that chose descriptors: kept under their options (_c2t_spill_tma_kwargs), not these
+    if described:  # the spill step's descriptors: kept under their own options (_c2t_spill_tma_kwargs), not these
+        slot = None
     if slot and getattr(result, "function", None) is not None:  # launched, not a future
         table, table_key, bound, state = slot
         # The key starts with the binder's specialization, one entry per kernel parameter.
@@ -357,11 +367,12 @@ def _c2t_run_compiled(kernel, grid, args, kwargs, run, asked=None, shape=None, c
     return result
 
 
-def _c2t_run_kernel_jit(kernel, grid, args, kwargs, tma=None):
+def _c2t_run_kernel_jit(kernel, grid, args, kwargs, tma=None, described=None):
     """_c2t_run_kernel through kernel[grid] without a tuning search's choice: the shared-memory
     retry, the stages of a kernel with a cuTile occupancy (_c2t_occupancy_start), and the warps or
     TMA descriptors (tma: the kernel's flag, where this launch's tensors allow them) of a kernel that
-    spills at the rule's warps (_c2t_spill_free, decided once per specialization). The retry
+    spills at the rule's warps (_c2t_spill_free, decided once per specialization; `described`, a list,
+    gets True where the launch took its descriptors). The retry
     tries 2 stages, then 1; a kernel whose pipelined loops are only grid-stride prefetches (the
     converter's mark _c2t_prefetch_only: no tl.dot), launched at the 16 warps the launcher's rule
     gives tiles of 16384+ elements, goes straight to 1, as measured: TileGym's RMSNorm backward,
@@ -376,12 +387,17 @@ def _c2t_run_kernel_jit(kernel, grid, args, kwargs, tma=None):
     if rule_warps and _c2t_spill_candidate(kernel, kwargs):
         spills, spill_key = _c2t_spill_warps.setdefault(kernel, {}), _c2t_stages_key(kernel, args, kwargs)
         if spill_key in spills:
-            kwargs, spills = {**kwargs, "num_warps": spills[spill_key][0]}, None
+            if tma and spills[spill_key][4]:  # descriptors, where this launch's tensors allow them
+                kwargs = _c2t_described(kwargs, tma, described)
+            else:
+                kwargs = {**kwargs, "num_warps": spills[spill_key][0]}
+            spills = None
     fits, start = _c2t_fitting_stages.get(kernel), 0
     occupied = "num_stages" not in kwargs and getattr(kernel, "_c2t_occupancy", 1) > 1
     if (fits is None and not occupied) or "num_stages" in kwargs:  # never overflowed, or stages chosen
         try:
-            at = kwargs if spills is None else _c2t_spill_free(kernel, grid, args, kwargs, spills, spill_key, tma)
+            at = kwargs if spills is None else _c2t_spill_free(kernel, grid, args, kwargs, spills, spill_key, tma,
+                                                                 described)
             return kernel[grid](*args, **at)
         except triton.runtime.errors.OutOfResources as e:
             if e.name != "shared memory" or "num_stages" in kwargs:
@@ -404,7 +420,7 @@ def _c2t_run_kernel_jit(kernel, grid, args, kwargs, tma=None):
         at = kwargs if stages is None else _c2t_with_stages(kernel, args, kwargs, stages)  # None: Triton's default
         try:
             if spills is not None:
-                at = _c2t_spill_free(kernel, grid, args, at, spills, spill_key, tma)
+                at = _c2t_spill_free(kernel, grid, args, at, spills, spill_key, tma, described)
             result = kernel[grid](*args, **at)
         except triton.runtime.errors.OutOfResources as e:
             if e.name != "shared memory" or stages == 1:
@@ -484,7 +500,22 @@ def _c2t_spill_tma_kwargs(kernel, args, kwargs, tma):
     asked = {**kwargs, "num_warps": int(warps)}
     if not _c2t_spill_candidate(kernel, asked) or not _c2t_spill_chose_tma(kernel, args, asked):
         return None
-    return {**asked, tma: True}
+    return _c2t_described(asked, tma)
+
+
+def _c2t_described(kwargs, tma, described=None):
+    """kwargs with the kernel's TMA flag `tma` set, where the runtime (not the launcher) chose descriptors
+    for a launch whose tensors allow them; Triton's allocator for the descriptors' scratch installed where
+    none is (torch, on the current CUDA device). `described` (a list) gets True."""
+    from triton.runtime import _allocation
+
+    if isinstance(_allocation._allocator.get(), _allocation.NullAllocator):
+        import torch
+
+        triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
+    if described is not None:
+        described.append(True)
+    return {**kwargs, tma: True}
 
 
 def _c2t_spill_step_on():
@@ -504,13 +535,14 @@ def _c2t_spilled_words(kernel, grid, args, at):
     return compiled.n_spills
 
 
-def _c2t_spill_free(kernel, grid, args, at, spills, key, tma=None):
+def _c2t_spill_free(kernel, grid, args, at, spills, key, tma=None, described=None):
     """`at` with TMA descriptors, or else twice the rule's warps, where the kernel, compiled ahead at
     the rule's warps through pointers, spills registers (_C2T_SPILL_MIN_WORDS) and so compiled spills
     at most half as much; the choice is remembered in `spills` under `key` (a kernel with tl.dot
     launched at the launcher rule's 4 warps). tma: the kernel's TMA flag where this launch's tensors
     allow descriptors, else None (descriptors not tried, and not taken by later launches of the
-    specialization either). Why: the rule reads tile sizes, not registers. cutile-python's fmha
+    specialization either); described: a list that gets True where they are taken. Why: the rule
+    reads tile sizes, not registers. cutile-python's fmha
     decode kernel with its B200 64 x 256 tiles fits one pipeline stage on the H200 and spills at 4
     warps: 12.0 us in cuTile, 46.9 converted, 24.4 at 8 warps, 21.4 with descriptors at 4
     (cutile2triton's BENCHMARKS.md, s31 to s33 sections). Never more than one step. Raises Triton's
@@ -524,7 +556,7 @@ def _c2t_spill_free(kernel, grid, args, at, spills, key, tma=None):
     except Exception:  # no device, no warmup (the interpreter): as asked, and not tried again
         spills[key] = (at["num_warps"], None, None, None, False)
         return at
-    warps, fewer, described, chose_tma = at["num_warps"], None, None, False
+    warps, fewer, words_tma, chose_tma = at["num_warps"], None, None, False
     if spilled >= _C2T_SPILL_MIN_WORDS:
         try:
             fewer = _c2t_spilled_words(kernel, grid, args, {**at, "num_warps": 2 * warps})
@@ -534,12 +566,12 @@ def _c2t_spill_free(kernel, grid, args, at, spills, key, tma=None):
             fewer = None
         if tma:
             try:  # Q, V and Out of fmha decode through descriptors: fewer address registers
-                described = _c2t_spilled_words(kernel, grid, args, {**at, tma: True})
-                chose_tma = described is not None and 2 * described <= spilled
+                words_tma = _c2t_spilled_words(kernel, grid, args, {**at, tma: True})
+                chose_tma = words_tma is not None and 2 * words_tma <= spilled
             except Exception:  # e.g. their shared memory does not fit: through pointers
-                described = None
-    spills[key] = (warps, spilled, fewer, described, chose_tma)
-    return {**at, tma: True} if chose_tma else {**at, "num_warps": warps}
+                words_tma = None
+    spills[key] = (warps, spilled, fewer, words_tma, chose_tma)
+    return _c2t_described(at, tma, described) if chose_tma else {**at, "num_warps": warps}
 
 
 def _c2t_tuned_choice(kernel, args, kwargs):
@@ -576,11 +608,14 @@ def _c2t_tuned_kwargs(kernel, args, kwargs, tma, chosen):
     if rule and "num_warps" not in chosen:  # Triton gets a plain int
         at["num_warps"] = int(kwargs["num_warps"])
     if chosen.get("tma"):
-        at[tma] = True
+        at = _c2t_described(at, tma)
     if "num_stages" in chosen:
         at = _c2t_with_stages(kernel, args, at, chosen["num_stages"])
-    if rule and "num_warps" not in chosen:  # the warps the search timed: the spill step's, where it decided
-        at["num_warps"] = _c2t_spill_decided(kernel, args, at)
+    if rule and "num_warps" not in chosen:  # what the search timed: the spill step's choice, where it decided
+        if tma and not chosen.get("tma") and _c2t_spill_chose_tma(kernel, args, at):
+            at = _c2t_described(at, tma)  # its descriptors at the rule's warps (the search's launches took them)
+        else:
+            at["num_warps"] = _c2t_spill_decided(kernel, args, at)
     return at
 
 

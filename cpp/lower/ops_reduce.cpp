@@ -52,6 +52,11 @@ std::optional<std::vector<long long>> axes_arg(OpCall& c, const std::string& p, 
     c.L.error(c.at(p), "ct." + c.op + " reduces along one axis");
     return std::nullopt;
   }
+  if (items.empty()) {  // an empty result here means "every axis"; cuTile's reduce of axis=() reduces none
+    c.L.error(c.at(p), "axis=() reduces no axis (cuTile returns the tile as it is); use the tile itself, or "
+                       "axis=None to reduce every axis");
+    return std::nullopt;
+  }
   for (auto& it : items) {
     if (unknown_rank && it.info.cval && it.info.cval->kind == sema::ConstValue::Kind::Int && it.info.cval->i < 0) {
       c.L.error(c.at(p), "negative axes need a tile whose rank is known at conversion time");

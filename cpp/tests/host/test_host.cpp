@@ -450,7 +450,7 @@ TEST(Runtime, RunKernelRetriesFewerStagesOnlyForSharedMemory) {
   // with TMA descriptors where the launch's tensors allow them (tests/test_tma_search.py).
   EXPECT_TRUE(has(search, "            adopt(m, {\"num_warps\": more})")) << search;
   EXPECT_TRUE(has(search, "        if run.probe is not None and run.probe.tma == {True} and m.mean_us >= _C2T_TMA_MIN_US:")) << search;
-  EXPECT_TRUE(has(rt, "        if tma and options.get(\"tma\"):\n            kwargs[tma] = True")) << rt;
+  EXPECT_TRUE(has(rt, "        if tma and options.get(\"tma\"):\n            kwargs = _c2t_described(kwargs, tma)")) << rt;
   EXPECT_TRUE(has(search, "def _c2t_cluster_shares(cfg, fn, grid_fn, args_fn, hints_fn):")) << search;
   // Launches of a specialization that launched before reuse its compiled kernel
   // (tests/test_launch_reuse.py runs this with a fake JITFunction).
