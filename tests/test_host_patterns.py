@@ -1286,8 +1286,35 @@ def info():
     {imp}
     return 1
 '''
-    with pytest.raises(ConversionFailed, match=r"nested_import.py:11:5: error: cuda.tile imported inside a function"):
-        convert(body.format(imp="from cuda.tile._bytecode.version import BytecodeVersion"), "nested_import.py")
+    for imp, which in (("from cuda.tile._bytecode.version import BytecodeVersion", "cuda.tile._bytecode.version"),
+                       # cutile-python's experimental package (s33: one predicate with the module level's)
+                       ("import cuda.tile_experimental as cte", "cuda.tile_experimental"),
+                       ("from cuda import tile_experimental", "cuda.tile_experimental"),
+                       ("import os, cuda.tile.tune", "cuda.tile.tune")):
+        with pytest.raises(ConversionFailed, match=rf"nested_import.py:11:5: error: {which} imported inside a function"):
+            convert(body.format(imp=imp), "nested_import.py")
     # Other cuda packages (cuda-python's bindings, cutile-python's test_stream) are host code like any other.
     code = convert(body.format(imp="from cuda.bindings.driver import CUstream"), "nested_import.py")
     assert "from cuda.bindings.driver import CUstream" in code
+
+
+def test_cutile_experimental_imports_are_cutiles(tmp_path):
+    # `from cuda.tile_experimental import autotune_launch` was kept in the converted module (it needs
+    # cuTile to import) and only `import cuda.tile_experimental` counted as cuTile's (s33).
+    src = """
+import cuda.tile as ct
+from cuda.tile_experimental import autotune_launch
+
+
+@ct.kernel
+def k(X, T: ct.Constant[int]):
+    ct.store(X, index=(0,), tile=ct.load(X, index=(0,), shape=(T,)) + 1)
+
+
+def run(X):
+    autotune_launch(None, (1,), k, (X, 16))
+"""
+    with pytest.raises(ConversionFailed, match=r"exp.py:12:5: error: host code uses the cuda.tile name 'autotune_launch'"):
+        convert(src, "exp.py")
+    code = convert(src.replace("    autotune_launch(None, (1,), k, (X, 16))", "    ct.launch(None, (1,), k, (X, 16))"), "exp.py")
+    assert "tile_experimental" not in code, code

@@ -244,7 +244,7 @@ void Rewriter::rewrite_imports() {
     if (st->is("Import")) {
       for (auto* a : nodes_of(st, "names")) {
         std::string n(a->str("name")), as(a->str("asname"));
-        if (n == "cuda.tile" || n.rfind("cuda.tile.", 0) == 0 || n == "cuda.tile_experimental") continue;
+        if (sema::is_cutile_package(n)) continue;
         keep += (keep.empty() ? "" : ", ") + n + (as.empty() ? "" : " as " + as);
       }
     }
@@ -969,19 +969,21 @@ std::string Rewriter::run() {
   for (auto* st : nodes_of(mi_.module, "body"))
     sema::walk(st, [&](const Node* n) {
       if (n == st && (st->is("Import") || st->is("ImportFrom"))) return false;  // module level: handled
-      bool ct = false;  // cuda.tile and its modules (not other cuda.* packages, e.g. cuda.bindings)
-      auto is_tile = [](const std::string& m) { return m == "cuda.tile" || m.rfind("cuda.tile.", 0) == 0; };
+      std::string ct;  // the cuTile package imported (sema::is_cutile_package; not other cuda.* ones, e.g. cuda.bindings)
       if (n->is("ImportFrom") && import_level(n) == 0) {
         std::string m(n->str("module"));
-        ct = is_tile(m);
+        if (sema::is_cutile_package(m)) ct = m;
         if (m == "cuda")
-          for (auto* a : nodes_of(n, "names")) ct = ct || a->str("name") == "tile";
+          for (auto* a : nodes_of(n, "names"))
+            if (ct.empty() && sema::is_cutile_package("cuda." + std::string(a->str("name"))))
+              ct = "cuda." + std::string(a->str("name"));
       } else if (n->is("Import")) {
-        for (auto* a : nodes_of(n, "names")) ct = ct || is_tile(std::string(a->str("name")));
+        for (auto* a : nodes_of(n, "names"))
+          if (ct.empty() && sema::is_cutile_package(a->str("name"))) ct = a->str("name");
       }
-      if (ct)
-        error(n, "cuda.tile imported inside a function or block: the converted module cannot import it; import "
-                 "it at module level, where cutile2triton replaces what the host code uses");
+      if (!ct.empty())
+        error(n, ct + " imported inside a function or block: the converted module cannot import it; import "
+                      "it at module level, where cutile2triton replaces what the host code uses");
       return true;
     });
   // Names host code loads (to keep module constants it uses).

@@ -79,6 +79,12 @@ std::string_view name_id(const Node* e) {
   return e && e->is("Name") ? e->str("id") : std::string_view();
 }
 
+bool is_cutile_package(std::string_view m) {
+  for (std::string_view pkg : {"cuda.tile", "cuda.tile_experimental"})
+    if (m == pkg || (m.size() > pkg.size() && m.substr(0, pkg.size()) == pkg && m[pkg.size()] == '.')) return true;
+  return false;
+}
+
 int import_level(const Node* st) {
   auto* v = st->get("level");
   return v && v->kind == Value::Kind::Int ? std::stoi(v->text) : 0;

@@ -83,6 +83,11 @@ const Node* docstring_node(const Node* def);
 /// The `id` of a Name node, or "" for anything else.
 std::string_view name_id(const Node* e);
 
+/// Whether dotted module name `m` is cuTile's: cuda.tile, cuda.tile_experimental (cutile-python's
+/// experimental package: autotune_launch, ...) or a module of either. An import of one has no place in
+/// converted code (the converted module must run without cuTile).
+bool is_cutile_package(std::string_view m);
+
 /// The relative level of an ImportFrom node (the dots of `from ..pkg import x`):
 /// 0 for an absolute import, or when the field is missing (Import nodes).
 int import_level(const Node* st);

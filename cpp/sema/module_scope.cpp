@@ -386,7 +386,7 @@ ModuleInfo analyze_module(const Node* module, Diagnostics& diags) {
           touches = true;
           if (!as.empty()) mi.ct_modules.insert(as);
           else mi.ct_modules.insert("cuda.tile");  // `import cuda.tile` -> used as cuda.tile.X
-        } else if (name.rfind("cuda.tile.", 0) == 0 || name == "cuda.tile_experimental") {
+        } else if (is_cutile_package(name)) {
           touches = true;
           if (!as.empty()) mi.ct_submodules.insert(as);
         } else if (name == "math") {
@@ -409,10 +409,13 @@ ModuleInfo analyze_module(const Node* module, Diagnostics& diags) {
         std::string name(alias->str("name"));
         std::string as(alias->str("asname"));
         std::string bound = as.empty() ? name : as;
-        if (mod == "cuda" && name == "tile") {
+        if (mod == "cuda" && name == "tile_experimental") {  // `from cuda import tile_experimental`
+          touches = true;
+          mi.ct_submodules.insert(bound);
+        } else if (mod == "cuda" && name == "tile") {
           touches = true;
           mi.ct_modules.insert(bound);
-        } else if (is_cutile_module(mod) || mod.rfind("cuda.tile.", 0) == 0) {
+        } else if (is_cutile_package(mod)) {
           touches = true;
           // `from cuda.tile._datatype import float4_e2m1fn` names the same thing as ct.float4_e2m1fn.
           if (is_cutile_module(mod) || mod == "cuda.tile._datatype" || mod == "cuda.tile._stub" ||
