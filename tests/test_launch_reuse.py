@@ -1,5 +1,5 @@
 """The runtime's _c2t_run_kernel reuses a launch's compiled kernel once its specialization has
-launched (cpp/host/runtime.cpp, _c2t_compiled_slot): Triton 3.6's JITFunction.run costs more host
+launched (cpp/host/runtime_launch.cpp, _c2t_compiled_slot): Triton 3.6's JITFunction.run costs more host
 time per launch than cuTile's whole ct.launch (BENCHMARKS.md, "Host launch path").
 
 Triton's CPU interpreter has no compiled kernels, so the converted module's kernel is replaced by

@@ -3,7 +3,7 @@ the cheaper spellings a converted module could use (BENCHMARKS.md, "Host time pe
 bmm asks torch.cuda.current_stream() and get_device_properties("cuda") on every call, its persistent
 layernorm get_device_properties(x.device) and current_stream(). Each row: best of 5 rounds of 20,000
 calls, and whether the cheaper spelling returned the same value. The cheaper spellings here are the
-measured prototypes of the runtime's _c2t_current_stream / _c2t_device_properties (cpp/host/runtime.cpp),
+measured prototypes of the runtime's _c2t_current_stream / _c2t_device_properties (cpp/host/runtime_host_apis.cpp),
 which add only the checks for a replaced torch function.
 
   python3 host_calls.py [TILEGYM CONVERTED]   (the arguments are ignored: scripts_on_device.sh passes them)"""

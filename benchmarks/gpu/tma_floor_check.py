@@ -1,5 +1,5 @@
 """Whether TMA descriptors should be searched for short kernels now that tuned launches reuse their
-compiled kernel (cpp/host/runtime.cpp, _c2t_run_compiled): TileGym's bmm (ops/cutile/bmm.py
+compiled kernel (cpp/host/runtime_launch.cpp, _c2t_run_compiled): TileGym's bmm (ops/cutile/bmm.py
 converted, as bench_bmm.py calls it) searched with the descriptor floor _C2T_TMA_MIN_US at FLOOR
 microseconds (the runtime's default 100; 0 times descriptors for every config that allows them).
 Per shape: the options the search kept, the op's do_bench median (host time included, as TileGym's

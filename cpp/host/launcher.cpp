@@ -21,7 +21,8 @@ namespace {
 // it, or where the runtime's spill step may choose descriptors (a kernel with
 // tl.dot at the launcher rule's warps, _c2t_spill_tma_open): `fits` then tells
 // _c2t_run_kernel (keyword _c2t_tma, the flag's name) that this launch may take
-// the descriptor path the search timed faster or the spill step chose (runtime.cpp).
+// the descriptor path the search timed faster or the spill step chose (runtime_tune.cpp,
+// runtime_spill.cpp).
 // An explicit use_tma=False is the pointer path whatever a search chose.
 std::string tma_check_source(const lower::LoweredKernel& k, const std::string& flag, const std::string& fits,
                              const std::string& kernel_fn, const std::string& options,
@@ -273,7 +274,7 @@ std::string num_warps_source(const lower::LoweredKernel& k, const std::map<std::
          ", lambda: " + tuple(tiles) + ")\n";
 }
 
-// A launcher's arguments for _c2t_run_native (runtime.cpp) and the native launch's expand codes
+// A launcher's arguments for _c2t_run_native (runtime_launch.cpp) and the native launch's expand codes
 // (src/cutile2triton/_fast_launch.c, expand_args), one per parameter, given where launcher_source
 // decides how the parameter is passed: 0 as it is (a scalar or constexpr), r an array of rank r
 // (pointer, r extents, r strides), 128 + r an array of rank at most r (extents and strides padded
@@ -459,7 +460,7 @@ std::string launcher_source(const lower::LoweredKernel& k) {
   if (!use_tma.empty()) out += tma_check_source(k, use_tma, fits, kernel_fn, options, renamed);
   // kernel[grid](...) through the runtime's _c2t_run_kernel, which steps
   // Triton's num_stages down when cuTile's tile sizes overflow shared memory
-  // at the default pipelining depth (runtime.cpp says why).
+  // at the default pipelining depth (runtime_launch.cpp says why).
   out += "    _c2t_run_kernel(\n";
   out += "        " + kernel_fn + ", " + grid + ",\n";
   // Positional, in the kernel's parameter order (constexprs included).

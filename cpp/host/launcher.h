@@ -49,7 +49,7 @@ std::string launcher_source(const lower::LoweredKernel& k);
 /// constexpr parameter; empty when the kernel has none expressible, or when
 /// @ct.kernel(num_worker_warps=N) fixes its warps. For the runtime's
 /// _c2t_exhaustive_search: a CTA-cluster config's per-program share halves the
-/// rows, and the warps of such kernels are searched (runtime.cpp kTune).
+/// rows, and the warps of such kernels are searched (runtime_tune.cpp kTune).
 std::vector<std::pair<int, int>> dot_tile_params(const lower::LoweredKernel& k);
 
 }  // namespace c2t::host

@@ -53,7 +53,7 @@ struct MemoryEffects {
   int dots = 0;
   // Loops Triton software-pipelines (num_stages applies): a `for` over a range with a tl.dot in
   // its body, or a prefetching grid-stride loop. The runtime's tuning search tries more stages
-  // for kernels that have one (host/runtime.cpp, _c2t_exhaustive_search).
+  // for kernels that have one (host/runtime_tune.cpp, _c2t_exhaustive_search).
   int pipelined_loops = 0;
 };
 

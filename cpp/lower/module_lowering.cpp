@@ -76,7 +76,7 @@ LoweredModule ModuleLowering::run() {
     }
     LoweredKernel lk;
     for (auto& [opt, node] : k.options) {
-      // num_worker_warps: the warps that run the tile code, Triton's num_warps (runtime.cpp
+      // num_worker_warps: the warps that run the tile code, Triton's num_warps (runtime_host_apis.cpp
       // _c2t_launch_options does the same for hints given at launch).
       auto c = opt == "num_worker_warps" ? mi_.fold(node) : std::nullopt;
       if (c && c->kind == sema::ConstValue::Kind::Int && c->i > 0 && c->i <= 1024) {

@@ -54,7 +54,7 @@ struct ArrayListVal {
   TExprPtr table;                    // pointer to int64 words
   TExprPtr length;                   // runtime int32
   TExprPtr first;                    // pointer to the first element (its dtype)
-  // constexpr int, from the launcher (the runtime's _c2t_array_list, host/runtime.cpp): bit k set when word k
+  // constexpr int, from the launcher (the runtime's _c2t_array_list, host/runtime_lists.cpp): bit k set when word k
   // (address in bytes, shapes, strides) of every element is a multiple of 16, bit unit_stride_bit(d)
   // when every element's stride d is 1. The table's words are runtime values Triton knows nothing of; these are the
   // facts its own specialization finds in pointer and integer arguments, without which it neither

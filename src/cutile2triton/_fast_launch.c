@@ -316,7 +316,7 @@ static PyObject* launch_flat(PyObject* plan, PyObject* const* flat, Py_ssize_t n
   Py_RETURN_TRUE;
 }
 
-/* The key of a tuple of arrays as a converted module's _c2t_array_list builds it (cpp/host/runtime.cpp,
+/* The key of a tuple of arrays as a converted module's _c2t_array_list builds it (cpp/host/runtime_lists.cpp,
    kArrayLists): (rank, int32, then per element (data_ptr(), shape, stride(), dtype, get_device(),
    is_neg(), is_conj())), and in *cuda whether the first element is a CUDA tensor. NULL with an
    exception set. Each tuple is made once its items exist: the accessors may run Python code (tensor

@@ -254,7 +254,7 @@ TEST(HostPatterns, LocalCurrentStreamNeedsNoStreamSwitch) {
   EXPECT_TRUE(has(r.code, "    _c2t_on_stream(s2, launch_k, (1,), x, 16)\n")) << r.code;
 }
 
-// torch.cuda queries in host code take the runtime's cheaper spelling (runtime.cpp kTorchQueries;
+// torch.cuda queries in host code take the runtime's cheaper spelling (runtime_host_apis.cpp kTorchQueries;
 // their values are checked against torch in tests/test_host_patterns.py::test_torch_queries).
 TEST(HostPatterns, TorchCudaQueriesUseTheRuntimesEquivalents) {
   auto r = rewrite("import torch\n" + std::string(kKernelSrc) +
@@ -395,7 +395,7 @@ TEST(HostPatterns, PlainModuleOnlyRegistrationAndImports) {
 }
 
 // Every launcher launches through _c2t_run_kernel, which steps num_stages down
-// when the kernel overflows shared memory (runtime.cpp; exercised with a fake
+// when the kernel overflows shared memory (runtime_launch.cpp; exercised with a fake
 // kernel in tests/test_launch_retry.py).
 TEST(Runtime, RunKernelRetriesFewerStagesOnlyForSharedMemory) {
   std::string rt = runtime_source(RuntimeNeeds{});
