@@ -129,6 +129,32 @@ void note_invalid_escape(std::string_view text, size_t base, size_t backslash, b
     w->message = std::string("invalid escape sequence '\\") + text[backslash + 1] + "'";
 }
 
+// The character a one-letter escape (\\ \' \" \b \f \t \n \r \v \a) stands for in both str and bytes
+// literals, or 0 for any other letter (Objects/unicodeobject.c and bytesobject.c decode them alike).
+char simple_escape(char c) {
+  switch (c) {
+    case '\\': return '\\';
+    case '\'': return '\'';
+    case '"': return '"';
+    case 'b': return '\b';
+    case 'f': return '\f';
+    case 't': return '\t';
+    case 'n': return '\n';
+    case 'r': return '\r';
+    case 'v': return '\v';
+    case 'a': return '\a';
+    default: return 0;
+  }
+}
+
+// The value of an octal escape whose first digit `c` was read: up to two more digits of `t` from
+// `i`, which moves past them (values above 0377 are CPython's "invalid octal escape" warning).
+unsigned octal_escape(std::string_view t, char c, size_t& i) {
+  unsigned v = static_cast<unsigned>(c - '0');
+  for (int k = 0; k < 2 && i < t.size() && t[i] >= '0' && t[i] <= '7'; ++k) v = (v << 3) + static_cast<unsigned>(t[i++] - '0');
+  return v;
+}
+
 // One piece of str literal text decoded as decode_unicode_with_escapes +
 // _PyUnicode_DecodeUnicodeEscapeInternal do. `base` is the piece's offset in
 // the body (for DecodeError / EscapeWarning offsets).
@@ -151,24 +177,16 @@ bool decode_str_escapes(std::string_view t, size_t base, std::string& out, Decod
       continue;
     }
     const char c = t[i++];
+    if (c == '\n') continue;  // a backslash-newline continues the line
+    if (char e = simple_escape(c)) {
+      out.push_back(e);
+      continue;
+    }
     switch (c) {
-      case '\n': continue;
-      case '\\': out.push_back('\\'); continue;
-      case '\'': out.push_back('\''); continue;
-      case '"': out.push_back('"'); continue;
-      case 'b': out.push_back('\b'); continue;
-      case 'f': out.push_back('\f'); continue;
-      case 't': out.push_back('\t'); continue;
-      case 'n': out.push_back('\n'); continue;
-      case 'r': out.push_back('\r'); continue;
-      case 'v': out.push_back('\v'); continue;
-      case 'a': out.push_back('\a'); continue;
       case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': {
-        char32_t ch = static_cast<char32_t>(c - '0');
-        for (int k = 0; k < 2 && i < n && t[i] >= '0' && t[i] <= '7'; ++k)
-          ch = (ch << 3) + static_cast<char32_t>(t[i++] - '0');
-        if (ch > 0377) note_invalid_escape(t, base, bs, true, warning, noted);
-        utf8_append(out, ch);
+        unsigned v = octal_escape(t, c, i);
+        if (v > 0377) note_invalid_escape(t, base, bs, true, warning, noted);
+        utf8_append(out, static_cast<char32_t>(v));
         continue;
       }
       case 'x': case 'u': case 'U': {
@@ -243,21 +261,14 @@ bool decode_bytes_escapes(std::string_view t, std::string& out, DecodeError& err
       return false;
     }
     const char c = t[i++];
+    if (c == '\n') continue;  // a backslash-newline continues the line
+    if (char e = simple_escape(c)) {
+      out.push_back(e);
+      continue;
+    }
     switch (c) {
-      case '\n': break;
-      case '\\': out.push_back('\\'); break;
-      case '\'': out.push_back('\''); break;
-      case '"': out.push_back('"'); break;
-      case 'b': out.push_back('\b'); break;
-      case 'f': out.push_back('\f'); break;
-      case 't': out.push_back('\t'); break;
-      case 'n': out.push_back('\n'); break;
-      case 'r': out.push_back('\r'); break;
-      case 'v': out.push_back('\v'); break;
-      case 'a': out.push_back('\a'); break;
       case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': {
-        unsigned v = static_cast<unsigned>(c - '0');
-        for (int k = 0; k < 2 && i < n && t[i] >= '0' && t[i] <= '7'; ++k) v = (v << 3) + static_cast<unsigned>(t[i++] - '0');
+        unsigned v = octal_escape(t, c, i);
         if (v > 0377) note_invalid_escape(t, 0, bs, true, warning, noted);
         out.push_back(static_cast<char>(v & 0xFF));
         break;

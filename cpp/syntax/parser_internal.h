@@ -157,6 +157,9 @@ class Parser {
   Node* simple_stmt();
   Node* compound_stmt();
   std::vector<Value> block(const char* what, size_t kw_tok);
+  // `<kw>: block` where the current token is `kw` (T::Else, T::Finally): the block, or {} (and no
+  // token consumed) where another token comes. `what` names the clause in errors ("'else' statement").
+  std::vector<Value> clause_block(T kw, const char* what);
   Node* assignment_or_expr_stmt();
   Node* import_stmt();
   Node* from_import_stmt();

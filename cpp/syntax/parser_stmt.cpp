@@ -99,6 +99,14 @@ std::vector<Value> Parser::block(const char* what, size_t kw_tok) {
   return body;
 }
 
+std::vector<Value> Parser::clause_block(T kw, const char* what) {
+  if (!at(kw)) return {};
+  size_t k = p_;
+  advance();
+  expect_forced_colon();
+  return block(what, k);
+}
+
 Node* Parser::compound_stmt() {
   switch (cur().code) {
     case T::Def: return function_def({}, SIZE_MAX);
@@ -407,11 +415,8 @@ Node* Parser::if_stmt(bool elif) {
   if (at(T::Elif)) {
     DepthGuard g(*this);  // each elif nests one If deeper
     orelse.push_back(Value::of(if_stmt(true)));
-  } else if (at(T::Else)) {
-    size_t e = p_;
-    advance();
-    expect_forced_colon();
-    orelse = block("'else' statement", e);
+  } else {
+    orelse = clause_block(T::Else, "'else' statement");
   }
   Node* n = make("If", s, s, 3);
   set_end(n, t_[last_significant()]);
@@ -428,13 +433,7 @@ Node* Parser::while_stmt() {
   Node* test = named_expression();
   expect(T::Colon, "expected ':'");
   std::vector<Value> body = block("'while' statement", s);
-  std::vector<Value> orelse;
-  if (at(T::Else)) {
-    size_t e = p_;
-    advance();
-    expect_forced_colon();
-    orelse = block("'else' statement", e);
-  }
+  std::vector<Value> orelse = clause_block(T::Else, "'else' statement");
   Node* n = make("While", s, s, 3);
   set_end(n, t_[last_significant()]);
   add(n, "test", test);
@@ -454,13 +453,7 @@ Node* Parser::for_stmt(size_t async_tok) {
   Node* iter = star_expressions();
   expect(T::Colon, "expected ':'");
   std::vector<Value> body = block("'for' statement", kw);
-  std::vector<Value> orelse;
-  if (at(T::Else)) {
-    size_t e = p_;
-    advance();
-    expect_forced_colon();
-    orelse = block("'else' statement", e);
-  }
+  std::vector<Value> orelse = clause_block(T::Else, "'else' statement");
   Node* n = make(async_tok != SIZE_MAX ? "AsyncFor" : "For", s, s, 5);
   set_end(n, t_[last_significant()]);
   add(n, "target", target);
@@ -575,18 +568,8 @@ Node* Parser::try_stmt() {
     add_list(h, "body", std::move(hbody));
     handlers.push_back(Value::of(h));
   }
-  if (!handlers.empty() && at(T::Else)) {
-    size_t e = p_;
-    advance();
-    expect_forced_colon();
-    orelse = block("'else' statement", e);
-  }
-  if (at(T::Finally)) {
-    size_t f = p_;
-    advance();
-    expect_forced_colon();
-    finalbody = block("'finally' statement", f);
-  }
+  if (!handlers.empty()) orelse = clause_block(T::Else, "'else' statement");
+  finalbody = clause_block(T::Finally, "'finally' statement");
   if (handlers.empty() && finalbody.empty()) {
     // At the end of the file CPython points at the last NEWLINE.
     size_t nl = p_;
