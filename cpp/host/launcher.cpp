@@ -14,8 +14,9 @@ std::string launcher_name(const lower::LoweredKernel& k) { return "launch_" + k.
 namespace {
 
 // `if use_tma is None: use_tma = <checks>` plus the allocator device-side
-// descriptors need (triton_target.md §1.1), installed only when none is set and
-// the launcher itself takes descriptors.
+// descriptors need (triton_target.md §1.1; the runtime's _c2t_tma_allocator,
+// which installs one only when none is set) where the launcher itself takes
+// descriptors.
 // The default use_tma="tuned" is the pointer path (use_tma=False), and the same
 // checks while a tuning search times the kernel or has chosen launch options for
 // it, or where the runtime's spill step may choose descriptors (a kernel with
@@ -60,10 +61,7 @@ std::string tma_check_source(const lower::LoweredKernel& k, const std::string& f
   o += "            " + flag + " = " + fits + "\n";
   // Descriptors the runtime takes (a search's choice, the spill step's) install it there (_c2t_described).
   o += "    if " + flag + ":\n";
-  o += "        from triton.runtime import _allocation\n";
-  o += "        if isinstance(_allocation._allocator.get(), _allocation.NullAllocator):\n";
-  o += "            import torch\n";
-  o += "            triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device=\"cuda\"))\n";
+  o += "        _c2t_tma_allocator()\n";
   return o;
 }
 
@@ -315,8 +313,8 @@ std::string launcher_source(const lower::LoweredKernel& k) {
   // only the local name changes.
   const std::set<std::string> reserved = {"grid", "options", kernel_fn, "torch", "triton", "tl", "_c2t_run_kernel",
                                           "_c2t_run_native", "all", "str", "len", "list", "isinstance", "ValueError", "max",
-                                          "_allocation", "_c2t_stage_probe", "_c2t_tuned_options", "_c2t_check_tile_dims",
-                                          "_c2t_spill_tma_open"};
+                                          "_c2t_stage_probe", "_c2t_tuned_options", "_c2t_check_tile_dims",
+                                          "_c2t_spill_tma_open", "_c2t_tma_allocator"};
   std::set<std::string> taken(reserved);
   std::map<std::string, std::string> renamed;
   for (auto& p : k.params) taken.insert(p.name);

@@ -218,6 +218,17 @@ def _c2t_shape_key(args):
     return tuple((a.dtype, a.shape, a.stride()) if hasattr(a, "data_ptr") else a for a in args)
 
 
+def _c2t_tma_allocator():
+    """Installs the allocator Triton's device-side TMA descriptors take their scratch from (torch, on the
+    current CUDA device), where none is set (triton.set_allocator; cutile2triton's triton_target.md)."""
+    from triton.runtime import _allocation
+
+    if isinstance(_allocation._allocator.get(), _allocation.NullAllocator):
+        import torch
+
+        triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
+
+
 def _c2t_check_tile_dims(kernel, *dims):
     """Raises ValueError naming the kernel and parameter for a tile dimension (a constexpr
     parameter the kernel's tiles are shaped by: dims are (name, value) pairs) that is an int but

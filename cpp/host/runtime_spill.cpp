@@ -29,12 +29,15 @@ def _c2t_spill_candidate(kernel, kwargs):
     return kwargs["num_warps"] < 8 and getattr(kernel, "_c2t_dot_tiles", None) and _c2t_spill_step_on()
 
 
+def _c2t_spill_entry(kernel, args, kwargs):
+    """The spill step's entry for the launch's specialization (kwargs as asked), or None."""
+    return _c2t_spill_warps.get(kernel, {}).get(_c2t_stages_key(kernel, args, kwargs))
+
+
 def _c2t_spill_decided(kernel, args, kwargs):
     """The warps through pointers the spill step decided for the launch's specialization (kwargs at
     the rule's warps as plain ints), or kwargs' own where it decided none."""
-    if not _c2t_spill_candidate(kernel, kwargs):
-        return kwargs["num_warps"]
-    decided = _c2t_spill_warps.get(kernel, {}).get(_c2t_stages_key(kernel, args, kwargs))
+    decided = _c2t_spill_entry(kernel, args, kwargs) if _c2t_spill_candidate(kernel, kwargs) else None
     return kwargs["num_warps"] if decided is None else decided[0]
 
 
@@ -42,14 +45,12 @@ def _c2t_spill_tma_open(kernel, options):
     """Whether a launcher's launch at the rule's warps (options: its keyword arguments) should check
     that its tensors allow TMA descriptors, which the spill step may choose or has chosen for the
     kernel (a kernel with tl.dot and a descriptor path; cutile2triton: cpp/host/launcher.cpp)."""
-    warps = options.get("num_warps")
-    return _c2t_is_rule_warps(warps) and warps < 8 and bool(getattr(kernel, "_c2t_dot_tiles", None)) and \
-        _c2t_spill_step_on()
+    return _c2t_is_rule_warps(options.get("num_warps")) and bool(_c2t_spill_candidate(kernel, options))
 
 
 def _c2t_spill_chose_tma(kernel, args, kwargs):
     """Whether the spill step chose TMA descriptors for the launch's specialization (kwargs as asked)."""
-    decided = _c2t_spill_warps.get(kernel, {}).get(_c2t_stages_key(kernel, args, kwargs))
+    decided = _c2t_spill_entry(kernel, args, kwargs)
     return decided is not None and decided[4]
 
 
@@ -71,14 +72,9 @@ def _c2t_spill_tma_kwargs(kernel, args, kwargs, tma):
 
 def _c2t_described(kwargs, tma, described=None):
     """kwargs with the kernel's TMA flag `tma` set, where the runtime (not the launcher) chose descriptors
-    for a launch whose tensors allow them; Triton's allocator for the descriptors' scratch installed where
-    none is (torch, on the current CUDA device). `described` (a list) gets True."""
-    from triton.runtime import _allocation
-
-    if isinstance(_allocation._allocator.get(), _allocation.NullAllocator):
-        import torch
-
-        triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
+    for a launch whose tensors allow them, with Triton's allocator for their scratch (_c2t_tma_allocator).
+    `described` (a list) gets True."""
+    _c2t_tma_allocator()
     if described is not None:
         described.append(True)
     return {**kwargs, tma: True}
