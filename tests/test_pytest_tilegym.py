@@ -290,6 +290,32 @@ def test_plugin_allow_cutile_runs_both(tmp_path):
     assert results["test_zz_registry_restored"] == [["c2t_triton", "cutile", "default", "triton"], False], log
 
 
+LAUNCHING_DOUBLE = """
+from tilegym.backend import register_impl
+
+def launch_k(grid, x, use_tma="tuned", **options):  # a converted launcher's signature
+    return use_tma
+
+def launch_plain(grid, x, **options):  # no descriptor path: no use_tma
+    return "plain"
+
+@register_impl("double", backend="triton")
+def double(x):
+    return ("c2t", launch_k(None, x), launch_k(None, x, use_tma=False), launch_plain(None, x))
+"""
+
+
+@pytest.mark.parametrize("mode, want", [(None, "tuned"), ("tuned", "tuned"), ("auto", None)])
+def test_plugin_use_tma_auto_makes_launchers_describe(tmp_path, mode, want):
+    """--c2t-use-tma auto: the host code's launches without use_tma get None (descriptors where the
+    tensors allow them); a caller's own use_tma and launchers without one are left as they are."""
+    _make_tree(tmp_path)
+    (tmp_path / "conv/ops/triton/double.py").write_text(LAUNCHING_DOUBLE)
+    r = _run(tmp_path, "-k", "test_double", *(("--c2t-use-tma", mode) if mode else ()))
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["test_double[c2t_triton]"] == ["c2t", want, False, "plain"], r.stdout + r.stderr
+
+
 def test_plugin_selects_with_k(tmp_path):
     _make_tree(tmp_path)
     r = _run(tmp_path, "-k", "c2t_triton")

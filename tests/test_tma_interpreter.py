@@ -50,12 +50,32 @@ def rowsum3(X, Y, TM: ConstInt, TN: ConstInt):
     ct.store(Y, index=(b, m, 0), tile=acc)
 """
 
-# order= moving the last axis must stay on the pointer path.
+# A load whose order= moves the last axis reads its box in memory order and permutes it;
+# a store through such an order stays on the pointer path.
 TRANSPOSED = HEADER + """
 @ct.kernel
 def tr(X, Y, TM: ConstInt, TN: ConstInt):
     t = ct.load(X, index=(ct.bid(0), ct.bid(1)), shape=(TN, TM), order=(1, 0), padding_mode=ct.PaddingMode.ZERO)
     ct.store(Y, index=(ct.bid(0), ct.bid(1)), tile=t)
+"""
+TRANSPOSED_STORE = HEADER + """
+@ct.kernel
+def trs(X, Y, TM: ConstInt, TN: ConstInt):
+    t = ct.load(X, index=(ct.bid(0), ct.bid(1)), shape=(TM, TN))
+    ct.store(Y, index=(ct.bid(1), ct.bid(0)), tile=t, order=(1, 0))
+"""
+
+# Attention's K^T (TileGym attention.py, cuTile's bench fmha): a 4-D key tile read transposed
+# through order=(0, 1, 3, 2), reshaped and multiplied with a query tile.
+QK = HEADER + """
+@ct.kernel
+def qk(Q, K, S, TM: ConstInt, TN: ConstInt, D: ConstInt):
+    b = ct.bid(1)
+    h = ct.bid(2)
+    q = ct.load(Q, index=(b, h, 0, 0), shape=(1, 1, TM, D)).reshape((TM, D))
+    k = ct.load(K, index=(b, h, 0, ct.bid(0)), shape=(1, 1, D, TN), order=(0, 1, 3, 2), latency=2)
+    s = ct.mma(q, k.reshape((D, TN)), ct.zeros((TM, TN), dtype=ct.float32))
+    ct.store(S, index=(b, h, 0, ct.bid(0)), tile=s.reshape((1, 1, TM, TN)))
 """
 
 TM, TN = 16, 32
@@ -125,7 +145,12 @@ def test_generated_code_guards_each_site(pad):
         assert "X_desc.load(" in code
         assert ("padding_option='nan'" in code) == (pad == "NAN")
     tr = convert(TRANSPOSED, filename="tr.py")
-    assert "X_desc" not in tr and "Y_desc.store(" in tr
+    # The box is X's [TM, TN] at X's own axes' offsets, permuted to the tile's (TN, TM).
+    assert "[X_shape_0, X_shape_1], [X_stride_0, 1], [TM, TN])" in tr
+    assert "tl.permute(X_desc.load([tl.program_id(1) * TM, tl.program_id(0) * TN]), [1, 0])" in tr
+    assert "Y_desc.store(" in tr
+    trs = convert(TRANSPOSED_STORE, filename="trs.py")
+    assert "X_desc.load(" in trs and "Y_desc" not in trs
 
 
 @pytest.mark.parametrize("use_tma", [False, True])
@@ -218,3 +243,40 @@ def test_matmul_example_both_paths(tmp_path, use_tma):
     mod.launch_matmul_kernel((-(-70 // tm) * -(-40 // tn), 1, 1), a, b, c, tm, tn, tk, use_tma=use_tma)
     assert seen["USE_TMA"] is use_tma
     assert_close(c, a.cpu() @ b.cpu(), relaxed=True, msg=f"seed={seed}")
+
+
+@pytest.mark.parametrize("use_tma", [None, False, True])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+def test_transposed_load_both_paths(tmp_path, use_tma, dtype):
+    """order=(1, 0) moving the last axis: the descriptor box is read as X's [TM, TN] and permuted."""
+    mod = convert_and_load(TRANSPOSED, tmp_path, "tr")
+    g = torch.Generator().manual_seed(seed := fresh_seed())
+    m, n = 37, 72  # ragged in both axes; rows of 72 elements are 16-byte multiples in fp32 and fp16
+    x = dev(torch.randn(m, n, generator=g).to(dtype))
+    grid = (-(-n // TN), -(-m // TM), 1)
+    y = dev(poison(torch.empty(grid[0] * TN, grid[1] * TM, dtype=dtype)))
+    if use_tma is None:
+        x, y = _decidable(x), _decidable(y)
+    seen = _spy(mod, "tr")
+    mod.launch_tr(grid, x, y, TM, TN, use_tma=use_tma)
+    assert seen["USE_TMA"] is (True if use_tma is None else use_tma), f"seed={seed}"
+    ref = torch.zeros(grid[0] * TN, grid[1] * TM, dtype=dtype)
+    ref[:n, :m] = x.cpu().as_subclass(torch.Tensor).t()
+    _matches(y, ref)
+
+
+@pytest.mark.parametrize("use_tma", [False, True])
+def test_transposed_4d_key_tile_both_paths(tmp_path, use_tma):
+    """K^T of attention through a memory-order descriptor: a ragged key count (last tile partial)."""
+    mod = convert_and_load(QK, tmp_path, "qk")
+    g = torch.Generator().manual_seed(seed := fresh_seed())
+    b, h, tm, tn, d, s = 2, 3, 16, 32, 16, 75
+    q = dev(torch.randn(b, h, tm, d, generator=g))
+    k = dev(torch.randn(b, h, s, d, generator=g))
+    out = dev(poison(torch.empty(b, h, tm, -(-s // tn) * tn)))
+    seen = _spy(mod, "qk")
+    mod.launch_qk((-(-s // tn), b, h), q, k, out, tm, tn, d, use_tma=use_tma)
+    assert seen["USE_TMA"] is use_tma
+    kp = torch.zeros(b, h, out.shape[-1], d)
+    kp[:, :, :s] = k.cpu()
+    assert_close(out, q.cpu() @ kp.transpose(-1, -2), relaxed=True, msg=f"seed={seed}")

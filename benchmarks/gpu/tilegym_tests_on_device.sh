@@ -26,6 +26,9 @@
 #               c2t_triton case is also run on cuTile and compared
 #               (--c2t-differential, cutile2triton.tilegym_differential); one
 #               <file>.diff.jsonl per file, a per-op table in the summary.
+#   C2T_TILEGYM_USE_TMA=auto: the converted launchers take TMA descriptors wherever
+#               the tensors allow them, instead of pointers unless tuned (--c2t-use-tma),
+#               so the tests check every kernel's descriptor path.
 # Perf tests (names with "perf") are deselected: they time, not check.
 set -uo pipefail
 OUT=${OUT:-/tmp/c2t-tilegym}
@@ -141,7 +144,7 @@ fi | while read -r b f; do  # a file named in C2T_SHARDS becomes N jobs of its c
 done | xargs -P "$JOBS" --process-slot-var=C2T_SLOT -L 1 bash -c 'run_one "$0" "$1" "${2:-}"'
 
 python3 "$REPO/benchmarks/gpu/tilegym_summary.py" "$RUNDIR" --md "$OUT/tables.md" --xml "$OUT/junit.xml"
-{ cat "$OUT/env.md"; echo "mode $C2T_MODE, backends: $C2T_BACKENDS, $JOBS files at a time, per-file timeout ${FILE_TIMEOUT}s, per-test ${TO_OPT:-none}, wall $(( $(date +%s) - T0 ))s"; echo; cat "$OUT/tables.md"; } > "$OUT/summary.md"
+{ cat "$OUT/env.md"; echo "mode $C2T_MODE, backends: $C2T_BACKENDS, use_tma ${C2T_TILEGYM_USE_TMA:-tuned}, $JOBS files at a time, per-file timeout ${FILE_TIMEOUT}s, per-test ${TO_OPT:-none}, wall $(( $(date +%s) - T0 ))s"; echo; cat "$OUT/tables.md"; } > "$OUT/summary.md"
 tar -C "$RUNDIR" -cJf "$OUT/runs.tar.xz" .
 rm -f "$OUT/tables.md" "$OUT/env.md"
 cat "$OUT/summary.md" | head -150

@@ -22,10 +22,16 @@ AccessPlan plan_tile_access(const ArrayVal& array, const sema::Shape& tile_shape
     p.tma_note = "allow_tma=False";
   } else if (!is_store && padding != "ZERO" && padding != "NAN" && padding != "UNDETERMINED") {
     p.tma_note = "padding " + padding + " needs a masked pointer load (descriptors pad with zero or NaN only)";
-  } else if (p.order.back() != array.rank - 1) {
-    p.tma_note = "order= moves the innermost axis; the permuted last stride is not 1";
+  } else if (is_store && p.order.back() != array.rank - 1) {
+    p.tma_note = "order= moves the innermost axis of a store; the permuted last stride is not 1";
   } else {
-    bool small_inner = tile_shape.back().value && *tile_shape.back().value < 2;
+    // A load whose order= moves the innermost axis reads its block in memory order through the
+    // descriptor and permutes it (tma.cpp): the box's innermost extent is the tile axis that
+    // runs along the array's last axis.
+    const sema::Dim* mem_inner = &tile_shape.back();
+    for (size_t k = 0; k < p.order.size() && k < tile_shape.size(); ++k)
+      if (p.order[k] == array.rank - 1) mem_inner = &tile_shape[k];
+    bool small_inner = mem_inner->value && *mem_inner->value < 2;
     if (small_inner) p.tma_note = "innermost tile extent too small for a 16-byte descriptor box";
     else {
       p.tma_candidate = true;

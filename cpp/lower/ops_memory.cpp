@@ -121,6 +121,21 @@ TExprPtr tma_offsets(const std::vector<LVal>& index, const AccessPlan& plan) {
   return list(offs);
 }
 
+// desc.load(...) of a tile access. A descriptor made in memory order for an order= that moves
+// the last axis (tma.cpp) takes the offsets of the array's axes and returns the box in memory
+// order: tl.permute(box, order) gives tile axis k = array axis order[k].
+TExprPtr descriptor_load(const TExprPtr& desc, const std::vector<LVal>& index, const AccessPlan& plan) {
+  TExprPtr offsets = tma_offsets(index, plan);
+  if (plan.order.empty() || plan.order.back() == (int)plan.order.size() - 1) return method(desc, "load", {offsets});
+  std::vector<TExprPtr> memory(plan.order.size());
+  std::vector<TExprPtr> perm;
+  for (size_t k = 0; k < plan.order.size(); ++k) {
+    memory[plan.order[k]] = offsets->args[k];
+    perm.push_back(lit_int(plan.order[k]));
+  }
+  return tl_call("permute", {method(desc, "load", {list(memory)}), list(perm)});
+}
+
 void record(OpCall& c, const ArrayVal& a, const AccessPlan& p, int tile_rank, bool is_store) {
   AccessSiteReport s;
   s.op = is_store ? "store" : "load";
@@ -176,7 +191,7 @@ LVal lower_tile_load(OpCall& c, const TileAccess& t) {
   TExprPtr e = unsqueeze(tl_call("load", {tp.ptrs}, kw));
   // Both paths pad with zero (UNDETERMINED/ZERO) or NaN (NAN): see tma.cpp.
   if (desc) {
-    e = ifexp(c.L.tma_flag(), method(desc, "load", {tma_offsets(t.index, plan)}), e);
+    e = ifexp(c.L.tma_flag(), descriptor_load(desc, t.index, plan), e);
     // Inside a larger expression the two-path load gets its own line.
     if (!c.L.is_assign_rhs(c.node)) e = c.L.bind(c.L.name_hint("tile"), e);
   }

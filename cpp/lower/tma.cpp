@@ -22,8 +22,9 @@
 // inside helpers (no flag there), int64-indexed arrays (descriptor offsets
 // are int32), ranks outside 2..5, blocks not expressible at the top of the
 // kernel (extents that are not literals or constexpr parameters), and the
-// cases plan_tile_access rejects (order= moving the last axis, paddings other
-// than zero/NaN, allow_tma=False).
+// cases plan_tile_access rejects (stores whose order= moves the last axis,
+// paddings other than zero/NaN, allow_tma=False). A load whose order= moves the
+// last axis (K^T of attention) reads its box in memory order and permutes it.
 #include <cctype>
 
 #include "lower/lowerer.h"
@@ -63,8 +64,20 @@ TExprPtr Lowerer::tma_descriptor(const ArrayVal& a, const std::vector<int>& orde
   if (a.int64_index) return no("int64-indexed array (descriptor offsets are int32): pointer path");
   if (block.unknown_rank || block.size() < 2 || block.size() > 5 || (int)block.size() != a.rank)
     return no("descriptors need a tile of rank 2..5 equal to the array rank");
-  if (order.size() != block.size() || order.back() != a.rank - 1)
-    return no("order= moves the innermost axis; the permuted last stride is not 1");
+  if (order.size() != block.size()) return no("order= does not name every tile axis");
+  if (order.back() != a.rank - 1) {
+    // The permuted view's last stride is not 1: describe the array in memory order, with the
+    // block's extents moved to the axes they run along; the load permutes the box
+    // (lower_tile_load: tl.permute(desc.load(...), order), Triton's `desc.load(...).T`).
+    sema::Shape memory_block(block.size());
+    std::vector<int> identity(order.size());
+    for (size_t k = 0; k < order.size(); ++k) {
+      if (order[k] < 0 || order[k] >= (int)block.size()) return no("order= is not a permutation of the array axes");
+      memory_block[order[k]] = block[k];
+      identity[k] = (int)k;
+    }
+    return tma_descriptor(a, identity, memory_block, padding, why);
+  }
   std::string key = a.kernel_param;
   for (size_t k = 0; k < block.size(); ++k) {
     const sema::Dim& d = block[k];

@@ -56,6 +56,13 @@ How it works (decisions, and why):
   directly) runs cuTile's on copies of the arguments first and compares the two
   results at the workflow's tolerances, doubled (``tilegym_differential``); a mismatch
   fails the case, and every call is a JSON line in FILE.
+* ``--c2t-use-tma auto``: every launcher of the converted modules
+  (``launch_<kernel>``) whose caller gives no ``use_tma`` takes TMA descriptors
+  wherever the launch's tensors allow them (``use_tma=None``) instead of the
+  default ``"tuned"`` (pointers unless a tuning search or the spill step chose
+  descriptors), so that TileGym's tests check the descriptor path of every
+  converted kernel on the GPU. Launchers defined inside functions (kernel
+  factories) keep their default.
 * ``--c2t-shard K/N``: keeps the K-th of every N selected cases, so that N
   processes share a file whose cases each run a tuning search (TileGym's
   test_bmm: 128 cases of ~20 s on an H200) and the file finishes in 1/N the time.
@@ -67,9 +74,11 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import importlib
 import importlib.abc
 import importlib.util
+import inspect
 import os
 import re
 import sys
@@ -316,6 +325,10 @@ def pytest_addoption(parser):
                 "of its arguments and compares the results at the workflow's tolerances, doubled (a mismatch fails the "
                 "case); one JSON line per call in FILE (cutile2triton.tilegym_differential); "
                 "env C2T_TILEGYM_DIFFERENTIAL")
+    g.addoption("--c2t-use-tma", choices=("tuned", "auto"), default=os.environ.get("C2T_TILEGYM_USE_TMA", "tuned"),
+                help="tuned (default): the launchers' own choice; auto: a launcher called without use_tma takes "
+                "TMA descriptors wherever the tensors allow them (tests the descriptor paths on the GPU); "
+                "env C2T_TILEGYM_USE_TMA")
     g.addoption("--c2t-shard", default=os.environ.get("C2T_TILEGYM_SHARD"), metavar="K/N",
                 help="run only shard K of N (1 <= K <= N) of the selected cases, dealt round-robin in "
                 "collection order, so that N processes share one slow file; env C2T_TILEGYM_SHARD")
@@ -347,8 +360,35 @@ def pytest_configure(config):
 
         config.stash[_DIFFERENTIAL] = Differential(config.getoption("--c2t-differential"))
     mounts = config.stash[_MOUNTS] = load_converted(Path(conv), alias_cutile=block)
+    if config.getoption("--c2t-use-tma") == "auto":
+        describe_by_default(sys.modules[m] for m in mounts.loaded)
     if block:  # for the whole session, "cutile" means the converted ops (see the module docstring)
         _swap_in(mounts)
+
+
+def describe_by_default(modules) -> int:
+    """Makes each module-level ``launch_<kernel>`` of `modules` default to ``use_tma=None`` (TMA descriptors
+    wherever the launch's tensors pass the launcher's checks) instead of ``"tuned"``; the module's host code
+    calls its launchers through the module's globals, so it gets the wrapped ones. Returns how many."""
+    count = 0
+    for mod in modules:
+        for name, fn in list(vars(mod).items()):
+            if not (name.startswith("launch_") and inspect.isfunction(fn) and fn.__module__ == mod.__name__):
+                continue
+            param = inspect.signature(fn).parameters.get("use_tma")
+            if param is None or param.default != "tuned":
+                continue
+            setattr(mod, name, _descriptors_unless_asked(fn))
+            count += 1
+    return count
+
+
+def _descriptors_unless_asked(launcher):
+    @functools.wraps(launcher)
+    def launch(*args, use_tma=None, **kwargs):
+        return launcher(*args, use_tma=use_tma, **kwargs)
+
+    return launch
 
 
 def parse_shard(text: str) -> tuple[int, int]:

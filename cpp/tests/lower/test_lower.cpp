@@ -184,16 +184,20 @@ TEST(AccessPlan, RecordsSitesAndTmaCandidates) {
       "    a = ct.load(X, index=(0, 0), shape=(64, 64), padding_mode=ct.PaddingMode.ZERO)\n"
       "    b = ct.load(Y, index=(0, 0), shape=(64, 64), padding_mode=ct.PaddingMode.NEG_INF)\n"
       "    c = ct.load(Y, index=(0, 0), shape=(64, 64), order=(1, 0))\n"
-      "    ct.store(Z, index=(0,), tile=ct.sum(a + b + c, axis=1))\n"));
+      "    d = ct.load(Y, index=(0, 0), shape=(1, 64), order=(1, 0))\n"
+      "    ct.store(W, index=(0, 0), tile=c, order=(1, 0))\n"
+      "    ct.store(Z, index=(0,), tile=ct.sum(a + b + c + d, axis=1))\n", "X, Y, Z, W, T: ConstInt"));
   ASSERT_FALSE(l->diags.has_errors());
   auto& acc = l->lm.reports[0].accesses;
-  ASSERT_EQ(acc.size(), 4u);
+  ASSERT_EQ(acc.size(), 6u);
   EXPECT_TRUE(acc[0].tma_candidate);
   EXPECT_FALSE(acc[1].tma_candidate);  // NEG_INF padding needs the masked pointer load
-  EXPECT_FALSE(acc[2].tma_candidate);  // permuted innermost axis
+  EXPECT_TRUE(acc[2].tma_candidate);   // permuted innermost axis: a memory-order box, permuted
   EXPECT_EQ(acc[2].order, "(1, 0)");
-  EXPECT_EQ(acc[3].op, "store");
-  EXPECT_EQ(acc[3].array_rank, 1);
+  EXPECT_FALSE(acc[3].tma_candidate);  // its box's innermost extent (Y's last axis) is 1
+  EXPECT_FALSE(acc[4].tma_candidate);  // a store through a permuted innermost axis
+  EXPECT_EQ(acc[5].op, "store");
+  EXPECT_EQ(acc[5].array_rank, 1);
   for (auto& a : acc) EXPECT_EQ(a.strategy, "pointer_mask");
 }
 
