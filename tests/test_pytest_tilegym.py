@@ -299,21 +299,29 @@ def launch_k(grid, x, use_tma="tuned", **options):  # a converted launcher's sig
 def launch_plain(grid, x, **options):  # no descriptor path: no use_tma
     return "plain"
 
+class Kernel:  # a converted kernel: _c2t_launch reaches its launcher through _c2t_launcher
+    pass
+
+k = Kernel()
+k._c2t_launcher = launch_k
+
 @register_impl("double", backend="triton")
 def double(x):
-    return ("c2t", launch_k(None, x), launch_k(None, x, use_tma=False), launch_plain(None, x))
+    return ("c2t", launch_k(None, x), k._c2t_launcher(None, x), launch_k(None, x, use_tma=False),
+            launch_plain(None, x))
 """
 
 
 @pytest.mark.parametrize("mode, want", [(None, "tuned"), ("tuned", "tuned"), ("auto", None)])
 def test_plugin_use_tma_auto_makes_launchers_describe(tmp_path, mode, want):
-    """--c2t-use-tma auto: the host code's launches without use_tma get None (descriptors where the
-    tensors allow them); a caller's own use_tma and launchers without one are left as they are."""
+    """--c2t-use-tma auto: launches without use_tma get None (descriptors where the tensors allow them),
+    also through a reference taken at import (a kernel's _c2t_launcher, which _c2t_launch and the tuning
+    search use); a caller's own use_tma and launchers without one are left as they are."""
     _make_tree(tmp_path)
     (tmp_path / "conv/ops/triton/double.py").write_text(LAUNCHING_DOUBLE)
     r = _run(tmp_path, "-k", "test_double", *(("--c2t-use-tma", mode) if mode else ()))
     results = json.loads((tmp_path / "results.json").read_text())
-    assert results["test_double[c2t_triton]"] == ["c2t", want, False, "plain"], r.stdout + r.stderr
+    assert results["test_double[c2t_triton]"] == ["c2t", want, want, False, "plain"], r.stdout + r.stderr
 
 
 def test_plugin_selects_with_k(tmp_path):

@@ -61,8 +61,9 @@ How it works (decisions, and why):
   wherever the launch's tensors allow them (``use_tma=None``) instead of the
   default ``"tuned"`` (pointers unless a tuning search or the spill step chose
   descriptors), so that TileGym's tests check the descriptor path of every
-  converted kernel on the GPU. Launchers defined inside functions (kernel
-  factories) keep their default.
+  converted kernel on the GPU, however a kernel is launched (by name,
+  re-hinted, through a tuning search). Launchers defined inside functions
+  (kernel factories) keep their default.
 * ``--c2t-shard K/N``: keeps the K-th of every N selected cases, so that N
   processes share a file whose cases each run a tuning search (TileGym's
   test_bmm: 128 cases of ~20 s on an H200) and the file finishes in 1/N the time.
@@ -74,7 +75,6 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import functools
 import importlib
 import importlib.abc
 import importlib.util
@@ -368,27 +368,25 @@ def pytest_configure(config):
 
 def describe_by_default(modules) -> int:
     """Makes each module-level ``launch_<kernel>`` of `modules` default to ``use_tma=None`` (TMA descriptors
-    wherever the launch's tensors pass the launcher's checks) instead of ``"tuned"``; the module's host code
-    calls its launchers through the module's globals, so it gets the wrapped ones. Returns how many."""
+    wherever the launch's tensors pass the launcher's checks) instead of ``"tuned"``. The default is changed on
+    the function itself, so that every way to it sees it: the host code's calls through the module's globals,
+    ``_c2t_launch`` through the kernel's ``_c2t_launcher`` (re-hinted kernels, kernels in dicts) and the tuning
+    search, which also reads the launcher's module. Returns how many launchers changed."""
     count = 0
     for mod in modules:
         for name, fn in list(vars(mod).items()):
             if not (name.startswith("launch_") and inspect.isfunction(fn) and fn.__module__ == mod.__name__):
                 continue
-            param = inspect.signature(fn).parameters.get("use_tma")
-            if param is None or param.default != "tuned":
+            params = [p for p in inspect.signature(fn).parameters.values()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is not p.empty]
+            names = [p.name for p in params]
+            if "use_tma" not in names or fn.__defaults__[names.index("use_tma")] != "tuned":
                 continue
-            setattr(mod, name, _descriptors_unless_asked(fn))
+            defaults = list(fn.__defaults__)
+            defaults[names.index("use_tma")] = None
+            fn.__defaults__ = tuple(defaults)
             count += 1
     return count
-
-
-def _descriptors_unless_asked(launcher):
-    @functools.wraps(launcher)
-    def launch(*args, use_tma=None, **kwargs):
-        return launcher(*args, use_tma=use_tma, **kwargs)
-
-    return launch
 
 
 def parse_shard(text: str) -> tuple[int, int]:
