@@ -285,3 +285,64 @@ def test_copy_kernel_moves_16_bytes_per_access_on_sm90(tmp_path, rank, k, other)
     stores = Counter(re.findall(r"st\.global[\w.]*\.b\d+", ptx))
     assert not any(".b8" in op for op in list(loads) + list(stores)), (loads, stores)
     assert any(".v4." in op for op in loads) and any(".v4." in op for op in stores), (loads, stores)
+
+
+# A read transposed (order=(1, 0), K x M in memory): its loads also have a TMA descriptor path
+# (read in memory order and permuted), which does not make an fp8 operand K-major either.
+TRANSPOSED_A = """
+import cuda.tile as ct
+ConstInt = ct.Constant[int]
+
+@ct.kernel
+def mm_at(A, B, C, TM: ConstInt, TN: ConstInt, TK: ConstInt):
+    acc = ct.zeros((TM, TN), dtype=ct.float32)
+    for k in range(ct.cdiv(A.shape[0], TK)):
+        a = ct.load(A, index=(ct.bid(0), k), shape=(TM, TK), order=(1, 0), padding_mode=ct.PaddingMode.ZERO)
+        b = ct.load(B, index=(k, ct.bid(1)), shape=(TK, TN), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, index=(ct.bid(0), ct.bid(1)), tile=ct.astype(acc, C.dtype))
+"""
+
+
+class _FakeCuda(torch.Tensor):
+    """A CPU tensor that claims to be on CUDA, so that the launcher's descriptor checks decide."""
+
+    @property
+    def is_cuda(self):
+        return True
+
+
+@pytest.mark.parametrize("use_tma", [None, True, False])
+def test_an_operand_read_transposed_is_copied_unless_descriptors_are_forced(tmp_path, monkeypatch, use_tma):
+    """A's K axis is its first: copied K-major (then the launcher's checks send the launch to pointers)
+    unless the caller forces descriptors, which need A's unit last stride; B (K x N, read through a
+    plain descriptor) is never copied. Results as torch's on ragged sizes either way."""
+    code = convert(TRANSPOSED_A, "mm_at.py")
+    assert "    if use_tma is not True:\n        A = _c2t_k_major(A, (0, 1, B, 1))\n" in code
+    assert "B = _c2t_k_major" not in code
+    mod = load(code, tmp_path, "mm_at")
+    monkeypatch.setattr(mod, "_c2t_k_major_device", lambda t: True)
+    monkeypatch.setattr(mod, "_C2T_FP8", mod._C2T_FP8 + ("torch.float16",))
+    monkeypatch.setattr(mod, "_C2T_K_MAJOR_MIN_ELEMENTS", 0)
+    monkeypatch.setattr(mod, "_C2T_K_MAJOR_MIN_REUSE", 0)
+    # The runtime's own copy kernel runs on real tensors; PyTorch's copy stands in for the fake CUDA ones.
+    monkeypatch.setattr(mod, "_c2t_k_major_copies", lambda xs, k, other: [
+        x.as_subclass(torch.Tensor).movedim(k, -1).contiguous().movedim(-1, k) for x in xs])
+    seen = []
+    real = mod._c2t_run_kernel
+    monkeypatch.setattr(mod, "_c2t_run_kernel", lambda k, grid, *a, **kw: (seen.append((a[0], kw["USE_TMA"])),
+                                                                           real(k, grid, *a, **kw)))
+    seed = fresh_seed()
+    g = torch.Generator().manual_seed(seed)
+    m, k, n, tm, tn, tk = 50, 72, 40, 16, 16, 16  # ragged; A is K x M with 16-byte rows (descriptor-legal)
+    a = dev(torch.randn(k, m + 6, generator=g).half())[:, :m]
+    b = dev(torch.randn(k, n, generator=g).half())
+    c = poison(dev(torch.empty(m, n, dtype=torch.float16)))
+    a, b, c = (t.as_subclass(_FakeCuda) for t in (a, b, c))
+    mod.launch_mm_at((-(-m // tm), -(-n // tn), 1), a, b, c, tm, tn, tk, use_tma=use_tma)
+    (passed_a, took_tma), = seen
+    copied = passed_a.stride() == (1, k)
+    assert copied == (use_tma is not True), (passed_a.stride(), use_tma)
+    assert took_tma == (use_tma is True), took_tma  # a copied A fails the descriptor checks: pointers
+    want = a.as_subclass(torch.Tensor).float().t() @ b.as_subclass(torch.Tensor).float()
+    assert_close(c.as_subclass(torch.Tensor), want.half(), relaxed=True, msg=f"use_tma={use_tma} seed={seed}")

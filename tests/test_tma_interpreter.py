@@ -280,3 +280,46 @@ def test_transposed_4d_key_tile_both_paths(tmp_path, use_tma):
     kp = torch.zeros(b, h, out.shape[-1], d)
     kp[:, :, :s] = k.cpu()
     assert_close(out, q.cpu() @ kp.transpose(-1, -2), relaxed=True, msg=f"seed={seed}")
+
+
+class _DescriptorPathFails:
+    """Stands in for a kernel whose descriptor path Triton 3.6 fails to compile (s34: TileGym's sparse
+    MLA index tiles, "'tt.descriptor_load' op pipeliner doesn't know how to predicate this op")."""
+
+    def __init__(self, real):
+        self.real, self.flags, self.__name__ = real, [], real.__name__
+
+    def __getitem__(self, grid):
+        def launch(*args, **kw):
+            self.flags.append(kw["USE_TMA"])
+            if kw["USE_TMA"]:
+                raise RuntimeError("PassManager::run failed")
+            return self.real[grid](*args, **kw)
+
+        return launch
+
+
+def test_descriptors_the_launcher_chose_fall_back_when_triton_fails_to_compile_them(tmp_path):
+    mod = convert_and_load(PAD_COPY.format(pad="ZERO"), tmp_path, "pad_copy")
+    failing = _DescriptorPathFails(mod.pad_copy)
+    mod.pad_copy = failing
+    g = torch.Generator().manual_seed(seed := fresh_seed())
+    x = _decidable(dev(torch.randn(37, 56, generator=g)))
+    with pytest.warns(UserWarning, match="could not compile pad_copy's TMA descriptor path"):
+        y = _run_pad(mod, x, None)  # the launcher chooses descriptors: compiled, failed, pointers
+    _matches(y, _padded_ref(x.as_subclass(torch.Tensor).cpu(), 0.0))
+    assert failing.flags == [True, False]
+    y = _run_pad(mod, x, None)  # not compiled again for this specialization
+    assert failing.flags == [True, False, False]
+    _matches(y, _padded_ref(x.as_subclass(torch.Tensor).cpu(), 0.0))
+    with pytest.raises(RuntimeError, match="PassManager"):  # asked for: the caller sees Triton's error
+        _run_pad(mod, x, True)
+    mod.pad_copy = type("Broken", (), {"__getitem__": lambda self, grid: (lambda *a, **k: 1 / 0)})()
+    with pytest.raises(ZeroDivisionError):  # not a compile failure: raised as it is
+        _run_pad(mod, x, None)
+
+
+def test_the_launcher_marks_only_its_own_choice_of_descriptors():
+    code = convert(PAD_COPY.format(pad="ZERO"), filename="pad_copy.py")
+    assert ('        if use_tma is None:\n            use_tma = use_tma_fits\n            if use_tma:\n'
+            '                options["_c2t_tma_auto"] = "USE_TMA"\n') in code

@@ -59,6 +59,10 @@ std::string tma_check_source(const lower::LoweredKernel& k, const std::string& f
   o += "        )\n";
   o += "        if " + flag + " is None:\n";
   o += "            " + flag + " = " + fits + "\n";
+  // Chosen here, not asked for: a descriptor path Triton fails to compile falls back to pointers
+  // (_c2t_run_kernel).
+  o += "            if " + flag + ":\n";
+  o += "                " + options + "[\"_c2t_tma_auto\"] = \"" + k.tma_flag + "\"\n";
   // Descriptors the runtime takes (a search's choice, the spill step's) install it there (_c2t_described).
   o += "    if " + flag + ":\n";
   o += "        _c2t_tma_allocator()\n";
@@ -161,7 +165,8 @@ std::string unpack_source(const Unpacked& u, const std::string& launcher) {
 // runtime may copy K-major (lower/k_major.h), one layout (k axis, other axis[, the product's other
 // operand, its other axis]) per use, None where the use's constexpr branch is not taken: the
 // runtime copies only when the layouts taken agree.
-std::string k_major_source(const lower::LoweredKernel& k, const std::map<std::string, std::string>& renamed) {
+std::string k_major_source(const lower::LoweredKernel& k, const std::map<std::string, std::string>& renamed,
+                           const std::string& use_tma) {
   auto local = [&](const std::string& n) {
     auto r = renamed.find(n);
     return r == renamed.end() ? n : r->second;
@@ -180,7 +185,15 @@ std::string k_major_source(const lower::LoweredKernel& k, const std::map<std::st
   if (!order.empty())
     out += "    # fp8 operands K-major on Hopper, where a launch's layout would make Triton transpose them through\n"
            "    # registers (cutile2triton lower/k_major.h); a copy only of arrays the kernel just reads.\n";
-  for (auto& p : order) out += "    " + local(p) + " = _c2t_k_major(" + local(p) + layouts[p] + ")\n";
+  for (auto& p : order) {
+    std::string copy = local(p) + " = _c2t_k_major(" + local(p) + layouts[p] + ")\n";
+    bool described = false;
+    for (auto& t : k.tma) described = described || t.param == p;
+    // A parameter read through descriptors too (transposed loads, module_lowering.cpp): descriptors
+    // forced by the caller need its unit last stride, which the copy would not keep.
+    if (described && !use_tma.empty()) out += "    if " + use_tma + " is not True:\n        " + copy;
+    else out += "    " + copy;
+  }
   return out;
 }
 
@@ -427,7 +440,7 @@ std::string launcher_source(const lower::LoweredKernel& k) {
   // caller (or a num_worker_warps hint) chose them.
   if (use_tma.empty()) out += "    " + options + ".pop(\"use_tma\", None)  # no TMA path in this kernel\n";
   out += num_warps_source(k, renamed, options);
-  out += k_major_source(k, renamed);
+  out += k_major_source(k, renamed, use_tma);
   out += lists;
   if (native.ok) {
     // The native launch of a reused kernel: the keyword arguments _c2t_run_kernel would get (the

@@ -253,7 +253,17 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
     (_c2t_run_native), without Triton's binder. Specializations the tuning search timed at other
     stages, warps or TMA descriptors launch with its choice (_c2t_tuned_options).
     A launcher passes _c2t_tma (its kernel's TMA flag, e.g. "USE_TMA") where the pointer path was
-    asked for by default but the tensors allow descriptors: the search may time them, or has."""
+    asked for by default but the tensors allow descriptors: the search may time them, or has; and
+    _c2t_tma_auto (the flag's name) where it chose descriptors itself (use_tma=None): if Triton then
+    fails to compile that path, the launch takes pointers (_c2t_tma_fallback)."""
+    auto = kwargs.pop("_c2t_tma_auto", None)
+    if auto is not None:
+        return _c2t_tma_fallback(kernel, grid, args, kwargs, auto)
+    return _c2t_run_kernel_at(kernel, grid, args, kwargs)
+
+
+def _c2t_run_kernel_at(kernel, grid, args, kwargs):
+    """_c2t_run_kernel's launch, after the fallback of descriptors a launcher chose itself."""
     tma = kwargs.pop("_c2t_tma", None)
     shape = kwargs.pop("_c2t_shape", None)  # a launcher's arguments, where it tried the native launch
     probe = _c2t_stage_probe.get(_c2t_threading.get_ident()) if _c2t_stage_probe else None
@@ -311,6 +321,32 @@ def _c2t_run_kernel(kernel, grid, /, *args, **kwargs):
     described = []
     return _c2t_run_compiled(kernel, grid, args, kwargs, lambda: _c2t_run_kernel_jit(kernel, grid, args, kwargs, tma, described),
                              described=described)
+
+
+_c2t_tma_failed = set()  # (kernel, specialization key) whose descriptor path Triton failed to compile
+
+
+def _c2t_tma_fallback(kernel, grid, args, kwargs, flag):
+    """A launch whose launcher chose descriptors itself (use_tma=None, the tensors allow them): where
+    Triton 3.6 fails to compile the descriptor path (e.g. "'tt.descriptor_load' op pipeliner doesn't
+    know how to predicate this op" for TileGym's sparse MLA index tiles, s34), the pointer path runs
+    instead, said once per specialization and not compiled again. A caller's use_tma=True still raises."""
+    key = (kernel, _c2t_stages_key(kernel, args, kwargs))
+    if key not in _c2t_tma_failed:
+        try:
+            return _c2t_run_kernel_at(kernel, grid, args, dict(kwargs))
+        except Exception as e:
+            failed_compile = isinstance(e, triton.compiler.errors.CompilationError) or (
+                isinstance(e, RuntimeError) and "PassManager::run failed" in str(e))
+            if not failed_compile:
+                raise
+            _c2t_tma_failed.add(key)
+            import warnings
+
+            warnings.warn(f"cutile2triton: Triton could not compile {getattr(kernel, '__name__', kernel)}'s TMA "
+                          f"descriptor path ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}); "
+                          "launched through pointers", stacklevel=3)
+    return _c2t_run_kernel_at(kernel, grid, args, {**kwargs, flag: False})
 
 
 def _c2t_run_compiled(kernel, grid, args, kwargs, run, asked=None, shape=None, chosen=None, described=None):

@@ -51,8 +51,12 @@ struct FunctionSpec {
 /// preconditions on the actual tensor (lower/tma.h).
 struct TmaRequirement {
   std::string param;        // cuTile array parameter
+  std::string desc;         // the descriptor's name in the kernel
   std::string inner_block;  // last block extent: an int literal or a constexpr parameter name
   bool nan_padding = false; // padding_option="nan": floating-point dtypes only
+  /// Every access through it is a load whose order= moves the last axis (read in memory order and
+  /// permuted): the parameter may still be copied K-major (lower/k_major.h), which then takes pointers.
+  bool permuted_only = true;
 };
 
 struct LoweredFunction {
@@ -205,7 +209,7 @@ class Lowerer {
   /// of the kernel under the USE_TMA flag; nullptr (and the reason in *why)
   /// when the site must stay on the pointer path.
   TExprPtr tma_descriptor(const ArrayVal& array, const std::vector<int>& order, const sema::Shape& block,
-                          const std::string& padding, std::string* why);
+                          const std::string& padding, std::string* why, bool permuted = false);
   /// The kernel's constexpr TMA flag (created with the first descriptor).
   TExprPtr tma_flag() const { return name(tma_flag_); }
   /// Redirects emit() into `block` until pop_block() (to build if/else bodies).

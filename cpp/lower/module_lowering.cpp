@@ -122,8 +122,12 @@ LoweredModule ModuleLowering::run() {
       if (!f.k_major.empty()) {  // only parameters the kernel just reads may be copied (k_major.h)
         std::set<std::string> arrays, lists, described;
         // An array with a TMA descriptor path: its descriptor takes the last stride as 1, which a
-        // K-major copy of a K x N operand does not have (the launch may take either path).
-        for (auto& t : lk.tma) described.insert(t.param);
+        // K-major copy of a K x N operand does not have (the launch may take either path). One read
+        // through descriptors only transposed (order= moving its last axis) keeps the copy: the
+        // descriptors do not make an fp8 operand K-major either, and a copied array fails the
+        // launcher's descriptor checks, so that launch takes pointers (launcher.cpp k_major_source).
+        for (auto& t : lk.tma)
+          if (!t.permuted_only) described.insert(t.param);
         for (auto& p : params) {
           if (p.kind == sema::ParamKind::Kind::Array && !described.count(p.name)) arrays.insert(p.name);
           if (p.kind == sema::ParamKind::Kind::ArrayList) lists.insert(p.name);

@@ -55,7 +55,7 @@ std::vector<std::string> identifiers(const std::string& text) {
 }  // namespace
 
 TExprPtr Lowerer::tma_descriptor(const ArrayVal& a, const std::vector<int>& order, const sema::Shape& block,
-                                 const std::string& padding, std::string* why) {
+                                 const std::string& padding, std::string* why, bool permuted) {
   auto no = [&](const std::string& reason) -> TExprPtr {
     if (why) *why = reason;
     return nullptr;
@@ -76,7 +76,7 @@ TExprPtr Lowerer::tma_descriptor(const ArrayVal& a, const std::vector<int>& orde
       memory_block[order[k]] = block[k];
       identity[k] = (int)k;
     }
-    return tma_descriptor(a, identity, memory_block, padding, why);
+    return tma_descriptor(a, identity, memory_block, padding, why, true);
   }
   std::string key = a.kernel_param;
   for (size_t k = 0; k < block.size(); ++k) {
@@ -102,7 +102,11 @@ TExprPtr Lowerer::tma_descriptor(const ArrayVal& a, const std::vector<int>& orde
   key += nan ? "|nan" : "|zero";
 
   auto it = tma_desc_names_.find(key);
-  if (it != tma_desc_names_.end()) return name(it->second);
+  if (it != tma_desc_names_.end()) {
+    for (auto& r : tma_reqs_)
+      if (r.desc == it->second) r.permuted_only = r.permuted_only && permuted;
+    return name(it->second);
+  }
 
   if (tma_flag_.empty()) tma_flag_ = fresh("USE_TMA");
   std::string desc = fresh(a.kernel_param + "_desc");
@@ -122,6 +126,8 @@ TExprPtr Lowerer::tma_descriptor(const ArrayVal& a, const std::vector<int>& orde
   req.param = a.kernel_param;
   req.inner_block = block.back().expr;
   req.nan_padding = nan;
+  req.desc = desc;
+  req.permuted_only = permuted;
   tma_reqs_.push_back(req);
   return name(desc);
 }

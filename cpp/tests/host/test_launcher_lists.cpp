@@ -215,7 +215,9 @@ TEST(LauncherLists, DefaultPointerPathOffersTheDescriptorPathToTheSearch) {
                      "        use_tma, use_tma_fits = False, _c2t_stage_probe is not None or k in _c2t_tuned_options or "
                      "_c2t_spill_tma_open(k, options)\n"
                      "    else:\n        use_tma_fits = use_tma is None\n    if use_tma_fits:\n")) << t;
-  EXPECT_TRUE(has(t, "        if use_tma is None:\n            use_tma = use_tma_fits\n    if use_tma:\n"))
+  // Descriptors the launcher chose itself are marked, for _c2t_run_kernel's fallback to pointers.
+  EXPECT_TRUE(has(t, "        if use_tma is None:\n            use_tma = use_tma_fits\n            if use_tma:\n"
+                     "                options[\"_c2t_tma_auto\"] = \"USE_TMA\"\n    if use_tma:\n"))
       << t;
   EXPECT_TRUE(has(t, "        USE_TMA=use_tma,\n        **options,\n"
                      "        **({\"_c2t_tma\": \"USE_TMA\"} if use_tma_fits and not use_tma else {}),\n"
