@@ -312,13 +312,14 @@ class _FakeCuda(torch.Tensor):
         return True
 
 
-@pytest.mark.parametrize("use_tma", [None, True, False])
+@pytest.mark.parametrize("use_tma", [None, True, False, "tuned", 1])
 def test_an_operand_read_transposed_is_copied_unless_descriptors_are_forced(tmp_path, monkeypatch, use_tma):
     """A's K axis is its first: copied K-major (then the launcher's checks send the launch to pointers)
     unless the caller forces descriptors, which need A's unit last stride; B (K x N, read through a
     plain descriptor) is never copied. Results as torch's on ragged sizes either way."""
     code = convert(TRANSPOSED_A, "mm_at.py")
-    assert "    if use_tma is not True:\n        A = _c2t_k_major(A, (0, 1, B, 1))\n" in code
+    # Not where the caller forces descriptors: any true value but "tuned" does (use_tma=1, numpy's True).
+    assert '    if not use_tma or use_tma == "tuned":\n        A = _c2t_k_major(A, (0, 1, B, 1))\n' in code
     assert "B = _c2t_k_major" not in code
     mod = load(code, tmp_path, "mm_at")
     monkeypatch.setattr(mod, "_c2t_k_major_device", lambda t: True)
@@ -341,8 +342,9 @@ def test_an_operand_read_transposed_is_copied_unless_descriptors_are_forced(tmp_
     a, b, c = (t.as_subclass(_FakeCuda) for t in (a, b, c))
     mod.launch_mm_at((-(-m // tm), -(-n // tn), 1), a, b, c, tm, tn, tk, use_tma=use_tma)
     (passed_a, took_tma), = seen
+    forced = use_tma not in (None, False, "tuned")
     copied = passed_a.stride() == (1, k)
-    assert copied == (use_tma is not True), (passed_a.stride(), use_tma)
-    assert took_tma == (use_tma is True), took_tma  # a copied A fails the descriptor checks: pointers
+    assert copied == (not forced), (passed_a.stride(), use_tma)
+    assert bool(took_tma) == forced, took_tma  # a copied A fails the descriptor checks: pointers
     want = a.as_subclass(torch.Tensor).float().t() @ b.as_subclass(torch.Tensor).float()
     assert_close(c.as_subclass(torch.Tensor), want.half(), relaxed=True, msg=f"use_tma={use_tma} seed={seed}")

@@ -715,3 +715,34 @@ def test_the_gpu_test_runner_gives_slow_files_longer_test_timeouts(file, overrid
     assert r.returncode == 0 and r.stdout.strip() == want, (r.stdout, r.stderr)
     runner = (ROOT / "benchmarks" / "gpu" / "tilegym_tests_on_device.sh").read_text()
     assert '--timeout=$(c2t_test_timeout "$f" "$TEST_TIMEOUT")' in runner and "export -f run_one c2t_test_timeout" in runner
+
+
+def test_describe_by_default_changes_only_launchers_own_use_tma_defaults():
+    """Launchers as host/launcher.cpp writes them (the flag renamed use_tma_ where a kernel parameter is
+    named use_tma), a keyword-only flag, a functools.wraps wrapper (its own defaults, not the wrapped
+    function's), a launcher without descriptors, and one a caller already gave another default."""
+    import types
+
+    from cutile2triton.pytest_tilegym import describe_by_default
+
+    mod = types.ModuleType("fake_converted")
+    exec(textwrap.dedent("""
+        import functools
+        def launch_a(grid, x, y=3, use_tma="tuned", **options): return use_tma, y
+        def launch_b(grid, *xs, use_tma="tuned", **options): return use_tma
+        def launch_c(grid, use_tma, use_tma_="tuned", **options): return use_tma, use_tma_
+        def launch_plain(grid, x, **options): return "plain"
+        def launch_false(grid, x, use_tma=False): return use_tma
+        def inner(grid, x, k=1, use_tma="tuned"): return use_tma, k
+        @functools.wraps(inner)
+        def launch_wrapped(grid, x, z=5): return z
+        def not_a_launcher(grid, use_tma="tuned"): return use_tma
+    """), mod.__dict__)
+    assert describe_by_default([mod]) == 3
+    assert mod.launch_a(1, 2) == (None, 3) and mod.launch_a(1, 2, use_tma=False) == (False, 3)
+    assert mod.launch_b(1, 2) is None
+    assert mod.launch_c(1, "kernel's") == ("kernel's", None)
+    assert mod.launch_plain(1, 2) == "plain" and mod.launch_false(1, 2) is False
+    assert mod.launch_wrapped(1, 2) == 5 and mod.inner(1, 2) == ("tuned", 1)
+    assert mod.not_a_launcher(1) == "tuned"
+    assert describe_by_default([mod]) == 0  # a second pass finds nothing left to change

@@ -284,39 +284,119 @@ def test_transposed_4d_key_tile_both_paths(tmp_path, use_tma):
 
 class _DescriptorPathFails:
     """Stands in for a kernel whose descriptor path Triton 3.6 fails to compile (s34: TileGym's sparse
-    MLA index tiles, "'tt.descriptor_load' op pipeliner doesn't know how to predicate this op")."""
+    MLA index tiles, "'tt.descriptor_load' op pipeliner doesn't know how to predicate this op"), at
+    every stage count or only at more than `stages_ok`; `pointers_fail` makes the pointer path fail too."""
 
-    def __init__(self, real):
+    def __init__(self, real, error=None, stages_ok=0, pointers_fail=False):
         self.real, self.flags, self.__name__ = real, [], real.__name__
+        self.error = error or RuntimeError("PassManager::run failed")
+        self.stages_ok, self.pointers_fail = stages_ok, pointers_fail
 
     def __getitem__(self, grid):
         def launch(*args, **kw):
-            self.flags.append(kw["USE_TMA"])
-            if kw["USE_TMA"]:
-                raise RuntimeError("PassManager::run failed")
+            self.flags.append((kw["USE_TMA"], kw.get("num_stages")))
+            if (kw["USE_TMA"] and (kw.get("num_stages") or 3) > self.stages_ok) or self.pointers_fail:
+                raise self.error
             return self.real[grid](*args, **kw)
 
         return launch
 
 
+def _failing(mod, **kw):
+    mod.pad_copy = failing = _DescriptorPathFails(mod.pad_copy, **kw)
+    g = torch.Generator().manual_seed(fresh_seed())
+    return failing, _decidable(dev(torch.randn(37, 56, generator=g)))
+
+
+def _pad_ref(x):
+    return _padded_ref(x.as_subclass(torch.Tensor).cpu(), 0.0)
+
+
 def test_descriptors_the_launcher_chose_fall_back_when_triton_fails_to_compile_them(tmp_path):
     mod = convert_and_load(PAD_COPY.format(pad="ZERO"), tmp_path, "pad_copy")
-    failing = _DescriptorPathFails(mod.pad_copy)
-    mod.pad_copy = failing
-    g = torch.Generator().manual_seed(seed := fresh_seed())
-    x = _decidable(dev(torch.randn(37, 56, generator=g)))
-    with pytest.warns(UserWarning, match="could not compile pad_copy's TMA descriptor path"):
+    failing, x = _failing(mod)
+    with pytest.warns(UserWarning, match="could not compile pad_copy's TMA descriptor path") as caught:
         y = _run_pad(mod, x, None)  # the launcher chooses descriptors: compiled, failed, pointers
-    _matches(y, _padded_ref(x.as_subclass(torch.Tensor).cpu(), 0.0))
-    assert failing.flags == [True, False]
+    assert caught[0].filename == __file__  # said at the op's caller, not inside the converted module
+    _matches(y, _pad_ref(x))
+    assert [f for f, _ in failing.flags] == [True, False]
     y = _run_pad(mod, x, None)  # not compiled again for this specialization
-    assert failing.flags == [True, False, False]
-    _matches(y, _padded_ref(x.as_subclass(torch.Tensor).cpu(), 0.0))
+    assert [f for f, _ in failing.flags] == [True, False, False]
+    _matches(y, _pad_ref(x))
     with pytest.raises(RuntimeError, match="PassManager"):  # asked for: the caller sees Triton's error
         _run_pad(mod, x, True)
     mod.pad_copy = type("Broken", (), {"__getitem__": lambda self, grid: (lambda *a, **k: 1 / 0)})()
     with pytest.raises(ZeroDivisionError):  # not a compile failure: raised as it is
         _run_pad(mod, x, None)
+
+
+def test_a_failure_at_some_stages_is_remembered_for_those_stages_only(tmp_path):
+    mod = convert_and_load(PAD_COPY.format(pad="ZERO"), tmp_path, "pad_copy")
+    failing, x = _failing(mod, stages_ok=1)
+    m, n = x.shape
+    grid = (-(-m // TM), -(-n // TN), 1)
+    for stages, want in ((3, [(True, 3), (False, 3)]), (1, [(True, 1)])):
+        y = _decidable(dev(poison(torch.empty(grid[0] * TM, grid[1] * TN))))
+        failing.flags.clear()
+        with warnings_as_list() as caught:
+            mod.launch_pad_copy(grid, x, y, TM, TN, use_tma=None, num_stages=stages)
+        assert failing.flags == want, (stages, failing.flags)
+        assert len(caught) == (stages == 3)
+        _matches(y, _pad_ref(x))
+
+
+@pytest.mark.parametrize("error", ["ptxas", "shared memory", "compilation"])
+def test_other_ways_triton_fails_to_build_the_descriptor_path_fall_back_too(tmp_path, error):
+    import triton
+
+    mod = convert_and_load(PAD_COPY.format(pad="ZERO"), tmp_path, "pad_copy")
+    errors = {"ptxas": triton.runtime.errors.PTXASError("ptxas fatal"),
+              "shared memory": triton.runtime.errors.OutOfResources(300000, 232448, "shared memory"),
+              "compilation": triton.compiler.errors.CompilationError("src", None, "static_assert failed")}
+    failing, x = _failing(mod, error=errors[error])
+    with pytest.warns(UserWarning, match="descriptor path"):
+        y = _run_pad(mod, x, None)
+    _matches(y, _pad_ref(x))
+    assert failing.flags[-1][0] is False
+
+
+def test_a_failure_of_both_paths_is_raised_unremembered_and_unannounced(tmp_path):
+    mod = convert_and_load(PAD_COPY.format(pad="ZERO"), tmp_path, "pad_copy")
+    failing, x = _failing(mod, pointers_fail=True)
+    for _ in range(2):  # each time both are tried: the descriptors are not what failed
+        failing.flags.clear()
+        with warnings_as_list() as caught, pytest.raises(RuntimeError, match="PassManager"):
+            _run_pad(mod, x, None)
+        assert [f for f, _ in failing.flags] == [True, False] and not caught
+
+
+def test_the_fallback_is_said_once_across_threads(tmp_path):
+    import threading
+
+    mod = convert_and_load(PAD_COPY.format(pad="ZERO"), tmp_path, "pad_copy")
+    failing, x = _failing(mod)
+    with warnings_as_list() as caught:
+        threads = [threading.Thread(target=_run_pad, args=(mod, x, None)) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert len(caught) == 1, [str(w.message) for w in caught]
+
+
+class warnings_as_list:
+    """warnings.catch_warnings(record=True) with every warning recorded."""
+
+    def __enter__(self):
+        import warnings
+
+        self._cm = warnings.catch_warnings(record=True)
+        caught = self._cm.__enter__()
+        warnings.simplefilter("always")
+        return caught
+
+    def __exit__(self, *exc):
+        return self._cm.__exit__(*exc)
 
 
 def test_the_launcher_marks_only_its_own_choice_of_descriptors():

@@ -191,7 +191,8 @@ std::string k_major_source(const lower::LoweredKernel& k, const std::map<std::st
     for (auto& t : k.tma) described = described || t.param == p;
     // A parameter read through descriptors too (transposed loads, module_lowering.cpp): descriptors
     // forced by the caller need its unit last stride, which the copy would not keep.
-    if (described && !use_tma.empty()) out += "    if " + use_tma + " is not True:\n        " + copy;
+    if (described && !use_tma.empty())  // as the launcher reads it below: any other true value forces descriptors
+      out += "    if not " + use_tma + " or " + use_tma + " == \"tuned\":\n        " + copy;
     else out += "    " + copy;
   }
   return out;

@@ -30,8 +30,10 @@ def _c2t_k_major(x, *layouts):
     device time with them and 56.7 without (CUDA graph replays), but a call timed with its host
     launch (do_bench) took 107.8 us with them and 62.3 without. A product with few
     rows (decoding) is bound by reading B, which a copy reads twice more. The converter passes here
-    only arrays the kernel just reads (ct.load, shapes) and never reads through a TMA descriptor, so
-    the copy cannot change what it computes. Under CUDA graph capture the copy is made as outside it
+    only arrays the kernel just reads (ct.load, shapes), so the copy cannot change what it computes,
+    and reads through TMA descriptors at most transposed (order= moving the last axis): a copy then
+    fails the launcher's descriptor checks and the launch takes pointers (none is made where the
+    caller forces descriptors). Under CUDA graph capture the copy is made as outside it
     (the captured launch then matches an eager warm-up's), into the graph's memory."""
     try:  # the common case first: not fp8 (one dtype per list), nothing to do
         if str((x[0] if isinstance(x, (list, tuple)) else x).dtype) not in _C2T_FP8:

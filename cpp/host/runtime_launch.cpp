@@ -323,30 +323,62 @@ def _c2t_run_kernel_at(kernel, grid, args, kwargs):
                              described=described)
 
 
-_c2t_tma_failed = set()  # (kernel, specialization key) whose descriptor path Triton failed to compile
+_c2t_tma_failed = set()  # (kernel, specialization key, num_stages) whose descriptor path Triton could not compile
+_c2t_tma_failed_lock = _c2t_threading.Lock()
 
 
 def _c2t_tma_fallback(kernel, grid, args, kwargs, flag):
     """A launch whose launcher chose descriptors itself (use_tma=None, the tensors allow them): where
     Triton 3.6 fails to compile the descriptor path (e.g. "'tt.descriptor_load' op pipeliner doesn't
-    know how to predicate this op" for TileGym's sparse MLA index tiles, s34), the pointer path runs
-    instead, said once per specialization and not compiled again. A caller's use_tma=True still raises."""
-    key = (kernel, _c2t_stages_key(kernel, args, kwargs))
-    if key not in _c2t_tma_failed:
-        try:
-            return _c2t_run_kernel_at(kernel, grid, args, dict(kwargs))
-        except Exception as e:
-            failed_compile = isinstance(e, triton.compiler.errors.CompilationError) or (
-                isinstance(e, RuntimeError) and "PassManager::run failed" in str(e))
-            if not failed_compile:
-                raise
-            _c2t_tma_failed.add(key)
-            import warnings
+    know how to predicate this op" for TileGym's sparse MLA index tiles on the H200, s34; a descriptor
+    box that does not fit in shared memory at one stage) and the pointer path then runs, the launch
+    takes pointers, said once per specialization and stages and not compiled again. Where the pointer
+    path fails too, its error is raised and nothing is remembered. A caller's use_tma=True raises
+    Triton's error; a tuning search's timed launches record their failures themselves."""
+    if _c2t_stage_probe and _c2t_stage_probe.get(_c2t_threading.get_ident()) is not None:
+        return _c2t_run_kernel_at(kernel, grid, args, kwargs)
+    key = (kernel, _c2t_stages_key(kernel, args, kwargs), kwargs.get("num_stages"))
+    pointers = {**kwargs, flag: False}
+    if key in _c2t_tma_failed:
+        return _c2t_run_kernel_at(kernel, grid, args, pointers)
+    try:
+        return _c2t_run_kernel_at(kernel, grid, args, dict(kwargs))
+    except Exception as e:
+        if not _c2t_failed_compile(e):
+            raise
+        error = e
+    result = _c2t_run_kernel_at(kernel, grid, args, pointers)
+    with _c2t_tma_failed_lock:
+        first = key not in _c2t_tma_failed
+        _c2t_tma_failed.add(key)
+    if first:
+        lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+        reason = f"{type(error).__name__}: {lines[-1][:300]}" if lines else type(error).__name__
+        _c2t_warn_outside(f"cutile2triton: Triton could not compile {getattr(kernel, '__name__', kernel)}'s TMA "
+                          f"descriptor path ({reason}); launched through pointers")
+    return result
 
-            warnings.warn(f"cutile2triton: Triton could not compile {getattr(kernel, '__name__', kernel)}'s TMA "
-                          f"descriptor path ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}); "
-                          "launched through pointers", stacklevel=3)
-    return _c2t_run_kernel_at(kernel, grid, args, {**kwargs, flag: False})
+
+def _c2t_failed_compile(e):
+    """Whether `e` is Triton failing to build a kernel (its front end, an MLIR pass, ptxas, or shared
+    memory it cannot fit at any stages): not a failure of the kernel's run."""
+    errors = triton.runtime.errors
+    return isinstance(e, (triton.compiler.errors.CompilationError, errors.PTXASError)) or (
+        isinstance(e, errors.OutOfResources) and e.name == "shared memory") or (
+        isinstance(e, RuntimeError) and "PassManager::run failed" in str(e))
+
+
+def _c2t_warn_outside(message):
+    """warnings.warn at the first caller outside this module (the op's caller, not the launcher)."""
+    import sys
+    import warnings
+
+    level, frame = 1, sys._getframe()
+    while frame is not None and frame.f_globals is globals():
+        level, frame = level + 1, frame.f_back
+    if frame is None:  # the module runs as a script: its outermost frame
+        level -= 1
+    warnings.warn(message, stacklevel=level)
 
 
 def _c2t_run_compiled(kernel, grid, args, kwargs, run, asked=None, shape=None, chosen=None, described=None):
@@ -473,16 +505,8 @@ def _c2t_run_kernel_jit(kernel, grid, args, kwargs, tma=None, described=None):
                 raise
             continue
         if order.index(stages) > occupancy_start and key not in fits:  # an overflow: said once per specialization
-            import sys
-            import warnings
-
-            level, frame = 1, sys._getframe()  # said at the first caller outside this module (the op's caller)
-            while frame is not None and frame.f_globals is globals():
-                level, frame = level + 1, frame.f_back
-            if frame is None:  # the module runs as a script: its outermost frame
-                level -= 1
-            warnings.warn(f"cutile2triton: {getattr(kernel, '__name__', kernel)} overflows shared memory at "
-                          f"Triton's default num_stages; launched with num_stages={stages}", stacklevel=level)
+            _c2t_warn_outside(f"cutile2triton: {getattr(kernel, '__name__', kernel)} overflows shared memory at "
+                              f"Triton's default num_stages; launched with num_stages={stages}")
         fits[key] = stages
         return result
 

@@ -17,7 +17,9 @@
 // for the copy to pay (the runtime's _c2t_k_major; C2T_K_MAJOR=0 turns it off) -- only for
 // parameters the kernel never writes nor hands on (load_only_params: a copy of an array the
 // kernel only reads cannot change what it computes) and never reads through a TMA descriptor (whose
-// last stride must be 1, which a K-major copy of a K x N operand does not have).
+// last stride must be 1, which a K-major copy of a K x N operand does not have) -- except through
+// descriptors of transposed loads only (order= moving the last axis): a copy then fails the
+// launcher's descriptor checks, so that launch takes pointers, and none is made under use_tma=True.
 #pragma once
 
 #include <set>

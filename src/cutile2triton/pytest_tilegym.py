@@ -63,7 +63,9 @@ How it works (decisions, and why):
   descriptors), so that TileGym's tests check the descriptor path of every
   converted kernel on the GPU, however a kernel is launched (by name,
   re-hinted, through a tuning search). Launchers defined inside functions
-  (kernel factories) keep their default.
+  (kernel factories) keep their default; a launch whose fp8 operand the
+  runtime copies K-major on sm_90 takes pointers (the copy fails the
+  descriptor checks: docs/RUNTIME.md).
 * ``--c2t-shard K/N``: keeps the K-th of every N selected cases, so that N
   processes share a file whose cases each run a tuning search (TileGym's
   test_bmm: 128 cases of ~20 s on an H200) and the file finishes in 1/N the time.
@@ -371,20 +373,26 @@ def describe_by_default(modules) -> int:
     wherever the launch's tensors pass the launcher's checks) instead of ``"tuned"``. The default is changed on
     the function itself, so that every way to it sees it: the host code's calls through the module's globals,
     ``_c2t_launch`` through the kernel's ``_c2t_launcher`` (re-hinted kernels, kernels in dicts) and the tuning
-    search, which also reads the launcher's module. Returns how many launchers changed."""
+    search, which also reads the launcher's module. The flag is ``use_tma`` or, where a kernel parameter
+    takes that name, ``use_tma_`` (host/launcher.cpp). Returns how many launchers changed."""
     count = 0
     for mod in modules:
         for name, fn in list(vars(mod).items()):
             if not (name.startswith("launch_") and inspect.isfunction(fn) and fn.__module__ == mod.__name__):
                 continue
-            params = [p for p in inspect.signature(fn).parameters.values()
-                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is not p.empty]
-            names = [p.name for p in params]
-            if "use_tma" not in names or fn.__defaults__[names.index("use_tma")] != "tuned":
+            # The function's own parameters (not a wrapped one's): their defaults are the ones changed.
+            params = inspect.signature(fn, follow_wrapped=False).parameters.values()
+            flags = [p for p in params if re.fullmatch(r"use_tma_*", p.name) and p.default == "tuned"]
+            if not flags:
                 continue
-            defaults = list(fn.__defaults__)
-            defaults[names.index("use_tma")] = None
-            fn.__defaults__ = tuple(defaults)
+            flag = flags[-1]  # the launcher's own comes after the kernel's parameters
+            if flag.kind is flag.KEYWORD_ONLY:
+                fn.__kwdefaults__ = {**fn.__kwdefaults__, flag.name: None}
+            else:
+                positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+                defaults = list(fn.__defaults__)
+                defaults[positional.index(flag.name) - (len(positional) - len(defaults))] = None
+                fn.__defaults__ = tuple(defaults)
             count += 1
     return count
 
