@@ -170,3 +170,47 @@ def test_short_kernels_are_not_timed_with_descriptors(mod):
     m.mm_kernel.attempts.clear()
     m.matmul(cuda_like(a), cuda_like(b))
     assert m.mm_kernel.attempts == [(256, 128, None, 8, False)]
+
+
+class DescriptorsFail(PathPricedKernel):
+    """A kernel whose descriptor path Triton cannot compile (TileGym's sparse MLA on the H200, s34)."""
+
+    __name__ = "mm_kernel"
+
+    def __getitem__(self, grid):
+        run = super().__getitem__(grid)
+
+        def launch(*args, **kwargs):
+            if kwargs.get("USE_TMA"):
+                self.attempts.append((args[-3], args[-2], kwargs.get("num_stages"), kwargs.get("num_warps"), True))
+                raise RuntimeError("PassManager::run failed")
+            return run(*args, **kwargs)
+
+        return launch
+
+
+def test_a_search_under_use_tma_none_falls_back_per_config_where_descriptors_do_not_compile(mod):
+    # The plug-in's --c2t-use-tma auto (or a caller's use_tma=None) reaches the search's timed launches:
+    # every config's descriptors fail to compile, so each is timed through pointers (s34: sparse MLA's
+    # "exhaustive_search: all 28 configs failed" when the fallback skipped searches), said once.
+    import warnings
+
+    _, m = mod
+    launcher = m.launch_mm_kernel
+    names = list(launcher.__code__.co_varnames[:launcher.__code__.co_argcount])
+    defaults = list(launcher.__defaults__)
+    defaults[names.index("use_tma") - (len(names) - len(defaults))] = None
+    launcher.__defaults__ = tuple(defaults)
+    m.mm_kernel = DescriptorsFail(m.mm_kernel, COST)
+    a, b = _ab()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert_close(m.matmul(cuda_like(a), cuda_like(b)), a @ b, dtype=torch.float32)
+    said = [str(w.message) for w in caught if "could not compile mm_kernel's TMA descriptor path" in str(w.message)]
+    # Once per specialization (each config's tiles are one), in one text from one place: shown once under
+    # Python's default warning filter.
+    assert said and len(set(said)) == 1, [str(w.message) for w in caught]
+    tried = [t for t in m.mm_kernel.attempts if t[-1] is True]
+    assert tried, "descriptors were tried"
+    timed = [t for t in m.timed if t[-1] is not True]
+    assert timed and all(t[-1] is False for t in timed), m.timed  # every timed launch ran pointers

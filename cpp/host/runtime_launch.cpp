@@ -323,7 +323,8 @@ def _c2t_run_kernel_at(kernel, grid, args, kwargs):
                              described=described)
 
 
-_c2t_tma_failed = set()  # (kernel, specialization key, num_stages) whose descriptor path Triton could not compile
+_c2t_tma_failed = set()  # (kernel, specialization key with the options, num_stages) whose descriptors Triton could not build
+_c2t_tma_warned = set()  # (kernel, specialization key): the fallback said once
 _c2t_tma_failed_lock = _c2t_threading.Lock()
 
 
@@ -332,12 +333,14 @@ def _c2t_tma_fallback(kernel, grid, args, kwargs, flag):
     Triton 3.6 fails to compile the descriptor path (e.g. "'tt.descriptor_load' op pipeliner doesn't
     know how to predicate this op" for TileGym's sparse MLA index tiles on the H200, s34; a descriptor
     box that does not fit in shared memory at one stage) and the pointer path then runs, the launch
-    takes pointers, said once per specialization and stages and not compiled again. Where the pointer
+    takes pointers, said once per specialization and not compiled again for its options and stages
+    (a tuning search's timed launches add its config's: each config is tried once). Where the pointer
     path fails too, its error is raised and nothing is remembered. A caller's use_tma=True raises
-    Triton's error; a tuning search's timed launches record their failures themselves."""
-    if _c2t_stage_probe and _c2t_stage_probe.get(_c2t_threading.get_ident()) is not None:
-        return _c2t_run_kernel_at(kernel, grid, args, kwargs)
-    key = (kernel, _c2t_stages_key(kernel, args, kwargs), kwargs.get("num_stages"))
+    Triton's error."""
+    probe = _c2t_stage_probe.get(_c2t_threading.get_ident()) if _c2t_stage_probe else None
+    at = kwargs if probe is None else {**kwargs, **{k: v for k, v in getattr(probe, "options", {}).items()
+                                                    if k != "tma"}}
+    key = (kernel, _c2t_stages_key(kernel, args, at), at.get("num_stages"))
     pointers = {**kwargs, flag: False}
     if key in _c2t_tma_failed:
         return _c2t_run_kernel_at(kernel, grid, args, pointers)
@@ -349,8 +352,10 @@ def _c2t_tma_fallback(kernel, grid, args, kwargs, flag):
         error = e
     result = _c2t_run_kernel_at(kernel, grid, args, pointers)
     with _c2t_tma_failed_lock:
-        first = key not in _c2t_tma_failed
         _c2t_tma_failed.add(key)
+        said = (kernel, _c2t_stages_key(kernel, args, kwargs))
+        first = said not in _c2t_tma_warned
+        _c2t_tma_warned.add(said)
     if first:
         lines = [line.strip() for line in str(error).splitlines() if line.strip()]
         reason = f"{type(error).__name__}: {lines[-1][:300]}" if lines else type(error).__name__
