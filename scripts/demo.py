@@ -43,7 +43,17 @@ def main() -> int:
         t0 = time.perf_counter()
         res = convert_source(src, f"examples/{path.name}")
         total += time.perf_counter() - t0
-        status = f"ok, {res.code.count(chr(10))} lines of Triton" if res.ok else "FAILED\n" + res.rendered
+        if res.ok:
+            # The shared host runtime block (the same few hundred lines in every module that launches
+            # kernels) is counted apart from the file's own kernels, launchers and host code.
+            lines = res.code.split("\n")
+            start = next((i for i, l in enumerate(lines) if l.startswith("# ---- cutile2triton host runtime")), None)
+            end = next((i for i, l in enumerate(lines) if l.startswith("# ---- end of the cutile2triton host runtime")),
+                       None)
+            runtime = end - start + 1 if start is not None and end is not None else 0
+            status = f"ok, {len(lines) - 1 - runtime} lines of kernels, launchers and host code (+ {runtime} of runtime)"
+        else:
+            status = "FAILED\n" + res.rendered
         print(f"   {path.name:<28} {status}")
     print(f"   conversion time, all files: {total * 1e3:.1f} ms")
     print("   (converted in memory; `cutile2triton convert examples --out-dir build/demo` writes the files)\n")

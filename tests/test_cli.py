@@ -762,3 +762,16 @@ def test_ops_lists_the_registry_and_docs_operations_md_is_its_output():
     doc = (EXAMPLES.parent / "docs" / "OPERATIONS.md").read_text()
     assert rc == 0 and out == doc, "docs/OPERATIONS.md is stale: cutile2triton ops --markdown > docs/OPERATIONS.md"
     assert run("ops", "--json", "--markdown")[0] == 2
+
+
+def test_a_failed_single_file_is_named_and_python_constructs_in_pythons_words(tmp_path):
+    # A newcomer found "1 failed" alone hard to place in a mixed log, and ast node names
+    # ("'ListComp' expressions") jargon.
+    src = tmp_path / "bad.py"
+    src.write_text("import cuda.tile as ct\n@ct.kernel\ndef k(x):\n    a = [i for i in range(3)]\n"
+                   "    b = {i: i for i in range(3)}\n")
+    rc, out, err = run("convert", str(src), "-o", str(tmp_path / "out.py"))
+    assert rc == 1 and not (tmp_path / "out.py").exists()
+    assert out.strip() == f"1 failed: {src} (diagnostics on stderr, no file written)"
+    assert f"{src}:4:9: error: list comprehensions are not supported in tile code" in err, err
+    assert f"{src}:5:9: error: dict comprehensions are not supported in tile code" in err, err

@@ -1,5 +1,6 @@
 // Lowerer: expressions.
 #include <cmath>
+#include <map>
 
 #include "lower/cutile_names.h"
 #include "lower/lambda_lift.h"
@@ -145,7 +146,18 @@ LVal Lowerer::eval(const Node* e) {
     unsupported(e, "f-string", "f-strings are not supported in tile code");
     return {};
   } else {
-    unsupported(e, std::string(t), "'" + std::string(t) + "' expressions are not supported in tile code");
+    // Python's own words for the expression (ast node names such as ListComp read as jargon).
+    static const std::map<std::string_view, std::string_view> kWords = {
+        {"ListComp", "list comprehensions"}, {"SetComp", "set comprehensions"},
+        {"DictComp", "dict comprehensions"}, {"GeneratorExp", "generator expressions"},
+        {"Set", "set displays"},            {"Dict", "dict displays"},
+        {"List", "list displays"},          {"Await", "await expressions"},
+        {"Yield", "yield expressions"},     {"YieldFrom", "yield from expressions"},
+        {"NamedExpr", "assignment expressions (:=)"}, {"Starred", "starred expressions (*x)"},
+        {"Slice", "slices outside a subscript"}};
+    auto w = kWords.find(t);
+    std::string what = w != kWords.end() ? std::string(w->second) : "'" + std::string(t) + "' expressions";
+    unsupported(e, std::string(t), what + " are not supported in tile code");
     return {};
   }
   if (v.ok() && !v.node) v.node = e;

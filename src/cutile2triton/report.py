@@ -67,6 +67,8 @@ def print_summary(reports: List, verbose: bool) -> None:
     if not verbose and len(reports) == 1 and reports[0].status in ("converted", "unchanged", "would-change") \
             and reports[0].output:
         summary += f": {reports[0].output}"  # a single file's row is not printed: where it went (or would)
+    elif not verbose and len(reports) == 1 and reports[0].status == "failed":
+        summary += f": {reports[0].source} (diagnostics on stderr, no file written)"
     elif not verbose and len(reports) == 1 and reports[0].status == "skipped":
         summary += f": {reports[0].source} has no cuda.tile import, nothing to convert (no file written)"
     print(summary or "no files: no .py file under the given paths")
