@@ -95,9 +95,13 @@ TExprPtr Lowerer::tma_descriptor(const ArrayVal& a, const std::vector<int>& orde
       if (k + 1 == block.size() && dim_kind(d.expr) != DimKind::Name)
         return no("innermost block extent '" + d.expr + "' is not a single constexpr parameter");
     }
-    key += "|" + d.expr;
+    key += '|';  // appended piece by piece: GCC 12's -Wrestrict misfires on "literal" + string here
+    key += d.expr;
   }
-  for (int ax : order) key += "|" + std::to_string(ax);
+  for (int ax : order) {
+    key += '|';
+    key += std::to_string(ax);
+  }
   bool nan = padding == "NAN";
   key += nan ? "|nan" : "|zero";
 
