@@ -273,7 +273,7 @@ def _c2t_run_kernel_at(kernel, grid, args, kwargs):
         getattr(probe, "warps", set()).add(warps if _c2t_is_rule_warps(warps) else None)  # None: the caller's
         getattr(probe, "tma", set()).add(tma is not None)
         options = getattr(probe, "options", {})
-        kwargs = {**kwargs, **{k: v for k, v in options.items() if k != "tma"}}
+        kwargs = _c2t_with_probe_options(kwargs, probe)
         if tma and options.get("tma"):
             kwargs = _c2t_described(kwargs, tma)
     if "num_stages" in kwargs:  # the caller's stages bound the prefetching loops' too
@@ -338,8 +338,7 @@ def _c2t_tma_fallback(kernel, grid, args, kwargs, flag):
     path fails too, its error is raised and nothing is remembered. A caller's use_tma=True raises
     Triton's error."""
     probe = _c2t_stage_probe.get(_c2t_threading.get_ident()) if _c2t_stage_probe else None
-    at = kwargs if probe is None else {**kwargs, **{k: v for k, v in getattr(probe, "options", {}).items()
-                                                    if k != "tma"}}
+    at = kwargs if probe is None else _c2t_with_probe_options(kwargs, probe)
     key = (kernel, _c2t_stages_key(kernel, args, at), at.get("num_stages"))
     pointers = {**kwargs, flag: False}
     if key in _c2t_tma_failed:
@@ -362,6 +361,12 @@ def _c2t_tma_fallback(kernel, grid, args, kwargs, flag):
         _c2t_warn_outside(f"cutile2triton: Triton could not compile {getattr(kernel, '__name__', kernel)}'s TMA "
                           f"descriptor path ({reason}); launched through pointers")
     return result
+
+
+def _c2t_with_probe_options(kwargs, probe):
+    """kwargs with the launch options a tuning search's timed launch sets (its config's stages, warps;
+    its "tma" is the descriptor flag's value, set apart by the caller)."""
+    return {**kwargs, **{k: v for k, v in getattr(probe, "options", {}).items() if k != "tma"}}
 
 
 def _c2t_failed_compile(e):

@@ -22,7 +22,7 @@ AccessPlan plan_tile_access(const ArrayVal& array, const sema::Shape& tile_shape
     p.tma_note = "allow_tma=False";
   } else if (!is_store && padding != "ZERO" && padding != "NAN" && padding != "UNDETERMINED") {
     p.tma_note = "padding " + padding + " needs a masked pointer load (descriptors pad with zero or NaN only)";
-  } else if (is_store && p.order.back() != array.rank - 1) {
+  } else if (is_store && moves_last_axis(p.order)) {
     p.tma_note = "order= moves the innermost axis of a store; the permuted last stride is not 1";
   } else {
     // A load whose order= moves the innermost axis reads its block in memory order through the

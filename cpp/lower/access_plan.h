@@ -44,6 +44,13 @@ struct AccessPlan {
   std::string tma_note;
 };
 
+/// Whether order= (tile axis k reads array axis order[k]) moves the array's last axis: such a
+/// load's descriptor reads its box in memory order and permutes it (tma.cpp); such a store stays
+/// on pointers.
+inline bool moves_last_axis(const std::vector<int>& order) {
+  return !order.empty() && order.back() != (int)order.size() - 1;
+}
+
 /// Decides the plan of one tile access. `allow_tma` is the site's
 /// `allow_tma=` (nullopt = not given).
 AccessPlan plan_tile_access(const ArrayVal& array, const sema::Shape& tile_shape, std::vector<int> order,

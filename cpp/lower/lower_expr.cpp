@@ -151,10 +151,9 @@ LVal Lowerer::eval(const Node* e) {
         {"ListComp", "list comprehensions"}, {"SetComp", "set comprehensions"},
         {"DictComp", "dict comprehensions"}, {"GeneratorExp", "generator expressions"},
         {"Set", "set displays"},            {"Dict", "dict displays"},
-        {"List", "list displays"},          {"Await", "await expressions"},
-        {"Yield", "yield expressions"},     {"YieldFrom", "yield from expressions"},
-        {"NamedExpr", "assignment expressions (:=)"}, {"Starred", "starred expressions (*x)"},
-        {"Slice", "slices outside a subscript"}};
+        {"Await", "await expressions"},     {"Yield", "yield expressions"},
+        {"YieldFrom", "yield from expressions"}, {"NamedExpr", "assignment expressions (:=)"},
+        {"Starred", "starred expressions (*x)"}};
     auto w = kWords.find(t);
     std::string what = w != kWords.end() ? std::string(w->second) : "'" + std::string(t) + "' expressions";
     unsupported(e, std::string(t), what + " are not supported in tile code");

@@ -126,7 +126,7 @@ TExprPtr tma_offsets(const std::vector<LVal>& index, const AccessPlan& plan) {
 // order: tl.permute(box, order) gives tile axis k = array axis order[k].
 TExprPtr descriptor_load(const TExprPtr& desc, const std::vector<LVal>& index, const AccessPlan& plan) {
   TExprPtr offsets = tma_offsets(index, plan);
-  if (plan.order.empty() || plan.order.back() == (int)plan.order.size() - 1) return method(desc, "load", {offsets});
+  if (!moves_last_axis(plan.order)) return method(desc, "load", {offsets});
   std::vector<TExprPtr> memory(plan.order.size());
   std::vector<TExprPtr> perm;
   for (size_t k = 0; k < plan.order.size(); ++k) {

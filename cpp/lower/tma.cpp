@@ -27,6 +27,7 @@
 // last axis (K^T of attention) reads its box in memory order and permutes it.
 #include <cctype>
 
+#include "lower/access_plan.h"
 #include "lower/lowerer.h"
 
 namespace c2t::lower {
@@ -65,7 +66,7 @@ TExprPtr Lowerer::tma_descriptor(const ArrayVal& a, const std::vector<int>& orde
   if (block.unknown_rank || block.size() < 2 || block.size() > 5 || (int)block.size() != a.rank)
     return no("descriptors need a tile of rank 2..5 equal to the array rank");
   if (order.size() != block.size()) return no("order= does not name every tile axis");
-  if (order.back() != a.rank - 1) {
+  if (moves_last_axis(order)) {
     // The permuted view's last stride is not 1: describe the array in memory order, with the
     // block's extents moved to the axes they run along; the load permutes the box
     // (lower_tile_load: tl.permute(desc.load(...), order), Triton's `desc.load(...).T`).
