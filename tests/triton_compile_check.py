@@ -64,7 +64,7 @@ def _nvidia_backend():
 
 def compile_for_gpu(jit_fn, signature: dict, constexprs: dict | None = None, arch: int = 90,
                     options: dict | None = None, last_stage: str | None = None,
-                    divisible: list | None = None) -> dict:
+                    divisible: list | None = None, attrs: dict | None = None) -> dict:
     """Runs Triton's compile pipeline for cuda:`arch` (warp size 32) on `jit_fn`
     (a triton.runtime.JITFunction, not an interpreted one).
 
@@ -74,6 +74,8 @@ def compile_for_gpu(jit_fn, signature: dict, constexprs: dict | None = None, arc
     (pointers 16-byte aligned, integers divisible by 16: backends/compiler.py
     get_*_specialization), so the alignment-dependent passes (vectorization, the
     software pipeliner's cp.async loads) see what a GPU launch compiles.
+    attrs: Triton's own attribute dict ({(param index,): [["tt.divisibility", 16]]}, as a
+    launch's specialization data holds it) instead of `divisible`.
     Stops after `last_stage` (default "cubin", or "llir" when ptxas is missing).
     Returns {stage name: IR text} for the stages run (cubin as its byte length), and from the
     llir stage on "shared": the bytes of shared memory a launch needs (Triton's metadata).
@@ -87,6 +89,8 @@ def compile_for_gpu(jit_fn, signature: dict, constexprs: dict | None = None, arc
         # Under TRITON_INTERPRET=1 (set before triton was imported) @triton.jit,
         # triton.language's own tl.sum / tl.max included, makes interpreter
         # stand-ins the code generator cannot call: compile in a fresh process.
+        if attrs:
+            raise ValueError("compile_for_gpu: attrs need a compilable JITFunction (TRITON_INTERPRET unset)")
         return _compile_in_subprocess(jit_fn, signature, constexprs or {}, arch, options or {}, last_stage,
                                       divisible or [])
     if last_stage is None:
@@ -94,7 +98,8 @@ def compile_for_gpu(jit_fn, signature: dict, constexprs: dict | None = None, arc
     target = GPUTarget("cuda", arch, 32)
     backend = make_backend(target)
     names = list(jit_fn.arg_names)
-    attrs = {(names.index(n),): [["tt.divisibility", 16]] for n in (divisible or [])}
+    if attrs is None:
+        attrs = {(names.index(n),): [["tt.divisibility", 16]] for n in (divisible or [])}
     src = ASTSource(fn=jit_fn, signature=dict(signature), constexprs=dict(constexprs or {}), attrs=attrs)
     opts = backend.parse_options(dict(options or {}))
     # The same steps as triton.compiler.compile, minus the on-disk cache and

@@ -59,3 +59,10 @@ c2t_test_timeout() {
 c2t_spill_census() {
   export C2T_SPILL_CENSUS=$1 PYTHONPATH=$(pwd)/benchmarks/gpu/spill_census${PYTHONPATH:+:$PYTHONPATH}
 }
+
+# c2t_compile_census DIR: every Python process started after this records each specialization of a converted
+# kernel that Triton compiles (benchmarks/gpu/compile_census/sitecustomize.py) in DIR/<pid>.jsonl, which
+# benchmarks/blackwell_compile.py compiles again for sm_100a on a machine without a GPU. Run from the repo root.
+c2t_compile_census() {
+  mkdir -p "$1" && export C2T_COMPILE_CENSUS=$1 PYTHONPATH=$(pwd)/benchmarks/gpu/compile_census${PYTHONPATH:+:$PYTHONPATH}
+}

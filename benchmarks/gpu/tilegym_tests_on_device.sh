@@ -26,6 +26,9 @@
 #               c2t_triton case is also run on cuTile and compared
 #               (--c2t-differential, cutile2triton.tilegym_differential); one
 #               <file>.diff.jsonl per file, a per-op table in the summary.
+#   COMPILE_CENSUS=1: every converted kernel specialization the tests compile is recorded
+#               (cutile_env.sh c2t_compile_census) into $OUT/compile-census.tar.xz, for
+#               benchmarks/blackwell_compile.py.
 #   C2T_TILEGYM_USE_TMA=auto: the converted launchers take TMA descriptors wherever
 #               the tensors allow them, instead of pointers unless tuned (--c2t-use-tma),
 #               so the tests check every kernel's descriptor path.
@@ -60,6 +63,7 @@ rm -rf /tmp/tg && mkdir -p /tmp/tg && tar -xJf .tilegym/tilegym.tar.xz -C /tmp/t
 c2t_plugin_package /tmp/c2tplug
 export PYTHONPATH=/tmp/tg/TileGym/src:/tmp/c2tplug${PYTHONPATH:+:$PYTHONPATH}
 [ -d /tmp/site ] && export PYTHONPATH=$PYTHONPATH:/tmp/site
+rm -rf /tmp/c2t-census && [ "${COMPILE_CENSUS:-0}" = 1 ] && c2t_compile_census /tmp/c2t-census
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 TRITON_PRINT_AUTOTUNING=0
 
 {
@@ -146,5 +150,7 @@ done | xargs -P "$JOBS" --process-slot-var=C2T_SLOT -L 1 bash -c 'run_one "$0" "
 python3 "$REPO/benchmarks/gpu/tilegym_summary.py" "$RUNDIR" --md "$OUT/tables.md" --xml "$OUT/junit.xml"
 { cat "$OUT/env.md"; echo "mode $C2T_MODE, backends: $C2T_BACKENDS, use_tma ${C2T_TILEGYM_USE_TMA:-tuned}, $JOBS files at a time, per-file timeout ${FILE_TIMEOUT}s, per-test ${TO_OPT:-none}, wall $(( $(date +%s) - T0 ))s"; echo; cat "$OUT/tables.md"; } > "$OUT/summary.md"
 tar -C "$RUNDIR" -cJf "$OUT/runs.tar.xz" .
+[ -d /tmp/c2t-census ] && tar -C /tmp/c2t-census -cJf "$OUT/compile-census.tar.xz" . \
+  && echo "compile census: $(cat /tmp/c2t-census/*.jsonl 2>/dev/null | wc -l) specializations recorded"
 rm -f "$OUT/tables.md" "$OUT/env.md"
 cat "$OUT/summary.md" | head -150

@@ -39,10 +39,12 @@ def _census():
 
 atexit.register(_census)
 
-# Chain to the next sitecustomize on the path (this one shadows it).
+# Chain to the next sitecustomize on the path after this folder (this one shadows it); "after" keeps two census
+# folders on the path from running each other in turn.
 _here = os.path.dirname(os.path.abspath(__file__))
-for _d in sys.path:
-    if _d and os.path.abspath(_d) != _here and os.path.isfile(os.path.join(_d, "sitecustomize.py")):
+_dirs = [os.path.abspath(_d) for _d in sys.path if _d]
+for _d in _dirs[_dirs.index(_here) + 1 if _here in _dirs else 0:]:
+    if _d != _here and os.path.isfile(os.path.join(_d, "sitecustomize.py")):
         _spec = importlib.util.spec_from_file_location("_c2t_next_sitecustomize", os.path.join(_d, "sitecustomize.py"))
         _spec.loader.exec_module(importlib.util.module_from_spec(_spec))
         break

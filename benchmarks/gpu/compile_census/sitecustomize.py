@@ -1,0 +1,81 @@
+"""Compile census for a GPU run: every kernel specialization Triton compiles from a converted module (its
+globals hold the cutile2triton runtime) is recorded as one JSON line, when it is compiled, in
+$C2T_COMPILE_CENSUS/<pid>.jsonl: the kernel's source file and name and Triton's own specialization data
+(signature, constexprs, divisibility attributes, options: triton.runtime.jit.serialize_specialization_data, what
+JITFunction.preload compiles from). benchmarks/blackwell_compile.py compiles those specializations again for
+another target (sm_100a) on a machine without a GPU. Put this folder first on PYTHONPATH (cutile_env.sh:
+c2t_compile_census); harness only, never shipped in converted code. Another sitecustomize later on sys.path
+still runs."""
+
+import importlib.abc
+import importlib.util
+import json
+import os
+import sys
+
+
+def _install(knobs):
+    """Sets Triton's post-compile hook (keeping one set before) to append each converted kernel's compile."""
+    out_dir = os.environ["C2T_COMPILE_CENSUS"]
+    path = os.path.join(out_dir, f"{os.getpid()}.jsonl")
+    previous = knobs.runtime.jit_post_compile_hook
+
+    def record(*, key, repr, fn, compile, is_manual_warmup, already_compiled):
+        try:
+            jit_fn = fn.jit_function
+            if "_c2t_run_kernel" in getattr(jit_fn.fn, "__globals__", {}):
+                row = {"file": jit_fn.fn.__code__.co_filename, "kernel": jit_fn.fn.__name__,
+                       "warmup": bool(is_manual_warmup), "data": compile["specialization_data"],
+                       "argv": " ".join(sys.argv)[:200]}
+                os.makedirs(out_dir, exist_ok=True)
+                with open(path, "a") as f:
+                    f.write(json.dumps(row) + "\n")
+        except Exception as e:  # the census must never change what the run does
+            print(f"compile census: {type(e).__name__}: {e}", file=sys.stderr)
+        if previous is not None:
+            return previous(key=key, repr=repr, fn=fn, compile=compile, is_manual_warmup=is_manual_warmup,
+                            already_compiled=already_compiled)
+        return None
+
+    knobs.runtime.jit_post_compile_hook = record
+
+
+class _AfterTritonImport(importlib.abc.MetaPathFinder):
+    """Installs the hook once `triton` has been imported, so that processes which never use Triton do not pay
+    for importing it and those which do import it in their own order (their environment variables first)."""
+
+    def find_spec(self, name, path, target=None):
+        if name != "triton":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None:
+            return spec
+        run = spec.loader.exec_module
+
+        def exec_module(module):
+            run(module)
+            try:
+                _install(module.knobs)
+            except Exception as e:
+                print(f"compile census: {type(e).__name__}: {e}", file=sys.stderr)
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+if os.environ.get("C2T_COMPILE_CENSUS"):
+    if "triton" in sys.modules:
+        _install(sys.modules["triton"].knobs)
+    else:
+        sys.meta_path.insert(0, _AfterTritonImport())
+
+# Chain to the next sitecustomize on the path after this folder (this one shadows it); "after" keeps two census
+# folders on the path from running each other in turn.
+_here = os.path.dirname(os.path.abspath(__file__))
+_dirs = [os.path.abspath(_d) for _d in sys.path if _d]
+for _d in _dirs[_dirs.index(_here) + 1 if _here in _dirs else 0:]:
+    if _d != _here and os.path.isfile(os.path.join(_d, "sitecustomize.py")):
+        _spec = importlib.util.spec_from_file_location("_c2t_next_sitecustomize", os.path.join(_d, "sitecustomize.py"))
+        _spec.loader.exec_module(importlib.util.module_from_spec(_spec))
+        break
