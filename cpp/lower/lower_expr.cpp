@@ -215,6 +215,12 @@ LVal Lowerer::eval_name(const Node* e) {
     if (v.array && !v.array->ranks.empty()) return array_use_view(std::move(v), e);  // array_params.cpp
     return v;
   }
+  if (auto ob = one_branch_names_.find(id); ob != one_branch_names_.end()) {
+    error(e, "'" + id + "' is assigned on only one path of the `if` at line " + std::to_string(ob->second->lineno) +
+                 ", so it is undefined here when the other path is taken (cuTile rejects this too); assign it "
+                 "before the `if` or in every branch");
+    return {};
+  }
   auto& mi = module();
   auto c = mi.constants.find(id);
   if (c != mi.constants.end()) return constant(c->second, e);

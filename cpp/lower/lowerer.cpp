@@ -940,6 +940,7 @@ void Lowerer::lower_stmt(const Node* s, const std::vector<const Node*>& rest, bo
 
 void Lowerer::bind_name(const std::string& id, LVal value, const Node* at) {
   value.node = at;
+  one_branch_names_.erase(id);
   int count = assign_count_[id];
   bool single = count <= 1;
   auto& k = value.info.kind;
@@ -1349,6 +1350,8 @@ void Lowerer::lower_if(const Node* s, const std::vector<const Node*>& rest, bool
     return;
   }
   auto before = env_;
+  std::set<std::string> before_names;
+  for (auto& kv : env_) before_names.insert(before_names.end(), kv.first);
   TStmt st{TStmt::Kind::If};
   st.value = cond.expr;
   // A condition only Triton can fold (a Constant parameter, a dtype test):
@@ -1422,6 +1425,7 @@ void Lowerer::lower_if(const Node* s, const std::vector<const Node*>& rest, bool
     emit(TStmt::ann_assign(dtype_cond, "tl.constexpr", cond.expr));
   }
   merge_envs(then_env, else_env, speculative ? cond.expr : nullptr, dtype_cond);
+  if (!speculative) forget_one_branch_names(s, before_names, then_env, else_env, body, orelse);
   // `if c: continue` leaves an empty then-branch: print `if not c:` instead
   // where negating is exact (== / != always; ordered compares are not the
   // negation of each other when NaN is involved).
@@ -1434,6 +1438,31 @@ void Lowerer::lower_if(const Node* s, const std::vector<const Node*>& rest, bool
     st.orelse.clear();
   }
   emit(std::move(st));
+}
+
+// A name a runtime `if` binds on one path only, where the other path goes on to the code after it,
+// is undefined there in cuTile ("Undefined variable", _ir/scope.py) and in Triton (scf.if yields only
+// names both branches bind; the interpreter raises UnboundLocalError): its later reads are errors
+// (eval_name). A path that ends in return, break or continue does not reach that code.
+void Lowerer::forget_one_branch_names(const Node* s, const std::set<std::string>& before_names,
+                                      const std::map<std::string, LVal>& then_env,
+                                      const std::map<std::string, LVal>& else_env,
+                                      const std::vector<const Node*>& body, const std::vector<const Node*>& orelse) {
+  auto leaves = [](const std::vector<const Node*>& stmts) {
+    return !stmts.empty() && (stmts.back()->is("Return") || stmts.back()->is("Break") ||
+                              stmts.back()->is("Continue") || always_returns(stmts));
+  };
+  bool then_leaves = leaves(body), else_leaves = leaves(orelse);
+  for (auto it = env_.begin(); it != env_.end();) {
+    const std::string& k = it->first;
+    bool in_then = then_env.count(k) > 0, in_else = else_env.count(k) > 0;
+    if (before_names.count(k) || ((in_then || then_leaves) && (in_else || else_leaves))) {
+      ++it;
+      continue;
+    }
+    one_branch_names_[k] = s;
+    it = env_.erase(it);
+  }
 }
 
 namespace {

@@ -246,6 +246,10 @@ class Lowerer {
   void lower_assign(const syntax::Node* s);
   void lower_aug_assign(const syntax::Node* s);
   void lower_if(const syntax::Node* s, const std::vector<const syntax::Node*>& rest, bool& consumed_rest);
+  void forget_one_branch_names(const syntax::Node* s, const std::set<std::string>& before_names,
+                               const std::map<std::string, LVal>& then_env, const std::map<std::string, LVal>& else_env,
+                               const std::vector<const syntax::Node*>& body,
+                               const std::vector<const syntax::Node*>& orelse);
   void lower_for(const syntax::Node* s);
   void lower_while(const syntax::Node* s);
   void lower_return(const syntax::Node* s);
@@ -348,6 +352,9 @@ class Lowerer {
   // Names whose assignment failed with a reported error: their uses are not
   // diagnosed again (lower_assign, eval_name).
   std::set<std::string> undiagnosed_names_;
+  // Names a runtime `if` bound on one path only, and that `if` (forget_one_branch_names): reading
+  // one before it is bound again is an error (eval_name).
+  std::map<std::string, const syntax::Node*> one_branch_names_;
   // Expressions that evaluated to a float4_e2m1fn tile (kept as 4-bit codes in
   // uint8, ops_convert.cpp): only shape operations, ct.astype to fp4 and
   // ct.pack_to_bytes may consume them (check_fp4_use).

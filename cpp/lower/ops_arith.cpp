@@ -63,6 +63,24 @@ static bool is_pos(const LVal& v) {
   return v.info.sign == Sign::Pos;
 }
 
+bool narrow_int(const DType& dt) {
+  return dt.known() && dt.desc() && dt.desc()->category == sema::DTypeCategory::SignedInt && dt.desc()->bits < 32;
+}
+
+// cuTile's integer arithmetic wraps (two's complement; cutile_api.md §2.4), so a sum or product of
+// non-negative values stays non-negative only where it cannot wrap. Index arithmetic in int32/int64
+// (program ids, tile sizes, extents, aranges, small constants) is taken not to wrap: that is the bound
+// under which cuTile's own int32 offsets hold (arrays below 2^31 elements; ct.IndexedWithInt64 above).
+// Signed integers narrower than 32 bits, and constants of 2^20 or more (hash multipliers, offsets near
+// the int32 limit), may wrap: such sums and products lose the fact, and with it plain `//`/`%` and the
+// `>= 0`-free bounds test of gather/scatter (hostile round s35: LCG hashes, int8 indices).
+static bool may_wrap(const LVal& a, const LVal& b, const DType& rt) {
+  auto big = [](const LVal& v) {
+    return v.info.cval && v.info.cval->is_number() && std::fabs(v.info.cval->as_double()) >= double(1 << 20);
+  };
+  return narrow_int(rt) || big(a) || big(b);
+}
+
 DType promote(const LVal& a, const LVal& b) {
   bool la = is_loose(a), lb = is_loose(b);
   auto loose_is_float = [](const LVal& v) -> std::optional<bool> {
@@ -191,6 +209,48 @@ static LVal truediv(Lowerer& L, LVal a, LVal b, sema::Shape shape, DType rt, con
   return make_value(call(name(L.prelude("_c2t_truediv")), {a.expr, b.expr}), shape, DType::dynamic());
 }
 
+// c rounded to nearest-even in a binary float format of `precision` significand bits (hidden bit
+// included), smallest subnormal 2^min_exp and largest finite value `max` (beyond: infinity).
+static double round_to_format(double c, int precision, int min_exp, double max) {
+  if (!std::isfinite(c) || c == 0) return c;
+  int e = 0;
+  std::frexp(c, &e);  // |c| = m * 2^e, 0.5 <= m < 1
+  int scale = std::min(precision - e, -min_exp);  // below the normal range: the subnormal step
+  double r = std::ldexp(std::nearbyint(std::ldexp(c, scale)), -scale);  // default rounding: ties to even
+  return std::fabs(r) > max ? std::copysign(INFINITY, c) : r;
+}
+static double to_fp16(double c) { return round_to_format(c, 11, -24, 65504.0); }
+static double to_bf16(double c) { return round_to_format(c, 8, -133, 3.3895313892515355e38); }
+
+static TExprPtr float_literal(double v) {
+  if (std::isinf(v)) return raw(v > 0 ? "float('inf')" : "float('-inf')");
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  std::string t(buf);
+  if (t.find_first_of(".e") == std::string::npos) t += ".0";
+  return lit(t);
+}
+
+// A loosely typed float constant compared with a float tile takes the tile's dtype in cuTile
+// (_ir/ops_utils.py promotion: "Use the concrete dtype"), so `xh >= 0.1` compares with fp16(0.1);
+// Triton's comparison makes the constant an fp32 tensor first (to_tensor), and an fp16 tile equal
+// to fp16(0.1) compared below 0.1 (hostile round s35). The constant is rounded here, exactly (an fp16
+// or bf16 value is exact in fp32, so Triton's fp32 comparison is then the fp16/bf16 one); an fp64
+// tile gets it as an fp64 scalar; a tile whose dtype only Triton knows, all three to choose from.
+// Constants exact in fp16 and bf16 (0.0, 0.5, 20.0) compare alike either way and stay as written.
+static TExprPtr compared_constant(Lowerer& L, const LVal& c, const LVal& other) {
+  if (!is_loose(c) || !c.info.cval || c.info.cval->kind != sema::ConstValue::Kind::Float || is_loose(other))
+    return c.expr;
+  double v = c.info.cval->f, h = to_fp16(v), b = to_bf16(v);
+  if (!std::isfinite(v) || (h == v && b == v)) return c.expr;
+  const DType& dt = other.info.dtype;
+  if (dt.is("float16")) return float_literal(h);
+  if (dt.is("bfloat16")) return float_literal(b);
+  if (dt.is("float64")) return tl_call("full", {list({}), c.expr, raw("tl.float64")});
+  if (dt.known() || other.info.is_bool) return c.expr;  // fp32, ints: Triton's fp32 constant is cuTile's
+  return call(name(L.prelude("_c2t_loose_float")), {other.expr, c.expr, float_literal(h), float_literal(b)});
+}
+
 LVal binary(Lowerer& L, const std::string& op, LVal a, LVal b, const syntax::Node* at, const std::string& rounding) {
   if (!a.ok() || !b.ok()) return {};
   if (!is_number_like(a) || !is_number_like(b)) {
@@ -219,8 +279,9 @@ LVal binary(Lowerer& L, const std::string& op, LVal a, LVal b, const syntax::Nod
   // Sign facts.
   Sign sign = Sign::Unknown;
   bool an = proven_nonneg(a), bn = proven_nonneg(b);
-  if (op == "add" && an && bn) sign = (is_pos(a) || is_pos(b)) ? Sign::Pos : Sign::NonNeg;
-  if (op == "mul" && an && bn) sign = (is_pos(a) && is_pos(b)) ? Sign::Pos : Sign::NonNeg;
+  bool wraps = may_wrap(a, b, rt);
+  if (op == "add" && an && bn && !wraps) sign = (is_pos(a) || is_pos(b)) ? Sign::Pos : Sign::NonNeg;
+  if (op == "mul" && an && bn && !wraps) sign = (is_pos(a) && is_pos(b)) ? Sign::Pos : Sign::NonNeg;
   if (op == "floordiv" && an && is_pos(b)) sign = Sign::NonNeg;
   if (op == "mod" && is_pos(b)) sign = Sign::NonNeg;
   if (op == "bitwise_and" && (an || bn)) sign = Sign::NonNeg;
@@ -238,7 +299,8 @@ LVal binary(Lowerer& L, const std::string& op, LVal a, LVal b, const syntax::Nod
     return r;
   }
   if (is_compare(op)) {
-    LVal r = make_value(compare(op_symbol(op), a.expr, b.expr), *shape, DType::concrete("bool_"));
+    LVal r = make_value(compare(op_symbol(op), compared_constant(L, a, b), compared_constant(L, b, a)), *shape,
+                        DType::concrete("bool_"));
     r.info.is_bool = true;
     index_bounds::attach(r, index_bounds::compared(L, op, a, b));
     return r;
@@ -289,7 +351,12 @@ LVal binary(Lowerer& L, const std::string& op, LVal a, LVal b, const syntax::Nod
     // Triton has no tensor `**`; small constant integer exponents become products.
     if (b.info.cval && b.info.cval->kind == sema::ConstValue::Kind::Int && b.info.cval->i >= 0 && b.info.cval->i <= 4) {
       long long n = b.info.cval->i;
-      if (n == 0) return make_value(binop("+", binop("*", a.expr, lit_int(0)), lit_int(1)), *shape, rt);
+      if (n == 0) {
+        // x ** 0 is 1 for every x, NaN and infinities included (IEEE pow): x * 0 + 1 is NaN there.
+        auto fl = rt.is_float();
+        if (rt.known() && fl && !*fl) return make_value(binop("+", binop("*", a.expr, lit_int(0)), lit_int(1)), *shape, rt);
+        return make_value(binop("+", tl_call("zeros_like", {a.expr}), lit_int(1)), *shape, rt);
+      }
       auto base = L.as_name(a, "base");
       TExprPtr e = base;
       for (long long k = 1; k < n; ++k) e = binop("*", e, base);
@@ -340,9 +407,17 @@ LVal unary_arith(Lowerer& L, const std::string& op, LVal a, const syntax::Node* 
     if (a.info.is_bool) { r.expr = unary("-", convert_expr(L, a, "tl.int32")); r.info.dtype = DType::concrete("int32"); r.info.is_bool = false; }
   } else if (op == "abs") {
     r.expr = a.info.kind == VKind::Constexpr ? call(name("abs"), {a.expr}) : tl_call("abs", {a.expr});
-    r.info.sign = Sign::NonNeg;  // (int MIN wraps in both systems)
+    // |x| of a float is >= 0; of an integer only if x was (|INT_MIN| wraps to INT_MIN in both systems).
+    auto fl = a.info.dtype.is_float();
+    r.info.sign = proven_nonneg(a) || (a.info.dtype.known() && fl && *fl) ? Sign::NonNeg : Sign::Unknown;
   } else if (op == "bitwise_not") {
-    r.expr = unary("~", a.expr);
+    // Triton's `~` on unsigned tiles builds full(-1, uintN), which the interpreter rejects
+    // (OverflowError); xor with all ones is the same bits.
+    const auto* d = a.info.dtype.known() ? a.info.dtype.desc() : nullptr;
+    if (d && d->category == sema::DTypeCategory::UnsignedInt && d->bits <= 64)
+      r.expr = binop("^", a.expr, lit(std::to_string(d->bits == 64 ? ~0ULL : (1ULL << d->bits) - 1)));
+    else
+      r.expr = unary("~", a.expr);
     r.info.sign = Sign::Unknown;
   }
   return r;
@@ -675,6 +750,16 @@ LVal cast_to(Lowerer& L, LVal x, const DType& to, const syntax::Node* at, const 
   r = make_value(e, shape_of(x), to, x.info.sign);
   r.info.is_bool = to.is("bool_");
   if (to.known() && !sema::is_int(to.desc())) r.info.sign = Sign::Unknown;
+  // A conversion to a narrower integer truncates (cuTile: TruncIOp), so x >= 0 holds after it only
+  // where x fits: widening, floats into 32+ bits (saturating), a constant in range.
+  if (to.known() && sema::is_int(to.desc()) && r.info.sign != Sign::Unknown) {
+    const auto* from = x.info.dtype.known() ? x.info.dtype.desc() : nullptr;
+    bool fits = x.info.cval && x.info.cval->is_number()
+                    ? x.info.cval->as_double() < std::ldexp(1.0, to.desc()->bits - 1)
+                    : to.desc()->bits >= 32 && (!from || sema::is_float(from) || from->bits <= to.desc()->bits ||
+                                                x.info.is_bool);
+    if (!fits) r.info.sign = Sign::Unknown;
+  }
   return r;
 }
 

@@ -75,6 +75,9 @@ LVal matmul(Lowerer& L, LVal a, LVal b, const syntax::Node* at);
 std::optional<std::string> rounding_arg(Lowerer& L, LVal& v, const syntax::Node* at);
 /// True if the expression is provably >= 0 (sign analysis or literal).
 bool proven_nonneg(const LVal& v);
+/// A signed integer dtype narrower than 32 bits (int8, int16): its sums and products wrap at values
+/// index arithmetic reaches, so they keep no sign fact (ops_arith.cpp, may_wrap).
+bool narrow_int(const sema::DType& dt);
 
 /// Gives each extent of tile `v` known only to Triton (empty text: a helper's result, branches that
 /// disagree) the text that reads it back from the value (`t.shape[k]`, naming v.expr), for lowerings

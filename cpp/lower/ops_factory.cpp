@@ -40,7 +40,16 @@ LVal full_like_op(OpCall& c, const char* what, std::optional<TExprPtr> fill) {
       return {};
     }
     value = v.expr;
-    if (ops::proven_nonneg(v)) sign = sema::Sign::NonNeg;
+    if (ops::proven_nonneg(v) && !ops::narrow_int(*dt)) sign = sema::Sign::NonNeg;
+    const auto* d = dt->known() ? dt->desc() : nullptr;
+    if (v.info.cval && v.info.cval->kind == sema::ConstValue::Kind::Int && sema::is_int(d) && d->bits < 64) {
+      // cuTile wraps an integer constant into the dtype (core_ops.canonicalize_const_value_for_type:
+      // full(-1, uint8) is 255); tl.full rejects one out of range (OverflowError).
+      const unsigned long long m = 1ULL << d->bits;
+      long long w = (long long)((unsigned long long)v.info.cval->i & (m - 1));
+      if (d->category == sema::DTypeCategory::SignedInt && w >= (long long)(m / 2)) w -= (long long)m;
+      value = lit_int(w);
+    }
   }
   if (is_const(value, "0") && !shape->empty()) {
     return ops::make_value(tl_call("zeros", {ops::shape_list(*shape), raw(tdt)}), *shape, *dt, sema::Sign::NonNeg);
@@ -68,6 +77,10 @@ void register_factory_ops(Registry& r) {
     sema::Sign sign = sema::Sign::NonNeg;
     bool plain = dt->is("int32") && !c.has("step") && !c.has("start");
     if (!dt->is("int32")) e = method(e, "to", {raw(dt->triton())});
+    // int8/int16 aranges wrap past their dtype's maximum (cuTile casts the int32 iota).
+    if (ops::narrow_int(*dt) && (c.has("step") || c.has("start") || !(*shape)[0].value ||
+                                 *(*shape)[0].value > (1LL << (dt->desc()->bits - 1))))
+      sign = sema::Sign::Unknown;
     if (c.has("step")) {
       LVal& st = c.arg("step");
       if (!ops::is_number_like(st)) return LVal{};

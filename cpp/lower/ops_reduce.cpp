@@ -247,7 +247,9 @@ LVal reduce(OpCall& c, const std::string& kind) {
   if (x.info.shape.unknown_rank) shape = axes->empty() && !*keep ? sema::Shape{} : sema::Shape::unknown();
   if (is_arg) return ops::make_value(e, shape, sema::DType::concrete("int32"), sema::Sign::NonNeg);
   if (dtype_back) e = cast_back(c, kind, x, e, dtype_back);
-  return ops::make_value(e, shape, in_dt, kind == "sum" || kind == "max" ? x.info.sign : sema::Sign::Unknown);
+  // A sum of values >= 0 is >= 0 unless it wraps: int8/int16 sums wrap in their dtype (cutile_api.md §3.9).
+  bool keeps = kind == "max" || (kind == "sum" && !ops::narrow_int(in_dt));
+  return ops::make_value(e, shape, in_dt, keeps ? x.info.sign : sema::Sign::Unknown);
 }
 
 LVal scan(OpCall& c, const std::string& kind) {

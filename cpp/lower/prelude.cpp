@@ -150,9 +150,26 @@ def _c2t_pack_e2m1(codes):
     lo, hi = tl.split(pairs)
     return lo | (hi << 4)
 )PY"},
+      {"_c2t_loose_float", {}, R"PY(@triton.jit
+def _c2t_loose_float(x, c, c_fp16, c_bf16):
+    # Float constant c compared with tile x, whose dtype is known only here: cuTile gives c x's dtype
+    # when x is a float tile (fp16(0.1), not 0.1), else it stays fp32. c_fp16 and c_bf16 are c rounded
+    # by the converter (exact in fp32; the interpreter has no bf16 constants).
+    if x.dtype == tl.float16:
+        return tl.full([], c_fp16, tl.float32)
+    if x.dtype == tl.bfloat16:
+        return tl.full([], c_bf16, tl.float32)
+    if x.dtype == tl.float64:
+        return tl.full([], c, tl.float64)
+    return tl.full([], c, tl.float32)
+)PY"},
       {"_c2t_cdiv", {"_c2t_floordiv"}, R"PY(@triton.jit
 def _c2t_cdiv(a, b):
     # ct.cdiv is a true ceiling division, also for negative operands; tl.cdiv is (a + b - 1) // b.
+    res_ty = (a + b).dtype
+    if res_ty.is_int_unsigned():  # -a wraps: the quotient, plus one where a remainder is left
+        q = a // b
+        return q + (a - q * b != 0).to(res_ty)
     return -_c2t_floordiv(-a, b)
 )PY"},
       {"_c2t_truediv", {}, R"PY(@triton.jit
@@ -190,10 +207,18 @@ def _c2t_math_out(r, x):
       {"_c2t_tanh", {}, R"PY(@triton.jit
 def _c2t_tanh(x):
     # Triton 3.6 has no tl.tanh (libdevice does not run in the interpreter);
-    # tanh(x) = sign(x) * (1 - e) / (1 + e) with e = exp(-2|x|), accurate for fp32.
-    e = tl.exp(-2.0 * tl.abs(x))
+    # tanh(x) = sign(x) * (1 - e) / (1 + e) with e = exp(-2|x|), except near 0, where 1 - e
+    # cancels (tanh(1e-8) came out 0): there the series x - x^3/3 + 2x^5/15 - 17x^7/315
+    # + 62x^9/2835 - 1382x^11/155925, within 2e-11 relative below 0.2 (fp32), 2e-23 below 0.02 (fp64).
+    a = tl.abs(x)
+    e = tl.exp(-2.0 * a)
     t = (1.0 - e) / (1.0 + e)
-    return tl.where(x < 0, -t, t)
+    t = tl.where(x < 0, -t, t)
+    x2 = x * x
+    p = x * (1.0 + x2 * (-1.0 / 3.0 + x2 * (2.0 / 15.0 + x2 * (-17.0 / 315.0 + x2 * (62.0 / 2835.0 + x2 * (-1382.0 / 155925.0))))))
+    if x.dtype == tl.float64:
+        return tl.where(a < 0.02, p, t)
+    return tl.where(a < 0.2, p, t)
 )PY"},
       {"_c2t_tan", {}, R"PY(@triton.jit
 def _c2t_tan(x):
