@@ -7,7 +7,10 @@
 //  * `/` is IEEE round-to-nearest by default (tl.div_rn); Triton's `/` (an
 //    approximation, div.full.f32) only under RoundingMode.APPROX/FULL;
 //  * results keep cuTile's dtype where Triton promotes (fp16 / fp16 -> fp32,
-//    tl.maximum(fp16, 2.0) -> fp32): cast back.
+//    tl.maximum(fp16, 2.0) -> fp32): cast back;
+//  * a float constant compared with an fp16/bf16/fp64 tile takes the tile's dtype
+//    (Triton compares with an fp32 constant): compared_constant;
+//  * integers wrap, so ">= 0" facts hold only where nothing can wrap (may_wrap).
 #include <cmath>
 
 #include "lower/op_registry.h"
@@ -787,9 +790,9 @@ void register_arith_ops(Registry& r) {
   bin("mul", "x, y, /, *, rounding_mode=, flush_to_zero=", "x * y");
   bin("truediv", "x, y, /, *, rounding_mode=, flush_to_zero=",
       "tl.div_rn(x, y) (IEEE); x / y under RoundingMode.APPROX/FULL");
-  bin("floordiv", "x, y", "x // y if both >= 0, else _c2t_floordiv (Python floor)");
-  bin("mod", "x, y", "x % y if both >= 0, else _c2t_mod (Python sign rule)");
-  bin("pow", "x, y", "product chain for constant integer exponents");
+  bin("floordiv", "x, y", "x // y if both are >= 0 (and cannot have wrapped), else _c2t_floordiv (Python floor)");
+  bin("mod", "x, y", "x % y if both are >= 0 (and cannot have wrapped), else _c2t_mod (Python sign rule)");
+  bin("pow", "x, y", "product chain for constant integer exponents 1..4; x ** 0 is zeros_like(x) + 1");
   bin("bitwise_and", "x, y", "x & y");
   bin("bitwise_or", "x, y", "x | y");
   bin("bitwise_xor", "x, y", "x ^ y");
@@ -837,7 +840,7 @@ void register_arith_ops(Registry& r) {
   }, "(x // y, x % y) with Python floor semantics (integers)");
   r.add("negative", "arith", "x", [](OpCall& c) { return ops::unary_arith(c.L, "negative", c.arg("x"), c.node); }, "-x");
   r.add("abs", "arith", "x", [](OpCall& c) { return ops::unary_arith(c.L, "abs", c.arg("x"), c.node); }, "tl.abs(x)");
-  r.add("bitwise_not", "arith", "x", [](OpCall& c) { return ops::unary_arith(c.L, "bitwise_not", c.arg("x"), c.node); }, "~x");
+  r.add("bitwise_not", "arith", "x", [](OpCall& c) { return ops::unary_arith(c.L, "bitwise_not", c.arg("x"), c.node); }, "~x; xor with all ones for tiles known to be unsigned");
   r.add("where", "arith", "cond, x, y", [](OpCall& c) {
     return ops::where(c.L, c.arg("cond"), c.arg("x"), c.arg("y"), c.node);
   }, "tl.where(cond, x, y)");
@@ -877,7 +880,7 @@ void register_arith_ops(Registry& r) {
     if (ops::proven_nonneg(x) && y_pos)
       return ops::make_value(tl_call("cdiv", {x.expr, y.expr}), *shape, rt, sema::Sign::NonNeg);
     return ops::make_value(call(name(c.L.prelude("_c2t_cdiv")), {x.expr, y.expr}), *shape, rt);
-  }, "tl.cdiv(x, y) for x >= 0, y > 0; else _c2t_cdiv (true ceiling)");
+  }, "tl.cdiv(x, y) for x >= 0, y > 0 that cannot wrap; else _c2t_cdiv (true ceiling, unsigned too)");
   r.add("isnan", "arith", "x", [](OpCall& c) {
     LVal& x = c.arg("x");
     if (!x.ok()) return LVal{};

@@ -105,7 +105,7 @@ void register_factory_ops(Registry& r) {
     return r;
   }, "tl.arange(0, size) (.to(dtype) * step + start)");
   r.add("full", "factory", "shape, fill_value, dtype", [](OpCall& c) { return full_like_op(c, "full", std::nullopt); },
-        "tl.full(shape, fill_value, dtype)");
+        "tl.full(shape, fill_value, dtype); an integer constant wrapped into the dtype, as cuTile does");
   r.add("zeros", "factory", "shape, dtype", [](OpCall& c) { return full_like_op(c, "zeros", lit_int(0)); },
         "tl.zeros(shape, dtype)");
   r.add("ones", "factory", "shape, dtype", [](OpCall& c) { return full_like_op(c, "ones", lit_int(1)); },
