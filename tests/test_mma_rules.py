@@ -191,3 +191,47 @@ def test_messages_name_the_operands_as_written_or_both_by_cuTiles_names():
         in quoted.rendered, quoted.rendered
     split = _cutile2triton.convert_source(body + "    r = ct.mma(ct.reshape(a,\n        (16, 64)), a, acc)\n", "k.py")
     assert "ct.mma: x (16 x 64) @ y (16 x 64)" in split.rendered, split.rendered
+
+
+SMALL_K = '''
+import cuda.tile as ct
+
+
+@ct.kernel
+def k(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int]):
+    a = ct.load(A, index=(0, 0), shape=(TM, KDIM)).astype(ct.DTYPE)
+    b = ct.load(B, index=(0, 0), shape=(KDIM, TN)).astype(ct.DTYPE)
+    c = PRODUCT
+    ct.store(C, index=(0, 0), tile=c)
+'''
+
+
+@pytest.mark.parametrize("dtype, kdim, product, acc", [
+    ("int8", 16, "ct.matmul(a, b).astype(ct.int32)", torch.int32),  # 8-bit: tl.dot only from K = 32
+    ("float16", 8, "ct.mma(a, b, ct.zeros((TM, TN), dtype=ct.float16))", torch.float16),  # fp16 sum: Triton crashed
+    ("float16", 16, "ct.mma(a, b, ct.zeros((TM, TN), dtype=ct.float16))", torch.float16),
+])
+def test_products_below_the_dot_minimum_compile_for_sm90_and_run(tmp_path, dtype, kdim, product, acc):
+    """Products under Triton's NVIDIA minimum K (16; 32 for 8-bit operands: backends/nvidia/compiler.py
+    min_dot_size) take the broadcast multiply-sum, which the interpreter runs at any K; here the converted
+    kernel also compiles for sm_90 (hostile round s35: int8 at K=16 and fp16 accumulators at K=8 did not)."""
+    from triton_compile_check import compile_launch
+
+    src = SMALL_K.replace("KDIM", str(kdim)).replace("DTYPE", dtype).replace("PRODUCT", product)
+    code = convert(src, filename="small_k.py")
+    mod = load(code, tmp_path, f"small_k_{dtype}_{kdim}")
+    g = torch.Generator().manual_seed(fresh_seed())
+    if dtype == "int8":
+        a = torch.randint(-8, 8, (32, kdim), generator=g).float()
+        b = torch.randint(-8, 8, (kdim, 32), generator=g).float()
+    else:
+        a, b = torch.randn(32, kdim, generator=g) / 4, torch.randn(kdim, 32, generator=g) / 4
+    c = torch.zeros(32, 32, dtype=acc)
+    mod.launch_k((1,), dev(a), dev(b), dev(c), 32, 32)
+    ref = a.to(getattr(torch, dtype)).double() @ b.to(getattr(torch, dtype)).double()
+    if dtype == "int8":  # ct.matmul of int8 is int8: wraps, then widened
+        assert torch.equal(c.cpu(), ref.long().to(torch.int8).to(torch.int32))
+    else:
+        assert_close(c.cpu(), ref.to(acc), dtype=acc)
+    stages = compile_launch(mod.launch_k, (1,), a, b, c, 32, 32)
+    assert "ttgir" in stages

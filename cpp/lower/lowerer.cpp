@@ -1772,6 +1772,7 @@ void Lowerer::lower_for(const Node* s) {
     if (hidden) st.body.insert(st.body.begin(), TStmt::assign(name(var), counter));
     st.body.push_back(TStmt::assign(counter, binop("+", counter, step)));
     auto after = std::move(env_);
+    check_loop_carried(before_loop, after, s);
     merge_envs(before_loop, after);
     emit(std::move(st));
     return;
@@ -1811,6 +1812,7 @@ void Lowerer::lower_for(const Node* s) {
     ++effects_.pipelined_loops;  // Triton pipelines a loop with a tl.dot itself
   }
   auto after = std::move(env_);
+  check_loop_carried(before_loop, after, s);
   merge_envs(before_loop, after);
   emit(std::move(st));
 }
@@ -1880,13 +1882,39 @@ void Lowerer::lower_while(const Node* s) {
     }
   }
   auto after = std::move(env_);
+  check_loop_carried(before_loop, after, s);
   merge_envs(before_loop, after);
   emit(std::move(st));
 }
 
+// A loop-carried tile or scalar keeps its dtype in cuTile ("Variable ... has changed its type inside a
+// loop", _ir/ir.py) and in Triton ("Loop-carried variable ... re-assigned"); found here, it is said at
+// the loop rather than as Triton's traceback at launch (or, under the interpreter, not at all).
+void Lowerer::check_loop_carried(const std::map<std::string, LVal>& before, const std::map<std::string, LVal>& after,
+                                 const Node* loop) {
+  auto dtype_name = [](const LVal& v) -> std::string {
+    if (v.info.is_bool) return "bool_";
+    if (!v.info.dtype.known() || v.info.dtype.kind == sema::DType::Kind::Dynamic) return "";
+    return v.info.dtype.is("tfloat32") ? "float32" : v.info.dtype.name;  // tf32 tiles hold fp32 data
+  };
+  for (auto& [k, vb] : after) {
+    auto it = before.find(k);
+    if (it == before.end()) continue;
+    const LVal& va = it->second;
+    bool runtime = (va.info.kind == VKind::Tile || va.info.kind == VKind::Scalar) &&
+                   (vb.info.kind == VKind::Tile || vb.info.kind == VKind::Scalar);
+    std::string da = dtype_name(va), db = dtype_name(vb);
+    if (!runtime || da.empty() || db.empty() || da == db) continue;
+    error(vb.node ? vb.node : loop, "'" + k + "' changes its dtype inside this loop (" + da + " before it, " + db +
+                                        " after an iteration); cuTile and Triton keep a loop-carried variable's type: "
+                                        "convert it with ct.astype before the loop or where it is assigned");
+  }
+}
+
 void Lowerer::lower_return(const Node* s) {
   if (loop_depth_ > 0) {
-    unsupported(s, "return in loop", "returning from inside a loop is not supported (cuTile and Triton reject it)");
+    unsupported(s, "return in loop", "returning from inside a loop is not supported (Triton rejects it; cuTile "
+                                     "allows it in while loops only)");
     return;
   }
   auto* v = s->child("value");

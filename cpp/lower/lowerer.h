@@ -246,6 +246,8 @@ class Lowerer {
   void lower_assign(const syntax::Node* s);
   void lower_aug_assign(const syntax::Node* s);
   void lower_if(const syntax::Node* s, const std::vector<const syntax::Node*>& rest, bool& consumed_rest);
+  void check_loop_carried(const std::map<std::string, LVal>& before, const std::map<std::string, LVal>& after,
+                          const syntax::Node* loop);
   void forget_one_branch_names(const syntax::Node* s, const std::set<std::string>& before_names,
                                const std::map<std::string, LVal>& then_env, const std::map<std::string, LVal>& else_env,
                                const std::vector<const syntax::Node*>& body,

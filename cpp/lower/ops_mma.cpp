@@ -5,7 +5,7 @@
 // TF32, so fp32 dots get input_precision="ieee" and tf32-cast operands
 // input_precision="tf32" (a compile-time dtype choice becomes a constexpr
 // conditional). ct.mma keeps the accumulator dtype (out_dtype=acc dtype,
-// which Triton requires to equal acc's dtype). tl.dot needs K >= 16 on the
+// which Triton requires to equal acc's dtype). tl.dot needs K >= 16 (8-bit: 32) on the
 // GPU; smaller K (all static) uses a broadcast multiply + sum, exact in the
 // accumulator dtype.
 #include "lower/op_registry.h"
@@ -36,7 +36,12 @@ TExprPtr precision(const sema::DType& dt) {
   }
 }
 
-bool small_k(const sema::Dim& k) { return k.value && *k.value < 16; }
+// Triton's NVIDIA backend takes tl.dot from K = 16, and from K = 32 for 8-bit operands
+// (backends/nvidia/compiler.py min_dot_size; the interpreter takes any K, so only a GPU compile sees it).
+long long min_dot_k(const sema::DType& dt) {
+  return dt.known() && dt.desc() && dt.desc()->bits == 8 ? 32 : 16;
+}
+bool small_k(const sema::Dim& k, const sema::DType& dt) { return k.value && *k.value < min_dot_k(dt); }
 
 // max_num_imprecise_acc for an fp8 dot over K: K itself, i.e. the dot's product is added to the
 // fp32 accumulator once, as cuTile's ct.mma (without use_fast_acc) does once per call: on an H200,
@@ -112,9 +117,13 @@ LVal dot(Lowerer& L, LVal x, LVal y, LVal* acc, const sema::DType& acc_dt, const
     std::vector<TExprPtr> ix(r + 1, full_slice()), iy(r + 1, full_slice());
     ix[r] = lit("None");
     iy[r - 2] = lit("None");
+    // fp16/bf16 accumulators sum in fp32 and round once: Triton 3.6's TritonCombineOps pass fails on an
+    // fp16 multiply-sum (hostile round s35), and tensor cores do not round each step either.
+    bool half_acc = acc_dt.is("float16") || acc_dt.is("bfloat16");
+    TExprPtr sum_dt = half_acc ? tl_attr("float32") : tdt;
     auto conv = [&](LVal& v) {
-      bool same = v.info.dtype.known() && acc_dt.known() && v.info.dtype.name == acc_dt.name;
-      return tdt && !same ? method(v.expr, "to", {tdt}) : v.expr;
+      bool same = !half_acc && v.info.dtype.known() && acc_dt.known() && v.info.dtype.name == acc_dt.name;
+      return sum_dt && !same ? method(v.expr, "to", {sum_dt}) : v.expr;
     };
     auto xe = subscript(conv(x), ix);
     auto ye = subscript(conv(y), iy);
@@ -123,7 +132,7 @@ LVal dot(Lowerer& L, LVal x, LVal y, LVal* acc, const sema::DType& acc_dt, const
     if (tdt && !(acc_dt.is("float32") || acc_dt.is("float64"))) prod = method(prod, "to", {tdt});
     return acc ? binop("+", acc->expr, prod) : prod;
   };
-  if (small_k(K)) return ops::make_value(small_product(), out, acc_dt);
+  if (small_k(K, x.info.dtype)) return ops::make_value(small_product(), out, acc_dt);
   L.note_footprint(out, true, &K);
   if (x.info.dtype.may_be_fp8() && y.info.dtype.may_be_fp8()) L.note_k_major(x, y);  // tl.dot operands (k_major.h)
   std::vector<TExprPtr> args{x.expr, y.expr};
@@ -144,7 +153,7 @@ LVal dot(Lowerer& L, LVal x, LVal y, LVal* acc, const sema::DType& acc_dt, const
   if (!K.value) {
     // K known only to Triton: tl.dot needs K >= 16 on the GPU, so smaller
     // specializations take the exact broadcast product (a constexpr choice).
-    d = ifexp(compare(">=", L.dim_expr(x, r - 1), lit_int(16)), d, small_product());
+    d = ifexp(compare(">=", L.dim_expr(x, r - 1), lit_int(min_dot_k(x.info.dtype))), d, small_product());
   }
   return ops::make_value(d, out, acc_dt);
 }
