@@ -155,7 +155,7 @@ def worker() -> None:
             print(json.dumps({**t, "load_error": f"no kernel {t['kernel']} in the module"}), flush=True)
             continue
         data = json.loads(t["data"])
-        res = {a: _compile_one(jit_fn, data, a) for a in req["archs"]}
+        res = {a: _compile_one(jit_fn, data, a) for a in t.get("archs", req["archs"])}
         print(json.dumps({**t, "results": {str(a): r for a, r in res.items()}}), flush=True)
 
 
@@ -183,14 +183,16 @@ def summarize(rows: list[dict], archs: list[int]) -> str:
     by = collections.defaultdict(list)
     for r in rows:
         by[(r["rel"], r["kernel"])].append(r)
-    lines = [f"| file | kernel | specializations | sm_{control}a (control) | sm_{target}a | sm_{target}a MMA / copies "
-             f"| sm_{target}a registers, spills (worst) |", "|---|---|---:|---:|---:|---|---|"]
+    lines = [f"| file | kernel | specializations | sm_{control}a (control) | sm_{target}a | specializations using, "
+             f"sm_{target}a | sm_{target}a registers, spills (worst) |", "|---|---|---:|---:|---:|---|---|"]
     totals = collections.Counter()
     failures = []
     for (rel, kernel), rs in sorted(by.items()):
         ok = {a: sum(1 for r in rs if r.get("results", {}).get(a, {}).get("ok")) for a in (control, target)}
+        tried = sum(1 for r in rs if control in r.get("results", {}) or "load_error" in r)
         totals["specs"] += len(rs)
         totals["control"] += ok[control]
+        totals["control_tried"] += tried
         totals["target"] += ok[target]
         kinds = collections.Counter()
         worst = (-1, "")
@@ -206,12 +208,13 @@ def summarize(rows: list[dict], archs: list[int]) -> str:
                 if "load_error" in r:
                     failures.append((rel, kernel, "load", r["load_error"]))
                     break
-                if not r["results"][a]["ok"]:
+                if a in r["results"] and not r["results"][a]["ok"]:
                     failures.append((rel, kernel, f"sm_{a}a", r["results"][a]["error"]))
         used = ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) or "—"
-        lines.append(f"| {rel} | {kernel} | {len(rs)} | {ok[control]} | {ok[target]} | {used} | {worst[1] or '—'} |")
+        lines.append(f"| {rel} | {kernel} | {len(rs)} | {ok[control]} of {tried} | {ok[target]} | {used} | "
+                     f"{worst[1] or '—'} |")
     head = (f"{totals['specs']} specializations of {len(by)} kernels: sm_{control}a (control) compiled "
-            f"{totals['control']}, sm_{target}a compiled {totals['target']}.\n\n")
+            f"{totals['control']} of the {totals['control_tried']} tried, sm_{target}a compiled {totals['target']}.\n\n")
     tail = ""
     if failures:
         seen = set()
@@ -229,6 +232,8 @@ def main(argv=None) -> int:
     ap.add_argument("--arch", type=int, default=100, help="the target (default 100: sm_100a, B200)")
     ap.add_argument("--control", type=int, default=90, help="the control target the run compiled for (0: none)")
     ap.add_argument("--max-per-kernel", type=int, default=6, help="specializations per kernel, evenly spread (0: all)")
+    ap.add_argument("--control-per-kernel", type=int, default=1,
+                    help="of those, how many are also compiled for the control target (0: all)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=240, help="seconds per specialization and target")
     ap.add_argument("--out", type=pathlib.Path, help="write every result as JSON lines")
@@ -250,7 +255,10 @@ def main(argv=None) -> int:
         per_kernel[(t["local"], t["kernel"])].append(t)
     per_file = collections.defaultdict(list)
     for (loc, _), ts in sorted(per_kernel.items()):
-        per_file[loc] += spread(ts, a.max_per_kernel)
+        chosen = spread(ts, a.max_per_kernel)
+        for i, t in enumerate(chosen):  # the control target for the first few of each kernel only
+            t["archs"] = archs if a.control_per_kernel <= 0 or i < a.control_per_kernel else archs[-1:]
+        per_file[loc] += chosen
     n = sum(len(v) for v in per_file.values())
     print(f"{len(rows)} census rows, {len(unique)} distinct specializations; compiling {n} "
           f"({a.max_per_kernel or 'all'} per kernel) of {len(per_kernel)} kernels in {len(per_file)} files "

@@ -98,3 +98,18 @@ def test_unloadable_module_is_reported(tmp_path):
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 1
     assert "ImportError: not here" in r.stdout and "sm_100a compiled 0" in r.stdout
+
+
+def test_census_hook_survives_a_bare_find_spec():
+    """torch asks importlib.util.find_spec("triton") before importing it; the census must still hook the
+    import that follows (its first form removed itself at the find_spec: the s35 TileGym runs recorded nothing)."""
+    probe = ("import importlib.util, sys\n"
+             "assert importlib.util.find_spec('triton') is not None\n"
+             "import triton\n"
+             "hook = triton.knobs.runtime.jit_post_compile_hook\n"
+             "print(getattr(hook, '__qualname__', None))\n")
+    env = dict(os.environ, C2T_COMPILE_CENSUS="/nonexistent-until-a-compile",
+               PYTHONPATH=os.pathsep.join([str(CENSUS_DIR), os.environ.get("PYTHONPATH", "")]))
+    r = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.strip() == "_install.<locals>.record"

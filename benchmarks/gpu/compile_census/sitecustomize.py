@@ -42,19 +42,29 @@ def _install(knobs):
 
 class _AfterTritonImport(importlib.abc.MetaPathFinder):
     """Installs the hook once `triton` has been imported, so that processes which never use Triton do not pay
-    for importing it and those which do import it in their own order (their environment variables first)."""
+    for importing it and those which do import it in their own order (their environment variables first).
+    A bare importlib.util.find_spec("triton") (torch asks it before importing) does not import, so the
+    finder stays until a spec it returned is executed."""
+
+    def __init__(self):
+        self._looking = False
 
     def find_spec(self, name, path, target=None):
-        if name != "triton":
+        if name != "triton" or self._looking:
             return None
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(name)
+        self._looking = True
+        try:
+            spec = importlib.util.find_spec(name)
+        finally:
+            self._looking = False
         if spec is None or spec.loader is None:
             return spec
-        run = spec.loader.exec_module
+        run, finder = spec.loader.exec_module, self
 
         def exec_module(module):
             run(module)
+            if finder in sys.meta_path:
+                sys.meta_path.remove(finder)
             try:
                 _install(module.knobs)
             except Exception as e:
