@@ -45,7 +45,6 @@ jit_fn._call_hook(knobs.runtime.jit_post_compile_hook, ("key", tuple(sig.values(
 
 def _nvidia_or_skip():
     try:
-        from triton.backends.nvidia.compiler import get_ptxas  # noqa: F401
         from triton import knobs
         knobs.nvidia.ptxas_blackwell.path  # noqa: B018  (raises where Triton ships no ptxas-blackwell)
     except Exception as e:  # pragma: no cover - Triton without its CUDA backend

@@ -1,6 +1,7 @@
 """CPU test of benchmarks/gpu/script_util.py, the helpers the standalone GPU scripts share: host_us calls
 the function its warm-up and timed counts, synchronizing around the timed calls only, and load_module
-makes each copy of a source its own module."""
+makes each copy of a source its own module, load_file loads an existing one, graph_us converts do_bench_cudagraph's
+ms to µs."""
 
 from __future__ import annotations
 
@@ -33,3 +34,15 @@ def test_load_module_gives_each_copy_its_own_module(tmp_path):
     b = util.load_module("copy_b", "cache = {}\nVALUE = 2\n", tmp_path)
     assert (a.VALUE, b.VALUE) == (1, 2) and a.cache is not b.cache
     assert (tmp_path / "copy_a.py").read_text() == "cache = {}\nVALUE = 1\n"
+
+
+def test_load_file_and_graph_us(tmp_path, monkeypatch):
+    import triton.testing
+
+    util = _util()
+    (tmp_path / "kernels.py").write_text("VALUE = 3\n")
+    assert util.load_file(tmp_path / "kernels.py", "bench_kernels").VALUE == 3
+    calls = []
+    monkeypatch.setattr(triton.testing, "do_bench_cudagraph", lambda fn, rep: calls.append((fn, rep)) or 0.25)
+    fn = object()
+    assert util.graph_us(fn, rep=40) == 250.0 and calls == [(fn, 40)]  # ms -> µs

@@ -10,23 +10,12 @@ error; then the spill step's decisions. BS (rows per program) is the bench's 2 u
 what the caller's tile costs, not options the launcher could take.
 """
 
-import importlib.util
 import math
 import sys
 
 import torch
-import triton.testing
 
-
-def load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def graph_us(fn):
-    return triton.testing.do_bench_cudagraph(fn, rep=50) * 1e3
+from script_util import graph_us, load_file as load  # the script's folder is on sys.path
 
 
 def twiddles(rows, cols, factor):

@@ -10,23 +10,12 @@ decisions (words spilled per thread through pointers at 4 and 8 warps, with desc
 bench's B200 config (tile_m 64, tile_n 256, occupancy 4), as the bench does on an H200.
 """
 
-import importlib.util
 import math
 import sys
 
 import torch
-import triton.testing
 
-
-def load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def graph_us(fn):
-    return triton.testing.do_bench_cudagraph(fn, rep=50) * 1e3
+from script_util import graph_us, load_file as load  # the script's folder is on sys.path
 
 
 def main(orig_dir, conv_dir):

@@ -31,3 +31,19 @@ def load_module(name, text, folder):
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+def load_file(path, name):
+    """The module of an existing source file `path`, under `name` (a kernels module of a benchmark tree)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def graph_us(fn, rep=50):
+    """Device µs of fn per call, from CUDA-graph replays (triton.testing.do_bench_cudagraph, `rep` ms):
+    how cuTile's own benches time (pytest-benchmark with cudagraph=True)."""
+    import triton.testing
+
+    return triton.testing.do_bench_cudagraph(fn, rep=rep) * 1e3
