@@ -826,7 +826,7 @@ def test_signed_zero_and_nan_through_minimum_maximum_where_reductions(tmp_path):
 @pytest.mark.xfail(DEVICE == "cpu", strict=True,
                    reason="Triton 3.6 interpreter: tl.minimum/tl.maximum with PropagateNan.NONE lower to "
                    "create_minnumf/maxnumf, which the interpreter implements with np.minimum/np.maximum "
-                   "(NaN-propagating; triton/runtime/interpreter.py:516-521; the project's Triton 3.6 reference, triton_target.md H3). Compiled "
+                   "(NaN-propagating; triton/runtime/interpreter.py:516-521; the project's Triton 3.6 reference, hazard H3 of its triton_target.md, outside this repository). Compiled "
                    "Triton emits arith.minnumf/maxnumf, which ignore NaN like cuTile. The converter could emit "
                    "an explicit NaN select to be right on both")
 @pytest.mark.parametrize("expr", ["ct.minimum(x, y)", "ct.maximum(x, y)", "min(x, y)", "max(x, y)"])
