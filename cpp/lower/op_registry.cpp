@@ -131,7 +131,8 @@ bool bind_call(OpCall& c, const OpEntry& entry, const syntax::Node* call, const 
         if (hint.empty() && k == torch_name && std::find(names.begin(), names.end(), name) != names.end())
           hint = "; did you mean '" + std::string(name) + "'? (PyTorch's " + std::string(torch_name) +
                  " is cuTile's " + std::string(name) + ", as in NumPy)";
-      c.L.error(kw->child("value"), shown + "() got an unexpected keyword argument '" + k + "'" + hint);
+      // The caret at the keyword's name (`dim=0` at `dim`), as CPython's keyword node spans it.
+      c.L.error(kw->lineno ? kw : kw->child("value"), shown + "() got an unexpected keyword argument '" + k + "'" + hint);
       ok = false;
       continue;
     }

@@ -104,7 +104,7 @@ TEST(Convert, RejectedNamesSuggestTheClosestOne) {
   };
   check("    u = ct.expp(t)\n", "error: ct.expp is not a cuTile operation (cuda.tile has no such name); did you mean ct.exp?\n");
   check("    u = ct.sum(t, axs=0)\n", "ct.sum() got an unexpected keyword argument 'axs'; did you mean 'axis'?\n");
-  check("    u = ct.sum(t, dim=0)\n", "ct.sum() got an unexpected keyword argument 'dim'; did you mean 'axis'? "
+  check("    u = ct.sum(t, dim=0)\n", "bad.py:7:19: error: ct.sum() got an unexpected keyword argument 'dim'; did you mean 'axis'? "
                                     "(PyTorch's dim is cuTile's axis, as in NumPy)\n");
   check("    u = ct.sum(t, 0, keepdim=True)\n", "ct.sum() got an unexpected keyword argument 'keepdim'; did you mean "
                                                "'keepdims'?\n");
