@@ -151,8 +151,8 @@ LVal dot(Lowerer& L, LVal x, LVal y, LVal* acc, const sema::DType& acc_dt, const
   }
   TExprPtr d = tl_call("dot", args, kw);
   if (!K.value) {
-    // K known only to Triton: tl.dot needs K >= 16 on the GPU, so smaller
-    // specializations take the exact broadcast product (a constexpr choice).
+    // K known only to Triton: tl.dot needs K >= min_dot_k on the GPU (16; 32 for operands known to be
+    // 8-bit), so smaller specializations take the broadcast product (a constexpr choice).
     d = ifexp(compare(">=", L.dim_expr(x, r - 1), lit_int(min_dot_k(x.info.dtype))), d, small_product());
   }
   return ops::make_value(d, out, acc_dt);
