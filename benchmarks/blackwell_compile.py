@@ -1,5 +1,5 @@
 """Compile, for Blackwell (sm_100a) on a machine without a GPU, every converted kernel specialization a GPU run
-compiled: the compile census of benchmarks/gpu/compile_census (one JSON line per specialization: the kernel's
+compiled: the compile census of benchmarks/gpu/census (one JSON line per specialization: the kernel's
 file and name, Triton's specialization data). No Blackwell GPU is lent to this project, so this is the evidence
 for that target: Triton's whole pipeline (front end, TTGIR passes, LLVM, ptxas-blackwell) accepts each
 specialization with the launch options it ran with on the H200, and the TTGIR shows which MMA and copy

@@ -1,4 +1,4 @@
-"""The Blackwell compile census end to end on the CPU: benchmarks/gpu/compile_census records a converted kernel's
+"""The Blackwell compile census end to end on the CPU: benchmarks/gpu/census records a converted kernel's
 specialization through Triton's own post-compile hook (called here as JITFunction._do_compile calls it, since
 nothing compiles for a GPU without one), and benchmarks/blackwell_compile.py compiles that specialization for
 sm_90a and sm_100a. The converted GEMM of examples/matmul.py must come out as wgmma on Hopper and as tcgen05 MMA
@@ -17,7 +17,7 @@ import pytest
 from c2t_interp import convert
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-CENSUS_DIR = ROOT / "benchmarks" / "gpu" / "compile_census"
+CENSUS_DIR = ROOT / "benchmarks" / "gpu" / "census"
 
 # Runs without TRITON_INTERPRET (real JITFunctions): the launcher with CPU tensors and the kernel replaced by a
 # recorder (triton_compile_check.capture_launch) gives the launch's specialization; Triton's hook is then called
@@ -112,3 +112,21 @@ def test_census_hook_survives_a_bare_find_spec():
     r = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.strip() == "_install.<locals>.record"
+
+
+def test_spill_and_compile_census_share_the_folder(tmp_path):
+    """benchmarks/gpu/census/sitecustomize.py runs each census its variable asks for: the spill census writes
+    the runtime's spill-step decisions at exit, the compile census hooks Triton, in one process."""
+    probe = ("import sys, types, triton\n"
+             "def kern(): pass\n"
+             "m = types.ModuleType('fake'); m._c2t_spill_warps = {kern: {('key',): (8, 300, 40, 0, True)}}\n"
+             "sys.modules['fake'] = m\n"
+             "print(triton.knobs.runtime.jit_post_compile_hook.__qualname__)\n")
+    spill = tmp_path / "spill.jsonl"
+    env = dict(os.environ, C2T_SPILL_CENSUS=str(spill), C2T_COMPILE_CENSUS=str(tmp_path / "compile"),
+               PYTHONPATH=os.pathsep.join([str(CENSUS_DIR), os.environ.get("PYTHONPATH", "")]))
+    r = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.strip() == "_install.<locals>.record"
+    (row,) = [json.loads(line) for line in spill.read_text().splitlines()]
+    assert (row["module"], row["kernel"], row["warps"], row["spills"], row["tma"]) == ("fake", "kern", 8, 300, True)

@@ -46,3 +46,27 @@ def test_load_file_and_graph_us(tmp_path, monkeypatch):
     monkeypatch.setattr(triton.testing, "do_bench_cudagraph", lambda fn, rep: calls.append((fn, rep)) or 0.25)
     fn = object()
     assert util.graph_us(fn, rep=40) == 250.0 and calls == [(fn, 40)]  # ms -> µs
+
+
+def test_sweep_helpers(monkeypatch, capsys):
+    import triton.testing
+
+    util = _util()
+    assert util.launch_options() == {} and util.launch_options(8, 1) == {"num_warps": 8, "num_stages": 1}
+    assert util.launch_options(stages=2) == {"num_stages": 2}
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda *a: None)
+    monkeypatch.setattr(triton.testing, "do_bench_cudagraph", lambda fn, rep: 0.0125)
+    calls = []
+    util.time_or_say_why("ok", lambda: calls.append(1), lambda: ", error 1e-05")
+    util.time_or_say_why("bad", lambda: calls.append(2), lambda: (_ for _ in ()).throw(AssertionError("not close\nmore")))
+    util.time_or_say_why("oom", lambda: (_ for _ in ()).throw(RuntimeError("out of resource: shared memory")))
+
+    def kern():
+        pass
+
+    util.print_spill_decisions(type("M", (), {"_c2t_spill_warps": {kern: {(("T", 64),): (8, 296, 40, 0, True)}}}))
+    out = capsys.readouterr().out.splitlines()
+    assert out == ["ok: 12.5 us, error 1e-05", "bad: AssertionError: not close",
+                   "oom: RuntimeError: out of resource: shared memory",
+                   "spill step kern constexprs ('T', 64): (8, 296, 40, 0, True)"]
+    assert calls == [1, 2]

@@ -54,15 +54,13 @@ c2t_test_timeout() {
   echo "$def"
 }
 
-# c2t_spill_census FILE: every Python process started after this appends, at exit, the spill step's
-# decisions (benchmarks/gpu/spill_census/sitecustomize.py) to FILE. Run from the repo root.
-c2t_spill_census() {
-  export C2T_SPILL_CENSUS=$1 PYTHONPATH=$(pwd)/benchmarks/gpu/spill_census${PYTHONPATH:+:$PYTHONPATH}
+# Census hooks (benchmarks/gpu/census/sitecustomize.py), for every Python process started after these; run
+# from the repo root. c2t_spill_census FILE: each appends, at exit, the spill step's decisions to FILE.
+# c2t_compile_census DIR: each records every specialization of a converted kernel that Triton compiles in
+# DIR/<pid>.jsonl, which benchmarks/blackwell_compile.py compiles again for sm_100a on a machine without a GPU.
+c2t_census_path() {
+  case ":${PYTHONPATH:-}:" in *":$(pwd)/benchmarks/gpu/census:"*) ;;
+    *) export PYTHONPATH=$(pwd)/benchmarks/gpu/census${PYTHONPATH:+:$PYTHONPATH} ;; esac
 }
-
-# c2t_compile_census DIR: every Python process started after this records each specialization of a converted
-# kernel that Triton compiles (benchmarks/gpu/compile_census/sitecustomize.py) in DIR/<pid>.jsonl, which
-# benchmarks/blackwell_compile.py compiles again for sm_100a on a machine without a GPU. Run from the repo root.
-c2t_compile_census() {
-  mkdir -p "$1" && export C2T_COMPILE_CENSUS=$1 PYTHONPATH=$(pwd)/benchmarks/gpu/compile_census${PYTHONPATH:+:$PYTHONPATH}
-}
+c2t_spill_census() { export C2T_SPILL_CENSUS=$1; c2t_census_path; }
+c2t_compile_census() { mkdir -p "$1" && export C2T_COMPILE_CENSUS=$1 && c2t_census_path; }

@@ -15,7 +15,7 @@ import sys
 
 import torch
 
-from script_util import graph_us, load_file as load  # the script's folder is on sys.path
+from script_util import graph_us, launch_options, load_file as load, print_spill_decisions, time_or_say_why  # noqa: E501
 
 
 def twiddles(rows, cols, factor):
@@ -57,25 +57,16 @@ def main(orig_dir, conv_dir):
         combos += [(2, 4, 1, False), (2, 8, 1, False), (2, 4, None, True), (2, 8, None, True)]
         combos += [(1, None, None, "tuned"), (4, None, None, "tuned"), (4, 8, None, False)]
         for bs, warps, stages, tma in combos:
-            opts = {}
-            if warps is not None:
-                opts["num_warps"] = warps
-            if stages is not None:
-                opts["num_stages"] = stages
             y_ri = torch.zeros_like(x_ri)
-            f = lambda: tr_mod.launch_fft_kernel((batch // bs, 1, 1), *args(y_ri, bs), use_tma=tma, **opts)
-            label = f"{name} converted BS={bs} warps={warps} stages={stages} tma={tma}"
-            try:
-                f()
-                torch.cuda.synchronize()
+            f = lambda: tr_mod.launch_fft_kernel((batch // bs, 1, 1), *args(y_ri, bs), use_tma=tma,
+                                                 **launch_options(warps, stages))
+
+            def check():
                 err = error(y_ri)
-                status = "" if err < tol else f" ABOVE {tol:g}"
-                print(f"{label}: {graph_us(f):.1f} us, error {err:.1e}{status}", flush=True)
-            except Exception as e:  # out of registers or shared memory: say so and go on
-                print(f"{label}: {type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''}", flush=True)
-    for kernel, table in tr_mod._c2t_spill_warps.items():
-        for key, entry in table.items():
-            print(f"spill step {kernel.__name__} constexprs {key[0]}: {entry}", flush=True)
+                return f", error {err:.1e}" + ("" if err < tol else f" ABOVE {tol:g}")
+
+            time_or_say_why(f"{name} converted BS={bs} warps={warps} stages={stages} tma={tma}", f, check)
+    print_spill_decisions(tr_mod)
 
 
 if __name__ == "__main__":

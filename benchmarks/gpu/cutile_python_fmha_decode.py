@@ -15,7 +15,7 @@ import sys
 
 import torch
 
-from script_util import graph_us, load_file as load  # the script's folder is on sys.path
+from script_util import graph_us, launch_options, load_file as load, print_spill_decisions, time_or_say_why  # noqa: E501
 
 
 def main(orig_dir, conv_dir):
@@ -48,27 +48,12 @@ def main(orig_dir, conv_dir):
                   (64, 256, None, 1, True), (64, 256, None, 2, True)]
         combos += [(64, 128, None, None, "tuned"), (16, 256, None, None, "tuned")]
         for tm, tn, warps, stages, tma in combos:
-            opts = {}
-            if warps is not None:
-                opts["num_warps"] = warps
-            if stages is not None:
-                opts["num_stages"] = stages
             o = torch.empty_like(q)
             f = lambda: tr_mod.launch_fmha_kernel((1, b * qh, 1), q, k, v, o, scale, pos, d, qh, tm, tn, group,
-                                                  False, k_len % tn == 0, use_tma=tma, **opts)
-            label = f"{shape} converted tile_m={tm} tile_n={tn} warps={warps} stages={stages} tma={tma}"
-            try:
-                f()
-                torch.cuda.synchronize()
-                torch.testing.assert_close(o, ref, atol=1e-2, rtol=5e-2)
-                print(f"{label}: {graph_us(f):.1f} us", flush=True)
-            except Exception as e:  # out of shared memory, wrong result: say so and go on
-                print(f"{label}: {type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''}", flush=True)
-    # What the spill step decided per specialization: (warps through pointers, words spilled per thread at
-    # the rule's warps, at twice them, with descriptors at the rule's, descriptors chosen).
-    for kernel, table in tr_mod._c2t_spill_warps.items():
-        for key, entry in table.items():
-            print(f"spill step {kernel.__name__} constexprs {key[0]}: {entry}", flush=True)
+                                                  False, k_len % tn == 0, use_tma=tma, **launch_options(warps, stages))
+            time_or_say_why(f"{shape} converted tile_m={tm} tile_n={tn} warps={warps} stages={stages} tma={tma}", f,
+                            lambda: torch.testing.assert_close(o, ref, atol=1e-2, rtol=5e-2) or "")
+    print_spill_decisions(tr_mod)
 
 
 if __name__ == "__main__":

@@ -47,3 +47,32 @@ def graph_us(fn, rep=50):
     import triton.testing
 
     return triton.testing.do_bench_cudagraph(fn, rep=rep) * 1e3
+
+
+def launch_options(warps=None, stages=None):
+    """The launcher options a sweep forces: num_warps and num_stages where given."""
+    return {k: v for k, v in (("num_warps", warps), ("num_stages", stages)) if v is not None}
+
+
+def time_or_say_why(label, fn, check=lambda: ""):
+    """Runs fn once, synchronizes and calls check() (raises on a wrong result, or returns a note), then prints
+    label with fn's graph_us time and the note; any exception (out of shared memory, registers, a wrong
+    result) is printed with its first line instead, so that a sweep goes on."""
+    import torch
+
+    try:
+        fn()
+        torch.cuda.synchronize()
+        note = check()
+        print(f"{label}: {graph_us(fn):.1f} us{note}", flush=True)
+    except Exception as e:
+        print(f"{label}: {type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''}", flush=True)
+
+
+def print_spill_decisions(mod):
+    """What a converted module's spill step decided per specialization (the runtime's _c2t_spill_warps: warps
+    through pointers, words spilled per thread at the rule's warps, at twice them, with descriptors, and
+    whether descriptors were chosen)."""
+    for kernel, table in mod._c2t_spill_warps.items():
+        for key, entry in table.items():
+            print(f"spill step {kernel.__name__} constexprs {key[0]}: {entry}", flush=True)

@@ -2,11 +2,10 @@
 the converted modules' spill step decided (the runtime's _c2t_spill_warps: a kernel with tl.dot that
 the launcher's rule gave 4 warps, compiled ahead; its spills at 4 and 8 warps and with TMA descriptors at 4, and
 the warps and path chosen) to the file
-named by C2T_SPILL_CENSUS. Put this folder first on PYTHONPATH (cutile_env.sh: c2t_spill_census);
-harness only, never shipped in converted code. Another sitecustomize later on sys.path still runs."""
+named by C2T_SPILL_CENSUS. Imported by this folder's sitecustomize.py when that variable is set (cutile_env.sh:
+c2t_spill_census); harness only, never shipped in converted code."""
 
 import atexit
-import importlib.util
 import json
 import os
 import sys
@@ -38,13 +37,3 @@ def _census():
 
 
 atexit.register(_census)
-
-# Chain to the next sitecustomize on the path after this folder (this one shadows it); "after" keeps two census
-# folders on the path from running each other in turn.
-_here = os.path.dirname(os.path.abspath(__file__))
-_dirs = [os.path.abspath(_d) for _d in sys.path if _d]
-for _d in _dirs[_dirs.index(_here) + 1 if _here in _dirs else 0:]:
-    if _d != _here and os.path.isfile(os.path.join(_d, "sitecustomize.py")):
-        _spec = importlib.util.spec_from_file_location("_c2t_next_sitecustomize", os.path.join(_d, "sitecustomize.py"))
-        _spec.loader.exec_module(importlib.util.module_from_spec(_spec))
-        break

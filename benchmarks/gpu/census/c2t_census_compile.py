@@ -3,9 +3,8 @@ globals hold the cutile2triton runtime) is recorded as one JSON line, when it is
 $C2T_COMPILE_CENSUS/<pid>.jsonl: the kernel's source file and name and Triton's own specialization data
 (signature, constexprs, divisibility attributes, options: triton.runtime.jit.serialize_specialization_data, what
 JITFunction.preload compiles from). benchmarks/blackwell_compile.py compiles those specializations again for
-another target (sm_100a) on a machine without a GPU. Put this folder first on PYTHONPATH (cutile_env.sh:
-c2t_compile_census); harness only, never shipped in converted code. Another sitecustomize later on sys.path
-still runs."""
+another target (sm_100a) on a machine without a GPU. Imported by this folder's sitecustomize.py when
+C2T_COMPILE_CENSUS is set (cutile_env.sh: c2t_compile_census); harness only, never shipped in converted code."""
 
 import importlib.abc
 import importlib.util
@@ -79,13 +78,3 @@ if os.environ.get("C2T_COMPILE_CENSUS"):
         _install(sys.modules["triton"].knobs)
     else:
         sys.meta_path.insert(0, _AfterTritonImport())
-
-# Chain to the next sitecustomize on the path after this folder (this one shadows it); "after" keeps two census
-# folders on the path from running each other in turn.
-_here = os.path.dirname(os.path.abspath(__file__))
-_dirs = [os.path.abspath(_d) for _d in sys.path if _d]
-for _d in _dirs[_dirs.index(_here) + 1 if _here in _dirs else 0:]:
-    if _d != _here and os.path.isfile(os.path.join(_d, "sitecustomize.py")):
-        _spec = importlib.util.spec_from_file_location("_c2t_next_sitecustomize", os.path.join(_d, "sitecustomize.py"))
-        _spec.loader.exec_module(importlib.util.module_from_spec(_spec))
-        break

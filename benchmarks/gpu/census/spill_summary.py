@@ -1,7 +1,7 @@
-"""Prints the spill census (sitecustomize.py) grouped: count, (bench file, kernel, warps, spills at the rule's warps, at
+"""Prints the spill census (c2t_census_spill.py) grouped: count, (bench file, kernel, warps, spills at the rule's warps, at
 twice, with TMA descriptors at the rule's, whether descriptors were chosen).
 
-    python3 benchmarks/gpu/spill_census/summary.py CENSUS.jsonl ..."""
+    python3 benchmarks/gpu/census/spill_summary.py CENSUS.jsonl ..."""
 import collections
 import json
 import re
