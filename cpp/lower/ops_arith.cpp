@@ -225,14 +225,7 @@ static double round_to_format(double c, int precision, int min_exp, double max) 
 static double to_fp16(double c) { return round_to_format(c, 11, -24, 65504.0); }
 static double to_bf16(double c) { return round_to_format(c, 8, -133, 3.3895313892515355e38); }
 
-static TExprPtr float_literal(double v) {
-  if (std::isinf(v)) return raw(v > 0 ? "float('inf')" : "float('-inf')");
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  std::string t(buf);
-  if (t.find_first_of(".e") == std::string::npos) t += ".0";
-  return lit(t);
-}
+static TExprPtr float_literal(double v) { return lit(sema::python_float(v)); }
 
 // A loosely typed float constant compared with a float tile takes the tile's dtype in cuTile
 // (_ir/ops_utils.py promotion: "Use the concrete dtype"), so `xh >= 0.1` compares with fp16(0.1);
