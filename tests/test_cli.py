@@ -546,6 +546,20 @@ def test_analyze_says_whether_each_file_converts(tmp_path):
     assert blocks[2] == "plain.py:\n  not a cuTile module (no cuda.tile import): nothing to convert\n"
 
 
+def test_analyze_names_what_stops_a_kernel_in_its_section(tmp_path):
+    # An operation cuTile does not have (or the converter cannot take) is named under its kernel, with its
+    # line, beside the operations that do convert; the error itself follows in compiler form.
+    (tmp_path / "k.py").write_text("import cuda.tile as ct\n\n\n@ct.kernel\ndef k(a, b, T: ct.Constant[int]):\n"
+                                   "    t = ct.load(a, index=(ct.bid(0),), shape=(T,))\n"
+                                   "    u = ct.frobnicate(t)\n    ct.store(b, index=(ct.bid(0),), tile=u + ct.exp(t))\n")
+    rc, out, err = run("analyze", "k.py", cwd=tmp_path)
+    assert rc == 1, err
+    section = out[out.index("  kernel k("):out.index("  host code:")]
+    assert "    cuTile operations: load, bid, store\n" in section, out  # an operand after the error is not lowered
+    assert "    not convertible: ct.frobnicate at line 7 (error below)\n" in section, out
+    assert "k.py:7:9: error: ct.frobnicate is not a cuTile operation" in out[out.index("  host code:"):], out
+
+
 def test_folder_summary_names_no_output_for_a_failed_file(tmp_path):
     src = tmp_path / "src"
     src.mkdir()

@@ -120,6 +120,8 @@ def print_analysis(results: List[dict]) -> None:
                 print(f"    {_access_text(a)}")
             if k.get("ops"):
                 print(f"    cuTile operations: {', '.join(k['ops'])}")
+            for u in k.get("unsupported", []):  # what stops the kernel converting, next to its operations
+                print(f"    not convertible: {u.get('what')} at line {u.get('line')} (error below)")
             if k.get("helpers"):
                 print(f"    helpers called: {', '.join(k['helpers'])}")
             if k.get("layout_flags"):
