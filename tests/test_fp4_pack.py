@@ -215,10 +215,15 @@ def test_kernel_factory(tmp_path):
     assert mod.make_kernel(1) is mod.make_kernel(1)
 
 
-def test_kernel_factory_reading_factory_names_is_diagnosed():
-    src = FACTORY.replace("x * SCALE", "x * occupancy")
-    with pytest.raises(ConversionFailed, match="reads 'occupancy' of that function"):
-        convert(src, "factory_bad.py")
+def test_kernel_factory_reading_factory_names(tmp_path):
+    # The factory's parameter read in the kernel's body is a constant at launch (test_launch_constants.py).
+    code = convert(FACTORY.replace("x * SCALE", "x * occupancy"), "factory_param.py")
+    assert "        occupancy: tl.constexpr,\n    ):" in code
+    mod = load(code, tmp_path, "factory_param")
+    seed = fresh_seed()
+    x = dev(torch.randn(70, generator=torch.Generator().manual_seed(seed)))
+    for occ in (1, 2):
+        assert torch.equal(mod.run(x, occ).cpu(), (x * occ).cpu()), f"seed={seed}"
 
 
 # --------------------------------------------------------------------------

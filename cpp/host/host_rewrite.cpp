@@ -311,6 +311,15 @@ void Rewriter::rewrite_functions() {
   std::set<const Node*> factories;
   for (auto& k : lm_.kernels) {
     if (!k.ok) continue;
+    bool clash = false;  // a constant read at launch under a name the launcher itself binds or calls
+    auto reserved = launcher_reserved_names(std::string(k.info->def->str("name")));
+    for (auto& p : k.params)
+      if (p.launch_constant && (reserved.count(p.name) || p.name.rfind("_c2t", 0) == 0)) {
+        error(p.arg_node, "kernel '" + k.info->name + "' reads '" + p.name + "' at launch, but its launcher " +
+                              launcher_name(k) + " uses that name itself; rename it");
+        clash = true;
+      }
+    if (clash) continue;
     if (k.info->factory) {
       // A kernel defined inside a factory function (sema: it reads no name of
       // the factory): the Triton kernel, its launcher and the attachment
@@ -478,10 +487,12 @@ void Rewriter::rewrite_launch(const Node* n) {
       starred += e->is("Starred");
     }
     size_t fixed = elts.size() - starred;
-    if (lk && (starred ? fixed > lk->params.size() : fixed != lk->params.size()))
+    size_t arity = lk ? std::count_if(lk->params.begin(), lk->params.end(),
+                                      [](const sema::ParamKind& p) { return !p.launch_constant; })
+                      : 0;  // the source's parameters (constants read at launch are not passed)
+    if (lk && (starred ? fixed > arity : fixed != arity))
       error(tup, "ct.launch passes " + std::string(starred ? "at least " : "") + std::to_string(fixed) +
-                     " arguments but kernel '" + lk->info->name + "' has " + std::to_string(lk->params.size()) +
-                     " parameters");
+                     " arguments but kernel '" + lk->info->name + "' has " + std::to_string(arity) + " parameters");
   } else {
     kargs = ", *" + edits_.take_range(text_, begin_of(tup), end_of(tup));
   }

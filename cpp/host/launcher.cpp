@@ -314,6 +314,12 @@ struct NativeArgs {
 
 }  // namespace
 
+std::set<std::string> launcher_reserved_names(const std::string& kernel_fn) {
+  return {"grid", "options", kernel_fn, "torch", "triton", "tl", "_c2t_run_kernel", "_c2t_run_native", "all", "str",
+          "len", "list", "isinstance", "ValueError", "max", "_c2t_stage_probe", "_c2t_tuned_options",
+          "_c2t_check_tile_dims", "_c2t_spill_tma_open", "_c2t_tma_allocator"};
+}
+
 std::string launcher_source(const lower::LoweredKernel& k) {
   std::string kernel_fn(k.info->def->str("name"));
   std::vector<std::string> lines;
@@ -325,10 +331,7 @@ std::string launcher_source(const lower::LoweredKernel& k) {
   // kernel, torch, the builtins and imports of its checks...) are renamed
   // inside the launcher: call sites pass them positionally (host_rewrite), so
   // only the local name changes.
-  const std::set<std::string> reserved = {"grid", "options", kernel_fn, "torch", "triton", "tl", "_c2t_run_kernel",
-                                          "_c2t_run_native", "all", "str", "len", "list", "isinstance", "ValueError", "max",
-                                          "_c2t_stage_probe", "_c2t_tuned_options", "_c2t_check_tile_dims",
-                                          "_c2t_spill_tma_open", "_c2t_tma_allocator"};
+  const std::set<std::string> reserved = launcher_reserved_names(kernel_fn);
   std::set<std::string> taken(reserved);
   std::map<std::string, std::string> renamed;
   for (auto& p : k.params) taken.insert(p.name);
@@ -347,6 +350,11 @@ std::string launcher_source(const lower::LoweredKernel& k) {
   native.ok = !k.e8m0_as_uint8;
   for (auto& param : k.params) {
     sema::ParamKind p = param;
+    if (p.launch_constant) {  // no argument of the call: its name, read here, is its value
+      lines.push_back(p.name);
+      native.add(p.name, 0);
+      continue;
+    }
     if (reserved.count(p.name)) {
       std::string r = p.name + "_";
       while (taken.count(r)) r += "_";
@@ -493,8 +501,9 @@ std::vector<std::pair<int, int>> dot_tile_params(const lower::LoweredKernel& k) 
   std::vector<std::pair<int, int>> out;
   if (k.worker_warps > 0) return out;
   auto position = [&](const std::string& d) {
-    for (size_t i = 0; i < k.params.size(); ++i)
-      if (k.params[i].name == d && k.params[i].kind == sema::ParamKind::Kind::Constexpr) return (int)i;
+    for (size_t i = 0; i < k.params.size(); ++i)  // positions of the launch's arguments (none read at launch)
+      if (k.params[i].name == d && k.params[i].kind == sema::ParamKind::Kind::Constexpr && !k.params[i].launch_constant)
+        return (int)i;
     return -1;
   };
   bool any = false;

@@ -30,6 +30,7 @@
 // current torch stream, which is what TileGym passes.
 #pragma once
 
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,6 +44,11 @@ std::string launcher_name(const lower::LoweredKernel& k);
 
 /// Python source of the launcher (top level, '\n'-terminated).
 std::string launcher_source(const lower::LoweredKernel& k);
+
+/// Names the launcher of kernel `kernel_fn` binds or reads itself (its `grid` and `options`, torch, the
+/// builtins and runtime functions it calls). A kernel parameter so named is renamed inside it; a constant
+/// read at launch (sema ParamKind::launch_constant) so named cannot be read there (host_rewrite says so).
+std::set<std::string> launcher_reserved_names(const std::string& kernel_fn);
 
 /// The (rows, columns) of each tl.dot accumulator of `k` as positions of its
 /// cuTile parameters (the ct.launch argument tuple), -1 for a dim that is no

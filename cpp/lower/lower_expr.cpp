@@ -248,6 +248,14 @@ LVal Lowerer::eval_name(const Node* e) {
     v.info.ref = id;
     return v;
   }
+  if (mi.runtime_globals.count(id)) {  // read by a kernel's own body, it would be a constant at launch
+    error(e, "module global '" + id + "' has no value at conversion (the module computes it when it runs); a "
+             "kernel's body reads such a name at launch, as a constexpr parameter, but " +
+             (spec_.is_kernel || !spec_.def ? std::string("a nested function or lambda")
+                                             : "helper '" + std::string(spec_.def->str("name")) + "'") +
+             " cannot: pass it as an argument");
+    return {};
+  }
   if (mi.assigned_more_than_once.count(id)) {
     error(e, "module global '" + id + "' is assigned more than once, so its value is not a compile-time constant");
     return {};

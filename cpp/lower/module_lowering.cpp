@@ -72,6 +72,14 @@ LoweredModule ModuleLowering::run() {
                 : p.kind == sema::ParamKind::Kind::Constexpr ? "constexpr"
                 : p.kind == sema::ParamKind::Kind::ArrayList ? "array_list"
                 : p.kind == sema::ParamKind::Kind::Tuple ? "tuple" : "scalar";
+      if (p.launch_constant) {
+        pr.kind = "launch_constant";
+        rep.notes.push_back("'" + p.name + "' has no value at conversion (" +
+                            (k.factory ? "a name of the factory function '" + std::string(k.factory->str("name")) + "'"
+                                       : std::string("a module-level value computed at run time")) +
+                            "): a constexpr parameter of the Triton kernel, which the launcher passes as the value "
+                            "it has at launch");
+      }
       rep.params.push_back(pr);
     }
     LoweredKernel lk;
@@ -114,6 +122,7 @@ LoweredModule ModuleLowering::run() {
       spec.kernel_params = params;
       Lowerer L(*this, spec);
       LoweredFunction f = L.run();
+      note_launch_constants(k, errors_before);
       lk.fn = std::move(f.fn);
       lk.footprints = std::move(f.footprints);
       lk.tile_dims = std::move(f.tile_dims);
@@ -205,6 +214,32 @@ HelperInstance* ModuleLowering::instantiate_helper(const Node* def, const std::v
     return nullptr;
   }
   return raw;
+}
+
+// An error on a line that reads a constant known only at launch (sema KernelInfo::launch_constants)
+// most likely needed its value (a dtype, a rounding mode, a function): a note there says where the
+// name comes from, once per name.
+void ModuleLowering::note_launch_constants(const sema::KernelInfo& k, size_t errors_before) {
+  if (k.launch_constants.empty()) return;
+  std::set<std::string> names;
+  for (auto* n : k.launch_constants) names.insert(std::string(n->str("id")));
+  std::set<int> error_lines;
+  for (size_t i = errors_before; i < diags_.items.size(); ++i)
+    if (diags_.items[i].severity == Severity::Error) error_lines.insert(diags_.items[i].line);
+  std::set<std::string> noted;
+  std::vector<Diagnostic> notes;
+  for (auto* st : sema::nodes_of(k.def, "body"))
+    sema::walk(st, [&](const Node* n) {
+      if (n->is("Name") && n->child("ctx") && n->child("ctx")->is("Load") && names.count(std::string(n->str("id"))) &&
+          error_lines.count(n->lineno) && noted.insert(std::string(n->str("id"))).second)
+        notes.push_back({Severity::Note, n->lineno, n->col_offset,
+                         "'" + std::string(n->str("id")) + "' is " +
+                             (k.factory ? "a name of the factory function '" + std::string(k.factory->str("name")) + "'"
+                                        : std::string("a module-level value the module computes when it runs")) +
+                             ": its value is known at launch, not here, so it is a constexpr of unknown value"});
+      return true;
+    });
+  for (auto& d : notes) diags_.items.push_back(std::move(d));
 }
 
 // ---------------------------------------------------------------------------

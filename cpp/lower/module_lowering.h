@@ -90,6 +90,10 @@ class ModuleLowering {
                                      const syntax::Node* call_site);
 
  private:
+  /// Notes, after kernel `k`'s lowering, where an error since `errors_before` sits on a line reading one
+  /// of its constants known only at launch.
+  void note_launch_constants(const sema::KernelInfo& k, size_t errors_before);
+
   const sema::ModuleInfo& mi_;
   const LowerOptions& opts_;
   Diagnostics& diags_;

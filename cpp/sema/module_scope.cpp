@@ -1,5 +1,7 @@
 #include "sema/module_scope.h"
 
+#include <algorithm>
+#include <map>
 #include <set>
 
 #include <limits>
@@ -280,6 +282,64 @@ void inline_kernels(ModuleInfo& mi, const std::vector<const Node*>& body, Diagno
   }
 }
 
+// The names a kernel binds itself: parameters, assignment targets, nested defs; a read of one in
+// its body is no read of an enclosing scope's name.
+std::set<std::string> kernel_own_names(const Node* k) {
+  std::set<std::string> own;
+  auto* kargs = k->child("args");
+  for (auto* field : {"posonlyargs", "args", "kwonlyargs"})
+    for (auto* a : nodes_of(kargs, field)) own.insert(std::string(a->str("arg")));
+  for (auto* field : {"vararg", "kwarg"})
+    if (auto* a = kargs->child(field)) own.insert(std::string(a->str("arg")));
+  for (auto* st : nodes_of(k, "body"))
+    walk(st, [&](const Node* n) {
+      if (n->is("Name") && n->child("ctx") && !n->child("ctx")->is("Load")) own.insert(std::string(n->str("id")));
+      if (n->is("FunctionDef")) own.insert(std::string(n->str("name")));
+      return true;
+    });
+  return own;
+}
+
+// The Name loads of kernel `k`'s own body (not of nested defs or lambdas, which the lowerer checks
+// for captures itself) of names it does not bind, in source order.
+std::vector<const Node*> body_reads(const Node* k, const std::set<std::string>& own) {
+  std::vector<const Node*> out;
+  for (auto* st : nodes_of(k, "body"))
+    walk(st, [&](const Node* n) {
+      if (n->is("FunctionDef") || n->is("AsyncFunctionDef") || n->is("Lambda") || n->is("ClassDef")) return false;
+      if (n->is("Name") && n->child("ctx") && n->child("ctx")->is("Load") && !own.count(std::string(n->str("id"))))
+        out.push_back(n);
+      return true;
+    });
+  return out;
+}
+
+// Module-level names bound by assignments (at any depth of module-level `if`/`try`/`for`/`with`
+// blocks, not inside defs, classes, lambdas or comprehensions) that have no compile-time value:
+// ModuleInfo::runtime_globals.
+std::set<std::string> module_runtime_globals(const ModuleInfo& mi, const std::vector<const Node*>& body) {
+  std::set<std::string> stored, imported;
+  for (auto* st : body)
+    walk(st, [&](const Node* n) {
+      if (n->is("FunctionDef") || n->is("AsyncFunctionDef") || n->is("ClassDef") || n->is("Lambda") ||
+          n->is("ListComp") || n->is("SetComp") || n->is("DictComp") || n->is("GeneratorExp"))
+        return false;
+      if (n->is("Name") && n->child("ctx") && n->child("ctx")->is("Store")) stored.insert(std::string(n->str("id")));
+      if (n->is("alias")) {
+        std::string_view nm = n->str("asname").empty() ? n->str("name") : n->str("asname");
+        imported.insert(std::string(nm.substr(0, nm.find('.'))));
+      }
+      return true;
+    });
+  std::set<std::string> out;
+  for (auto& name : stored)
+    if (!mi.constants.count(name) && !mi.ct_names.count(name) && !mi.functions.count(name) && !imported.count(name) &&
+        !mi.user_enums.count(name) && !mi.kernel_by_name(name) && !mi.ct_modules.count(name) &&
+        !mi.ct_submodules.count(name))
+      out.insert(name);
+  return out;
+}
+
 // Kernels defined inside module-level function `fn` (kernel factories such
 // as TileGym nvfp4_quantize.py's lru_cache'd `_make_nvfp4_kernel(occupancy)`).
 // Sound to convert in place when the kernel's body reads no name the factory
@@ -298,8 +358,10 @@ void factory_kernels(ModuleInfo& mi, const Node* fn, Diagnostics& diags) {
     return !(n->is("FunctionDef") || n->is("AsyncFunctionDef") || n->is("Lambda") || n->is("ClassDef"));
   });
   if (nested.empty()) return;
-  // Names the factory binds, outside its kernels.
-  std::set<std::string> bound;
+  std::map<const Node*, std::vector<const Node*>> k_launch_constants;
+  // Names the factory binds, outside its kernels: values (parameters, assignment targets) and
+  // functions or classes (nested defs).
+  std::set<std::string> bound, bound_defs;
   auto* args = fn->child("args");
   for (auto* field : {"posonlyargs", "args", "kwonlyargs"})
     for (auto* a : nodes_of(args, field)) bound.insert(std::string(a->str("arg")));
@@ -309,39 +371,32 @@ void factory_kernels(ModuleInfo& mi, const Node* fn, Diagnostics& diags) {
     if (n == fn) return true;
     if (n->is("Name") && n->child("ctx") && !n->child("ctx")->is("Load")) bound.insert(std::string(n->str("id")));
     if (n->is("FunctionDef") || n->is("AsyncFunctionDef") || n->is("ClassDef")) {
-      bound.insert(std::string(n->str("name")));
+      bound_defs.insert(std::string(n->str("name")));
       return false;
     }
     return !n->is("Lambda");
   });
+  for (auto& d : bound_defs) bound.erase(d);  // a name both assigned and def'd: diagnosed as a def
   for (auto* k : nested) {
     const Node* dec = kernel_decorator(mi, k);
     std::string kname(k->str("name"));
-    // The kernel's own parameters and locals shadow the factory's names.
-    std::set<std::string> own;
-    auto* kargs = k->child("args");
-    for (auto* field : {"posonlyargs", "args", "kwonlyargs"})
-      for (auto* a : nodes_of(kargs, field)) own.insert(std::string(a->str("arg")));
-    for (auto* st : nodes_of(k, "body"))
-      walk(st, [&](const Node* n) {
-        if (n->is("Name") && n->child("ctx") && !n->child("ctx")->is("Load")) own.insert(std::string(n->str("id")));
-        if (n->is("FunctionDef")) own.insert(std::string(n->str("name")));
-        return true;
-      });
+    std::set<std::string> own = kernel_own_names(k);
+    // The signature (annotations, defaults) is read when the factory runs, as Python: not tile code.
     const Node* captured = nullptr;
     for (auto* part : {k->child("args"), k->child("returns")})
       if (part)
         walk(part, [&](const Node* n) {
-          if (!captured && n->is("Name") && bound.count(std::string(n->str("id"))) && n->str("id") != kname) captured = n;
+          std::string id(n->is("Name") ? n->str("id") : "");
+          if (!captured && (bound.count(id) || bound_defs.count(id)) && id != kname) captured = n;
           return !captured;
         });
-    for (auto* st : nodes_of(k, "body"))
-      walk(st, [&](const Node* n) {
-        if (!captured && n->is("Name") && n->child("ctx") && n->child("ctx")->is("Load") &&
-            bound.count(std::string(n->str("id"))) && !own.count(std::string(n->str("id"))) && n->str("id") != kname)
-          captured = n;
-        return !captured;
-      });
+    // The body's reads of the factory's values are constants at launch; of its functions, errors.
+    std::set<std::string> seen;
+    for (const Node* n : body_reads(k, own))
+      if (std::string id(n->str("id")); id != kname && !captured) {
+        if (bound_defs.count(id)) captured = n;
+        else if (bound.count(id) && seen.insert(id).second) k_launch_constants[k].push_back(n);
+      }
     // Same-named kernels nested in different functions (cuTile's own tests define `kernel` in each
     // test) are each converted in place: their launchers are local to their functions. One named like
     // a module-level kernel, or like another in the same function, would share its launcher's name.
@@ -350,10 +405,15 @@ void factory_kernels(ModuleInfo& mi, const Node* fn, Diagnostics& diags) {
     if (captured || clash) {
       diags.error(dec->lineno, dec->col_offset,
                   "kernel '" + kname + "' is defined inside function '" + fname + "' (a kernel factory) and " +
-                      (captured ? "reads '" + std::string(captured->str("id")) + "' of that function"
-                                : "another kernel of this module has the same name") +
-                      "; cutile2triton converts such kernels only when they use module-level names alone "
-                      "(hints in the decorator may use the factory's parameters)");
+                      (captured ? "reads '" + std::string(captured->str("id")) + "' of that function" +
+                                      (bound_defs.count(std::string(captured->str("id")))
+                                           ? ", a function defined there; cutile2triton converts a factory's kernel "
+                                             "that calls module-level functions only"
+                                           : " in its signature, which cuTile reads as Python; a kernel's body may "
+                                             "read the factory's values (they are constants at launch)")
+                                : "another kernel of this module has the same name" +
+                                      std::string(" (at module level or in this function): the converted kernel and "
+                                                  "its launcher would share their names; rename one")));
       continue;
     }
     KernelInfo ki;
@@ -361,6 +421,7 @@ void factory_kernels(ModuleInfo& mi, const Node* fn, Diagnostics& diags) {
     ki.def = k;
     ki.decorator = dec;
     ki.factory = fn;
+    ki.launch_constants = k_launch_constants[k];
     read_options(dec, ki);
     mi.kernels.push_back(std::move(ki));
   }
@@ -518,6 +579,21 @@ ModuleInfo analyze_module(const Node* module, Diagnostics& diags) {
       mi.constants.erase(name);
       mi.constant_stmts.erase(name);
     }
+  }
+  // What kernels read at launch: module-level values folding cannot compute (a factory's own names,
+  // found above, shadow them).
+  mi.runtime_globals = module_runtime_globals(mi, body);
+  for (auto& k : mi.kernels) {
+    std::set<std::string> seen;
+    for (auto* n : k.launch_constants) seen.insert(std::string(n->str("id")));
+    std::set<std::string> own = kernel_own_names(k.def);
+    for (const Node* n : body_reads(k.def, own)) {
+      std::string id(n->str("id"));
+      if (mi.runtime_globals.count(id) && seen.insert(id).second) k.launch_constants.push_back(n);
+    }
+    std::stable_sort(k.launch_constants.begin(), k.launch_constants.end(), [](const Node* a, const Node* b) {
+      return std::pair(a->lineno, a->col_offset) < std::pair(b->lineno, b->col_offset);
+    });
   }
   return mi;
 }

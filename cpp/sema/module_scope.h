@@ -36,6 +36,13 @@ struct KernelInfo {
   // factory (checked), so the Triton kernel and its launcher replace the
   // nested def in place.
   const Node* factory = nullptr;
+  // Names the kernel's own body reads that have a value at launch but none at conversion (cuTile
+  // execution.rst, "Constant Expressions": "a global object that is defined at the time of compilation
+  // or launch"): module-level names bound to what folding cannot compute (ModuleInfo::runtime_globals)
+  // and, in a factory, the factory's parameters and locals. Each is a trailing constexpr parameter of
+  // the Triton kernel (sema/params.h ParamKind::launch_constant) that the launcher passes as the value
+  // the name has at launch. The first read of each name, in source order.
+  std::vector<const Node*> launch_constants;
 };
 
 struct ModuleInfo {
@@ -55,6 +62,10 @@ struct ModuleInfo {
   std::vector<KernelInfo> kernels;                // in source order
   std::vector<const Node*> cutile_imports;        // import statements that bind cuda.tile names
   std::set<std::string> assigned_more_than_once;  // module names bound by several statements (not constants)
+  /// Module-level names bound by assignments (anywhere at module level: in `if`/`try` blocks too) to
+  /// values with no compile-time value here: not constants, aliases, functions, classes, kernels or
+  /// imports. A kernel reads them at launch (KernelInfo::launch_constants); a helper cannot.
+  std::set<std::string> runtime_globals;
   /// Module-level `class C(Enum)` / `(IntEnum)` with constant members (cuTile's test_enum). Tile code
   /// reads a member as a compile-time value: an IntEnum's as its int, another's as ConstValue::Enum
   /// "C.NAME", equal only to itself; `C(value)` finds the member by its value.

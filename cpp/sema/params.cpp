@@ -182,6 +182,8 @@ std::vector<Facts> collect(const ModuleInfo& mi, const Node* def) {
         auto c = a->child("annotation") ? mi.fold(a->child("annotation")) : std::nullopt;
         if (!kernel || (c && c->kind == ConstValue::Kind::ConstantAnnotation)) const_params.insert(std::string(a->str("arg")));
       }
+    if (auto* k = mi.kernel_by_def(def))  // names read at launch are constexprs too
+      for (auto* n : k->launch_constants) const_params.insert(std::string(n->str("id")));
   }
   // Locals bound once to an expression of compile-time parameters only
   // (`have = MODE > 1`) are compile-time as well.
@@ -660,6 +662,14 @@ std::vector<ParamKind> classify_kernel_params(const ModuleInfo& mi, const Kernel
     } else {
       p.kind = ParamKind::Kind::Scalar;
     }
+    out.push_back(p);
+  }
+  for (const Node* n : k.launch_constants) {
+    ParamKind p;
+    p.kind = ParamKind::Kind::Constexpr;
+    p.name = std::string(n->str("id"));
+    p.arg_node = n;
+    p.launch_constant = true;
     out.push_back(p);
   }
   return out;

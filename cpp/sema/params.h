@@ -47,6 +47,9 @@ struct ParamKind {
   // the element's position in the tuple the host passes.
   std::vector<ParamKind> tuple_elems;
   long long tuple_index = -1;
+  // A Constexpr the kernel reads from an enclosing scope (KernelInfo::launch_constants), appended
+  // after the source's parameters: the launcher passes the name's value at launch, call sites do not.
+  bool launch_constant = false;
 };
 
 /// Classifies the parameters of kernel `k`. `rank_overrides` maps

@@ -78,6 +78,8 @@ def _param_text(p: dict) -> str:
     kind = p.get("kind")
     if kind == "array" and p.get("rank"):
         return f"{p.get('name', '?')}: {p['rank']}-D array"
+    if kind == "launch_constant":  # read from the kernel's enclosing scope, not passed by ct.launch
+        return f"{p.get('name', '?')}: constexpr read at launch"
     return p.get("name", "?") + (f": {kind}" if kind else "")
 
 

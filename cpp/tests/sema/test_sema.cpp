@@ -112,14 +112,51 @@ TEST(ModuleScope, KernelInsideAFactory) {
       "    def k(x):\n"
       "        ct.store(x, index=(0,), tile=ct.zeros((n,), dtype=ct.float32))\n"
       "    return k\n");
-  EXPECT_TRUE(q->mi.kernels.empty());
-  ASSERT_TRUE(q->diags.has_errors());
-  auto& d = q->diags.items[0];
-  EXPECT_EQ(d.line, 4);
-  EXPECT_EQ(d.col, 5);
-  EXPECT_NE(d.message.find("kernel 'k' is defined inside function 'make' (a kernel factory) and reads 'n'"),
-            std::string::npos)
-      << d.message;
+  // A value of the factory read in the kernel's body: a constant at launch.
+  ASSERT_FALSE(q->diags.has_errors()) << q->diags.items[0].message;
+  ASSERT_EQ(q->mi.kernels.size(), 1u);
+  ASSERT_EQ(q->mi.kernels[0].launch_constants.size(), 1u);
+  EXPECT_EQ(q->mi.kernels[0].launch_constants[0]->str("id"), "n");
+  EXPECT_EQ(q->mi.kernels[0].launch_constants[0]->lineno, 6);
+
+  // A function of the factory, or a factory name in the kernel's signature: diagnosed at the decorator.
+  for (const char* kernel_text : {"    def k(x):\n        ct.store(x, index=(0,), tile=f())\n",
+                                  "    def k(x, T: ct.Constant[int] = n):\n        pass\n"}) {
+    auto r = analyze(std::string("import cuda.tile as ct\n"
+                                 "def make(occupancy):\n"
+                                 "    n = occupancy * 2\n"
+                                 "    def f():\n"
+                                 "        return ct.zeros((n,), dtype=ct.float32)\n"
+                                 "    @ct.kernel\n") + kernel_text + "    return k\n");
+    EXPECT_TRUE(r->mi.kernels.empty());
+    ASSERT_TRUE(r->diags.has_errors());
+    auto& d = r->diags.items[0];
+    EXPECT_EQ(d.line, 6);
+    EXPECT_EQ(d.col, 5);
+    EXPECT_NE(d.message.find("kernel 'k' is defined inside function 'make' (a kernel factory) and reads '"),
+              std::string::npos)
+        << d.message;
+  }
+}
+
+TEST(ModuleScope, RunTimeGlobalsAreLaunchConstants) {
+  // Module-level names the module computes when it runs (cuTile: "a global object defined at the time of
+  // compilation or launch"): read by a kernel's body, constants at launch; folded ones stay constants.
+  auto p = analyze(
+      "import os\nimport cuda.tile as ct\n"
+      "B = int(os.environ.get('B', '64'))\n"
+      "C = 3\n"
+      "if os.environ.get('X'):\n    D = 1.0\nelse:\n    D = 2.0\n"
+      "@ct.kernel\n"
+      "def k(x, B2: ct.Constant[int]):\n"
+      "    t = ct.load(x, index=(0,), shape=(B,)) * D + C\n"
+      "    B = 5\n");
+  ASSERT_FALSE(p->diags.has_errors()) << p->diags.items[0].message;
+  EXPECT_EQ(p->mi.runtime_globals, (std::set<std::string>{"B", "D"}));
+  ASSERT_EQ(p->mi.kernels.size(), 1u);
+  // `B` is the kernel's own local (bound in its body): not the global.
+  ASSERT_EQ(p->mi.kernels[0].launch_constants.size(), 1u);
+  EXPECT_EQ(p->mi.kernels[0].launch_constants[0]->str("id"), "D");
 }
 
 TEST(ConstEval, PythonSemantics) {

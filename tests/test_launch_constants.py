@@ -1,0 +1,160 @@
+"""Names a kernel reads that have a value at launch but none at conversion (cuTile execution.rst,
+"Constant Expressions": "a global object that is defined at the time of compilation or launch"):
+module-level values the module computes when it runs (`BLOCK = int(os.environ[...])`, a name bound in
+both branches of a module-level `if`) and, in a kernel factory, the factory's parameters and locals.
+Each becomes a trailing constexpr parameter of the Triton kernel; the launcher passes the value the
+name has at launch. Converted and run under Triton's CPU interpreter against torch references on
+fresh random inputs of ragged sizes; a value changed between launches is the one the next launch uses.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from c2t_interp import ConversionFailed, convert, dev, fresh_seed, load, poison
+
+import torch  # noqa: E402  (after c2t_interp set TRITON_INTERPRET)
+
+ENV_GLOBALS = """
+import os
+
+import cuda.tile as ct
+import torch
+
+BLOCK = int(os.environ.get("C2T_TEST_BLOCK", "32"))
+SCALE = float(os.environ.get("C2T_TEST_SCALE", "2.0"))
+if os.environ.get("C2T_TEST_SHIFT") == "up":
+    SHIFT = 1.0
+else:
+    SHIFT = -1.0
+
+
+@ct.kernel
+def scale_shift(x, y):
+    pid = ct.bid(0)
+    t = ct.load(x, index=(pid,), shape=(BLOCK,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(y, index=(pid,), tile=t * SCALE + SHIFT)
+
+
+def run(x):
+    y = torch.empty_like(x)
+    ct.launch(None, (ct.cdiv(x.shape[0], BLOCK),), scale_shift, (x, y))
+    return y
+"""
+
+
+def test_module_values_computed_at_run_time_are_read_at_launch(tmp_path, monkeypatch):
+    code = convert(ENV_GLOBALS, "env_globals.py")
+    assert "    BLOCK: tl.constexpr,\n    SCALE: tl.constexpr,\n    SHIFT: tl.constexpr,\n):" in code
+    assert "def launch_scale_shift(grid, x, y, **options):" in code  # call sites pass no more arguments
+    seed = fresh_seed()
+    rng = random.Random(seed)
+    block, scale = rng.choice([16, 32, 64]), rng.choice([0.5, 3.0, -1.25])
+    monkeypatch.setenv("C2T_TEST_BLOCK", str(block))
+    monkeypatch.setenv("C2T_TEST_SCALE", str(scale))
+    monkeypatch.setenv("C2T_TEST_SHIFT", "up")
+    mod = load(code, tmp_path, "env_globals")
+    g = torch.Generator().manual_seed(seed)
+    for n in (rng.randint(1, 3 * block), rng.randint(200, 999)):  # ragged: not a multiple of the tile
+        x = dev(torch.randn(n, generator=g))
+        torch.testing.assert_close(mod.run(x).cpu(), x.cpu() * scale + 1.0, msg=f"seed={seed} n={n} block={block}")
+    # The value at launch, not at import: a changed global takes effect at the next launch (a new
+    # specialization, not the natively reused one of the launch before).
+    mod.BLOCK, mod.SCALE, mod.SHIFT = 128, 4.0, -1.0
+    x = dev(torch.randn(300, generator=g))
+    torch.testing.assert_close(mod.run(x).cpu(), x.cpu() * 4.0 - 1.0, msg=f"seed={seed}")
+
+
+FACTORY = """
+import functools
+
+import cuda.tile as ct
+import torch
+
+OFFSET = 0.5
+
+
+@functools.lru_cache(maxsize=None)
+def make_kernel(tile: int, scale: float, occupancy: int = 1):
+    half = tile // 2
+
+    @ct.kernel(occupancy=occupancy)
+    def axpb(X, Y, Z):
+        pid = ct.bid(0)
+        x = ct.load(X, index=(pid,), shape=(tile,), padding_mode=ct.PaddingMode.ZERO)
+        y = ct.load(Y, index=(pid,), shape=(tile,), padding_mode=ct.PaddingMode.ZERO)
+        lo = ct.arange(tile, dtype=ct.int32) < half
+        ct.store(Z, index=(pid,), tile=ct.where(lo, x * scale + y, y - OFFSET))
+
+    return axpb
+
+
+def run(x, y, tile, scale):
+    z = torch.empty_like(x)
+    ct.launch(None, (ct.cdiv(x.shape[0], tile),), make_kernel(tile, scale), (x, y, z))
+    return z
+"""
+
+
+def test_kernel_factory_reading_its_parameters_and_locals(tmp_path):
+    code = convert(FACTORY, "factory.py")
+    # in the order the body first reads them
+    assert "        tile: tl.constexpr,\n        half: tl.constexpr,\n        scale: tl.constexpr,\n    ):" in code
+    mod = load(code, tmp_path, "factory")
+    seed = fresh_seed()
+    g = torch.Generator().manual_seed(seed)
+
+    def expected(x, y, tile, scale):
+        lo = (torch.arange(x.shape[0]) % tile) < tile // 2
+        return torch.where(lo, x * scale + y, y - 0.5)
+
+    n = 70 + seed % 50  # ragged for both tiles
+    x, y = (dev(torch.randn(n, generator=g)) for _ in range(2))
+    for tile, scale in ((16, 2.0), (64, -0.75), (16, 2.0)):  # two kernels of one factory, alternately
+        z = mod.run(x, y, tile, scale)
+        torch.testing.assert_close(z.cpu(), expected(x.cpu(), y.cpu(), tile, scale), msg=f"seed={seed} tile={tile}")
+    assert mod.make_kernel(16, 2.0) is not mod.make_kernel(64, -0.75)
+
+
+def test_a_helper_reading_a_run_time_global_is_diagnosed():
+    src = ENV_GLOBALS.replace("@ct.kernel\n", "def shifted(t):\n    return t + SHIFT\n\n\n@ct.kernel\n").replace(
+        "tile=t * SCALE + SHIFT", "tile=shifted(t * SCALE)")
+    with pytest.raises(ConversionFailed) as e:
+        convert(src, "helper.py")
+    msg = str(e.value)
+    assert "helper.py:16:16: error: module global 'SHIFT' has no value at conversion" in msg, msg
+    assert "but helper 'shifted' cannot: pass it as an argument" in msg and "    return t + SHIFT\n               ^\n" in msg, msg
+
+
+def test_a_factory_kernel_calling_a_function_of_the_factory_is_diagnosed():
+    src = FACTORY.replace("    half = tile // 2\n", "    half = tile // 2\n\n    def twice(v):\n        return v * 2\n"
+                          ).replace("x * scale + y", "twice(x) + y")
+    with pytest.raises(ConversionFailed, match="reads 'twice' of that function, a function defined there"):
+        convert(src, "factory_def.py")
+    src = FACTORY.replace("def axpb(X, Y, Z):", "def axpb(X, Y, Z, T: ct.Constant[int] = tile):")
+    with pytest.raises(ConversionFailed, match="reads 'tile' of that function in its signature"):
+        convert(src, "factory_sig.py")
+
+
+def test_analyze_names_the_constants_read_at_launch(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "k.py").write_text(FACTORY)
+    p = subprocess.run([sys.executable, "-m", "cutile2triton", "analyze", "k.py"], capture_output=True, text=True,
+                       cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert "  kernel axpb(X: 1-D array, Y: 1-D array, Z: 1-D array, tile: constexpr read at launch, half: " \
+           "constexpr read at launch, scale: constexpr read at launch)" in p.stdout, p.stdout
+    assert "note: 'half' has no value at conversion (a name of the factory function 'make_kernel')" in p.stdout
+
+
+def test_a_constant_named_like_the_launchers_own_names_is_diagnosed():
+    # The launcher binds `grid` and calls `len`: a module value so named cannot be read there at launch.
+    src = ENV_GLOBALS.replace('SCALE = float(', 'grid = float(').replace("t * SCALE", "t * grid")
+    with pytest.raises(ConversionFailed) as e:
+        convert(src, "named_grid.py")
+    assert "named_grid.py:19:40: error: kernel 'scale_shift' reads 'grid' at launch, but its launcher " \
+           "launch_scale_shift uses that name itself; rename it" in str(e.value), str(e.value)
