@@ -48,7 +48,8 @@ TTGIR_COUNTS = {"tcgen05": ("ttng.tc_gen5_mma",), "wgmma": ("ttng.warp_group_dot
 
 
 def read_census(path: pathlib.Path) -> list[dict]:
-    """The census rows of a folder of *.jsonl, one .jsonl, or a .tar.xz holding them."""
+    """The census rows of a folder of *.jsonl, one .jsonl, or a .tar.xz holding them (other JSON lines, such as
+    this script's own --out rows written into the folder, are left out)."""
     texts = []
     if path.is_dir():
         texts = [p.read_text() for p in sorted(path.rglob("*.jsonl"))]
@@ -58,7 +59,8 @@ def read_census(path: pathlib.Path) -> list[dict]:
                      if m.isfile() and m.name.endswith(".jsonl")]
     else:
         texts = [path.read_text()]
-    return [json.loads(line) for text in texts for line in text.splitlines() if line.strip()]
+    rows = [json.loads(line) for text in texts for line in text.splitlines() if line.strip()]
+    return [r for r in rows if isinstance(r, dict) and "file" in r and "kernel" in r and "data" in r]  # not results
 
 
 def local_file(device_file: str, roots: list[pathlib.Path]) -> pathlib.Path | None:

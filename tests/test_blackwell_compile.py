@@ -130,3 +130,15 @@ def test_spill_and_compile_census_share_the_folder(tmp_path):
     assert r.stdout.strip() == "_install.<locals>.record"
     (row,) = [json.loads(line) for line in spill.read_text().splitlines()]
     assert (row["module"], row["kernel"], row["warps"], row["spills"], row["tma"]) == ("fake", "kern", 8, 300, True)
+
+
+def test_read_census_leaves_out_other_json_lines(tmp_path):
+    # Results written into the census folder (--out rows.jsonl there) are not census rows: read again,
+    # they would stop the run (s36: KeyError 'file').
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import blackwell_compile
+
+    row = {"file": "/tmp/tg/conv/ops/triton/a.py", "kernel": "k", "data": "{}"}
+    (tmp_path / "123.jsonl").write_text(json.dumps(row) + "\n")
+    (tmp_path / "rows.jsonl").write_text(json.dumps({"kernel": "k", "rel": "a.py", "results": {}}) + "\n")
+    assert blackwell_compile.read_census(tmp_path) == [row]

@@ -158,3 +158,130 @@ def test_a_constant_named_like_the_launchers_own_names_is_diagnosed():
         convert(src, "named_grid.py")
     assert "named_grid.py:19:40: error: kernel 'scale_shift' reads 'grid' at launch, but its launcher " \
            "launch_scale_shift uses that name itself; rename it" in str(e.value), str(e.value)
+
+
+# Found by the hostile round of s36; each failed before its fix.
+
+NONE_OR_FLOAT = """
+import os
+
+import cuda.tile as ct
+import torch
+
+BIAS = None if os.environ.get("C2T_TEST_BIAS") is None else float(os.environ["C2T_TEST_BIAS"])
+
+
+@ct.kernel
+def add_bias(x, y, T: ct.Constant[int] = 32, S: ct.Constant[float] = 1.0):
+    t = ct.load(x, index=(ct.bid(0),), shape=(T,), padding_mode=ct.PaddingMode.ZERO) * S
+    if BIAS is None:
+        ct.store(y, index=(ct.bid(0),), tile=t)
+    else:
+        ct.store(y, index=(ct.bid(0),), tile=t + BIAS)
+
+
+def run(x):
+    y = torch.empty_like(x)
+    ct.launch(None, (ct.cdiv(x.shape[0], 32),), add_bias, (x, y, 32, 1.0))
+    return y
+"""
+
+
+def test_is_none_of_a_constant_read_at_launch_is_decided_per_launch(tmp_path, monkeypatch):
+    # `BIAS is None` was decided False at conversion (the branch dropped), and the constant after
+    # defaulted parameters made the module a SyntaxError.
+    monkeypatch.delenv("C2T_TEST_BIAS", raising=False)
+    code = convert(NONE_OR_FLOAT, "none_or_float.py")
+    assert "if BIAS is None:" in code and "    BIAS: tl.constexpr = None,\n" in code
+    mod = load(code, tmp_path, "none_or_float")
+    seed = fresh_seed()
+    x = dev(torch.randn(77, generator=torch.Generator().manual_seed(seed)))
+    torch.testing.assert_close(mod.run(x).cpu(), x.cpu(), msg=f"seed={seed}")
+    mod.BIAS = 2.5
+    torch.testing.assert_close(mod.run(x).cpu(), x.cpu() + 2.5, msg=f"seed={seed}")
+
+
+REBOUND = """
+import cuda.tile as ct
+import torch
+
+SCALE = 3.0
+if __name__ == "not this":
+    SCALE = 4.0
+
+
+def configure(scale):
+    global SCALE
+    SCALE = scale
+
+
+@ct.kernel
+def scale(x, y):
+    t = ct.load(x, index=(ct.bid(0),), shape=(16,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(y, index=(ct.bid(0),), tile=t * SCALE)
+
+
+def run(x):
+    y = torch.empty_like(x)
+    ct.launch(None, (ct.cdiv(x.shape[0], 16),), scale, (x, y))
+    return y
+"""
+
+
+def test_a_global_rebound_in_a_block_or_by_a_function_is_read_at_launch(tmp_path):
+    # A literal later rebound (in a module-level block, through `global` in a function) was folded to
+    # the literal: the value at launch was ignored.
+    code = convert(REBOUND, "rebound.py")
+    assert "SCALE: tl.constexpr):" in code
+    mod = load(code, tmp_path, "rebound")
+    seed = fresh_seed()
+    x = dev(torch.randn(50, generator=torch.Generator().manual_seed(seed)))
+    torch.testing.assert_close(mod.run(x).cpu(), x.cpu() * 3.0, msg=f"seed={seed}")
+    mod.configure(-5.0)
+    torch.testing.assert_close(mod.run(x).cpu(), x.cpu() * -5.0, msg=f"seed={seed}")
+
+
+def test_a_float_constant_read_at_launch_compares_in_the_tiles_dtype(tmp_path, monkeypatch):
+    # cuTile gives a loosely typed constant the tile's dtype: fp16(0.1) == fp16(0.1) holds; Triton
+    # compared the fp16 tile with an fp32 0.1.
+    src = ENV_GLOBALS.replace("tile=t * SCALE + SHIFT", "tile=ct.astype(ct.astype(t, ct.float16) >= SCALE, ct.float32)")
+    monkeypatch.setenv("C2T_TEST_SCALE", "0.1")
+    mod = load(convert(src, "fp16_compare.py"), tmp_path, "fp16_compare")
+    x = dev(torch.tensor([0.1, 0.0999, 0.2, -1.0] * 10))
+    expected = (x.cpu().half() >= torch.tensor(0.1).half()).float()
+    assert torch.equal(mod.run(x).cpu(), expected)
+
+
+def test_a_tuple_read_at_launch_is_said_at_launch(tmp_path, monkeypatch):
+    src = ENV_GLOBALS.replace('SCALE = float(os.environ.get("C2T_TEST_SCALE", "2.0"))',
+                              "SCALE = float(os.environ.get('C2T_TEST_SCALE', '2.0'))\nPAIR = tuple(int(v) for v in '1,2'.split(','))"
+        ).replace("t * SCALE + SHIFT", "t * PAIR + SHIFT")
+    mod = load(convert(src, "pair.py"), tmp_path, "pair")
+    with pytest.raises(TypeError, match="kernel scale_shift: 'PAIR' is read at launch as a constant and must be an "
+                                        "int, float, bool or None, not tuple"):
+        mod.run(dev(torch.randn(40)))
+
+
+@pytest.mark.parametrize("name, where, message", [
+    ("launch_scale_shift", "19:40", "but the converted module defines that name"),
+    ("grid", "19:40", "but its launcher launch_scale_shift uses that name itself"),
+])
+def test_a_constant_named_like_a_launcher_is_diagnosed(name, where, message):
+    src = ENV_GLOBALS.replace('SCALE = float(', f'{name} = float(').replace("t * SCALE", f"t * {name}")
+    with pytest.raises(ConversionFailed) as e:
+        convert(src, "named.py")
+    assert f"named.py:{where}: error: kernel 'scale_shift' reads '{name}' at launch, {message}" in str(e.value), \
+        str(e.value)
+
+
+def test_kernels_deeper_than_a_factory_are_diagnosed():
+    # A kernel two functions deep, or in a class, was missed: its enclosing function looked like a tile helper
+    # and was left out of the output, with warnings only.
+    body = ("        @ct.kernel\n        def k(x):\n"
+            "            ct.store(x, index=(ct.bid(0),), tile=ct.zeros((16,), dtype=ct.float32))\n        return k\n")
+    for outer, where in (("def outer(a):\n    def inner(b):\n", "inner', itself inside 'outer'"),
+                         ("class Op:\n    def build(self):\n", "build', itself inside 'Op'")):
+        with pytest.raises(ConversionFailed) as e:
+            convert("import cuda.tile as ct\n\n" + outer + body, "deep.py")
+        assert f"deep.py:5:10: error: kernel 'k' is defined inside function '{where}; cutile2triton converts " \
+               "kernels defined at module level or directly inside a module-level function" in str(e.value), str(e.value)

@@ -313,10 +313,14 @@ void Rewriter::rewrite_functions() {
     if (!k.ok) continue;
     bool clash = false;  // a constant read at launch under a name the launcher itself binds or calls
     auto reserved = launcher_reserved_names(std::string(k.info->def->str("name")));
+    std::set<std::string> launchers;  // functions the converted module defines under those names
+    for (auto& other : lm_.kernels) launchers.insert(launcher_name(other));
     for (auto& p : k.params)
-      if (p.launch_constant && (reserved.count(p.name) || p.name.rfind("_c2t", 0) == 0)) {
-        error(p.arg_node, "kernel '" + k.info->name + "' reads '" + p.name + "' at launch, but its launcher " +
-                              launcher_name(k) + " uses that name itself; rename it");
+      if (p.launch_constant && (reserved.count(p.name) || launchers.count(p.name) || p.name.rfind("_c2t", 0) == 0)) {
+        error(p.arg_node, "kernel '" + k.info->name + "' reads '" + p.name + "' at launch, but " +
+                              (reserved.count(p.name) ? "its launcher " + launcher_name(k) + " uses that name itself"
+                                                      : std::string("the converted module defines that name")) +
+                              "; rename it");
         clash = true;
       }
     if (clash) continue;
@@ -934,6 +938,9 @@ void Rewriter::insert_runtime() {
   });
   needs_.k_major = std::any_of(lm_.kernels.begin(), lm_.kernels.end(),
                                [](const lower::LoweredKernel& k) { return k.ok && !k.k_major.empty(); });
+  needs_.launch_constants = std::any_of(lm_.kernels.begin(), lm_.kernels.end(), [](const lower::LoweredKernel& k) {
+    return k.ok && std::any_of(k.params.begin(), k.params.end(), [](const sema::ParamKind& p) { return p.launch_constant; });
+  });
   std::string rt = runtime_source(needs_);
   if (rt.empty()) return;
   const Node* last_import = nullptr;

@@ -474,6 +474,10 @@ std::string launcher_source(const lower::LoweredKernel& k) {
            "\") is not None:\n        return  # reused natively: the same checks, in one call\n";
   }
   out += tile_dims_check_source(k, renamed, k.info->name);
+  std::string constants;  // after the native reuse, as the tile checks (a reused launch had these values)
+  for (auto& p : k.params)
+    if (p.launch_constant) constants += ", (\"" + p.name + "\", " + p.name + ")";
+  if (!constants.empty()) out += "    _c2t_check_launch_constants(\"" + k.info->name + "\"" + constants + ")\n";
   if (needs_torch) out += "    import torch\n\n";
   out += prep;
   out += unpack_source(unpacked, launcher_name(k));

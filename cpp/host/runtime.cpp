@@ -24,6 +24,7 @@ std::string runtime_source(const RuntimeNeeds& n) {
   if (n.torch_queries || n.k_major) body += std::string(kTorchQueries) + "\n";  // _c2t_k_major: _c2t_device_capability
   if (n.array_lists || n.k_major) body += std::string(kArrayLists) + "\n";  // _c2t_k_major_copies: tables
   if (n.k_major) body += std::string(kKMajor) + "\n";
+  if (n.launch_constants) body += std::string(kLaunchConstants) + "\n";
   // Blocks are separated by two blank lines (each block starts and ends with '\n').
   body = body.substr(1);
   while (body.size() >= 2 && body.compare(body.size() - 2, 2, "\n\n") == 0) body.pop_back();

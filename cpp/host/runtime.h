@@ -48,9 +48,10 @@ struct RuntimeNeeds {
   bool torch_queries = false; // _c2t_current_stream, _c2t_device_properties, _c2t_device_capability
   bool array_lists = false;   // _c2t_array_list: a kernel takes a list of arrays (launcher.cpp)
   bool k_major = false;       // _c2t_k_major: fp8 product operands laid out K-major (lower/k_major.h)
+  bool launch_constants = false;  // _c2t_check_launch_constants: a kernel reads constants at launch
   bool any() const {
     return run_kernel || launch || on_stream || kernel || tune || timeout || by_target || private_apis ||
-           torch_queries || array_lists || k_major;
+           torch_queries || array_lists || k_major || launch_constants;
   }
 };
 

@@ -648,4 +648,18 @@ def _c2t_num_warps(dots, tiles):
     return warps
 )PY";
 
+// Constants a kernel reads at launch (sema KernelInfo::launch_constants): checked by the launcher, only in
+// modules with such kernels.
+extern const char* const kLaunchConstants = R"PY(
+def _c2t_check_launch_constants(kernel, *values):
+    """Raises TypeError naming the kernel and the name for a constant read at launch (a module-level
+    value or a kernel factory's name the kernel's body reads, passed as a tl.constexpr: values are
+    (name, value) pairs) that is not an int, float, bool or None: the kernel uses it as a number or a
+    flag, and another value would fail deep inside Triton's compiler instead."""
+    for name, value in values:
+        if value is not None and not isinstance(value, (bool, int, float)):
+            raise TypeError(f"kernel {kernel}: '{name}' is read at launch as a constant and must be an int, "
+                            f"float, bool or None, not {type(value).__name__}")
+)PY";
+
 }  // namespace c2t::host::runtime_text

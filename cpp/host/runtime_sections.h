@@ -8,6 +8,7 @@ namespace c2t::host::runtime_text {
 
 extern const char* const kLaunchCore;  // runtime_launch.cpp
 extern const char* const kLaunchOptions;  // runtime_launch.cpp
+extern const char* const kLaunchConstants;  // runtime_launch.cpp
 extern const char* const kSpillStep;  // runtime_spill.cpp
 extern const char* const kTune;  // runtime_tune.cpp
 extern const char* const kKMajor;  // runtime_k_major.cpp

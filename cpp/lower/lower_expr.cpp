@@ -743,12 +743,22 @@ LVal Lowerer::eval_compare(const Node* e) {
       auto lc = left.info.cval, rc = right.info.cval;
       if (!lc && left.info.kind == VKind::None) lc = sema::ConstValue::none();
       if (!rc && right.info.kind == VKind::None) rc = sema::ConstValue::none();
-      if ((op == "Is" || op == "IsNot") && (left.info.kind == VKind::None) != (right.info.kind == VKind::None) &&
-          (left.info.kind == VKind::None || right.info.kind == VKind::None))
+      bool l_none = left.info.kind == VKind::None, r_none = right.info.kind == VKind::None;
+      const LVal& other = l_none ? right : left;
+      // A constexpr whose value only Triton knows (a Constant parameter, a constant read at launch) may
+      // be None: `X is None` stays a constexpr test, which Triton decides per specialization.
+      bool unknown_constexpr = (op == "Is" || op == "IsNot") && l_none != r_none &&
+                               other.info.kind == VKind::Constexpr && !other.info.cval && other.expr;
+      if (!unknown_constexpr && (op == "Is" || op == "IsNot") && l_none != r_none)
         res = op == "IsNot";
       else if (lc && rc) res = sema::const_compare(op, *lc, *rc);
-      if (!res && (op == "In" || op == "NotIn") && right.info.kind == VKind::Tuple && !right.elems.empty() &&
-          is_scalar_like(left)) {
+      if (unknown_constexpr) {
+        r.info.kind = VKind::Constexpr;
+        r.info.is_bool = true;
+        r.expr = compare(op == "Is" ? "is" : "is not", other.expr, lit("None"));
+        r.node = e;
+      } else if (!res && (op == "In" || op == "NotIn") && right.info.kind == VKind::Tuple && !right.elems.empty() &&
+                 is_scalar_like(left)) {
         // `a in (0, 2)` on a runtime scalar: (a == 0) or (a == 2) (cutile-python's test_tuple).
         r = tuple_equal(left, right, /*any=*/true, e);
         if (r.ok() && op == "NotIn") r = ops::logical_not(*this, r, e);

@@ -564,6 +564,11 @@ LVal Lowerer::kernel_param_value(const sema::ParamKind& p) {
         else if (c && c->kind == sema::ConstValue::Kind::None) def = lit("None");
         else error(p.default_value, "default of constexpr parameter '" + p.name + "' must be a literal");
       }
+      // A constant read at launch follows the source's parameters, which may have defaults: Python then
+      // needs one too (the launcher always passes it).
+      if (p.launch_constant && std::any_of(fn_.params.begin(), fn_.params.end(),
+                                           [](const TParam& q) { return q.default_value != nullptr; }))
+        def = lit("None");
       fn_.params.push_back({p.name, "tl.constexpr", def});
       constexpr_params_.insert(p.name);
       note_int_constexpr(p.name, p.annotation);

@@ -223,15 +223,18 @@ void ModuleLowering::note_launch_constants(const sema::KernelInfo& k, size_t err
   if (k.launch_constants.empty()) return;
   std::set<std::string> names;
   for (auto* n : k.launch_constants) names.insert(std::string(n->str("id")));
-  std::set<int> error_lines;
+  // Reads at or after an error's column on its line: within or beside the expression it names.
+  std::map<int, int> error_at;  // line -> the leftmost error column there
   for (size_t i = errors_before; i < diags_.items.size(); ++i)
-    if (diags_.items[i].severity == Severity::Error) error_lines.insert(diags_.items[i].line);
+    if (auto& d = diags_.items[i]; d.severity == Severity::Error)
+      error_at[d.line] = error_at.count(d.line) ? std::min(error_at[d.line], d.col) : d.col;
   std::set<std::string> noted;
   std::vector<Diagnostic> notes;
   for (auto* st : sema::nodes_of(k.def, "body"))
     sema::walk(st, [&](const Node* n) {
+      auto at = error_at.find(n->lineno);
       if (n->is("Name") && n->child("ctx") && n->child("ctx")->is("Load") && names.count(std::string(n->str("id"))) &&
-          error_lines.count(n->lineno) && noted.insert(std::string(n->str("id"))).second)
+          at != error_at.end() && n->col_offset >= at->second && noted.insert(std::string(n->str("id"))).second)
         notes.push_back({Severity::Note, n->lineno, n->col_offset,
                          "'" + std::string(n->str("id")) + "' is " +
                              (k.factory ? "a name of the factory function '" + std::string(k.factory->str("name")) + "'"

@@ -235,6 +235,15 @@ static TExprPtr float_literal(double v) { return lit(sema::python_float(v)); }
 // tile gets it as an fp64 scalar; a tile whose dtype only Triton knows, all three to choose from.
 // Constants exact in fp16 and bf16 (0.0, 0.5, 20.0) compare alike either way and stay as written.
 static TExprPtr compared_constant(Lowerer& L, const LVal& c, const LVal& other) {
+  if (is_loose(c) && !c.info.cval && !c.info.is_bool && c.expr && !is_loose(other) &&
+      !(c.expr->kind == TExpr::Kind::Name && L.is_int_constexpr(c.expr->text))) {
+    // A constexpr whose value only Triton knows (a Constant parameter, a constant read at launch) may be
+    // a float: _c2t_loose_const gives it the tile's float dtype there (ints already take it in Triton).
+    const DType& dt = other.info.dtype;
+    if ((dt.known() && !dt.is("float16") && !dt.is("bfloat16") && !dt.is("float64")) || other.info.is_bool)
+      return c.expr;
+    return call(name(L.prelude("_c2t_loose_const")), {other.expr, c.expr});
+  }
   if (!is_loose(c) || !c.info.cval || c.info.cval->kind != sema::ConstValue::Kind::Float || is_loose(other))
     return c.expr;
   double v = c.info.cval->f, h = to_fp16(v), b = to_bf16(v);

@@ -163,6 +163,14 @@ def _c2t_loose_float(x, c, c_fp16, c_bf16):
         return tl.full([], c, tl.float64)
     return tl.full([], c, tl.float32)
 )PY"},
+      {"_c2t_loose_const", {}, R"PY(@triton.jit
+def _c2t_loose_const(x, c):
+    # Constant c (a constexpr of a value known only here) compared with tile x: cuTile gives a loosely
+    # typed constant x's dtype when x is a float tile (fp16(0.1), not 0.1); Triton would compare in fp32.
+    if x.dtype.is_floating():
+        return tl.full([], c, x.dtype)
+    return c
+)PY"},
       {"_c2t_cdiv", {"_c2t_floordiv"}, R"PY(@triton.jit
 def _c2t_cdiv(a, b):
     # ct.cdiv is a true ceiling division, also for negative operands; tl.cdiv is (a + b - 1) // b.

@@ -1,6 +1,7 @@
 #include "sema/module_scope.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -340,6 +341,36 @@ std::set<std::string> module_runtime_globals(const ModuleInfo& mi, const std::ve
   return out;
 }
 
+// @ct.kernel defs that cutile2triton cannot place: in a class body (a method) or inside a function
+// nested in a module-level function or class (a factory of factories). Said at the decorator: left
+// alone, the enclosing function would look like a tile helper and be left out of the output.
+void misplaced_kernels(const ModuleInfo& mi, const Node* top, Diagnostics& diags) {
+  std::function<void(const Node*, const Node*, int)> visit = [&](const Node* n, const Node* owner, int depth) {
+    for (auto& [key, v] : n->fields) {
+      auto each = [&](const Node* c) {
+        if (!c) return;
+        bool scope = c->is("FunctionDef") || c->is("AsyncFunctionDef") || c->is("ClassDef");
+        if (c->is("FunctionDef") && (depth >= 2 || (depth == 1 && owner->is("ClassDef"))))
+          if (auto* dec = kernel_decorator(mi, c)) {
+            diags.error(dec->lineno, dec->col_offset,
+                        "kernel '" + std::string(c->str("name")) + "' is defined inside " +
+                            (owner->is("ClassDef") ? "class '" : "function '") + std::string(owner->str("name")) +
+                            "'" + (depth >= 2 ? ", itself inside '" + std::string(top->str("name")) + "'" : "") +
+                            "; cutile2triton converts kernels defined at module level or directly inside a "
+                            "module-level function (a kernel factory)");
+            return;
+          }
+        visit(c, scope ? c : owner, depth + (scope ? 1 : 0));
+      };
+      if (v.kind == syntax::Value::Kind::Node) each(v.node);
+      else if (v.kind == syntax::Value::Kind::List)
+        for (auto& item : v.items)
+          if (item.kind == syntax::Value::Kind::Node) each(item.node);
+    }
+  };
+  visit(top, top, 1);
+}
+
 // Kernels defined inside module-level function `fn` (kernel factories such
 // as TileGym nvfp4_quantize.py's lru_cache'd `_make_nvfp4_kernel(occupancy)`).
 // Sound to convert in place when the kernel's body reads no name the factory
@@ -510,8 +541,10 @@ ModuleInfo analyze_module(const Node* module, Diagnostics& diags) {
       } else {
         factory_kernels(mi, st, diags);
       }
+      misplaced_kernels(mi, st, diags);
     } else if (st->is("AsyncFunctionDef") || st->is("ClassDef")) {
       bind_count[std::string(st->str("name"))]++;
+      misplaced_kernels(mi, st, diags);
       if (st->is("ClassDef")) user_enum(mi, st);
       // cuTile compiles a kernel from a plain function (ct.kernel on a coroutine function is no kernel):
       // said at the decorator, not later as "no @ct.kernel in this module".
@@ -571,6 +604,31 @@ ModuleInfo analyze_module(const Node* module, Diagnostics& diags) {
     }
   }
   inline_kernels(mi, body, diags);
+  // Bindings pass 2 did not count: names stored or deleted inside module-level blocks (if, try, for,
+  // with, match; walrus in any statement) and names functions or classes declare `global` (they may
+  // rebind them when called).
+  for (auto* st : body) {
+    bool own_targets = st->is("Assign") || st->is("AnnAssign") || st->is("AugAssign");
+    walk(st, [&](const Node* n) {
+      if (n->is("Global")) {
+        for (auto& v : n->get("names")->items) bind_count[std::string(v.text)] += 2;
+        return false;
+      }
+      if (n != st && (n->is("Lambda") || n->is("ListComp") || n->is("SetComp") || n->is("DictComp") ||
+                      n->is("GeneratorExp")))
+        return false;
+      if (n->is("Name") && n->child("ctx") && !n->child("ctx")->is("Load")) {
+        bool counted = false;  // a top-level assignment's own target: counted in pass 2
+        if (own_targets)
+          for (auto* t : st->is("Assign") ? nodes_of(st, "targets") : std::vector<const Node*>{st->child("target")})
+            counted = counted || t == n;
+        if (!counted && (n->child("ctx")->is("Store") || n->child("ctx")->is("Del")))
+          bind_count[std::string(n->str("id"))] += st->is("FunctionDef") || st->is("ClassDef") ||
+                                                            st->is("AsyncFunctionDef") ? 0 : 1;
+      }
+      return true;
+    });
+  }
   // A name rebound at module level is not a constant: cuTile reads the value at
   // compile time, which we cannot know statically.
   for (auto& [name, n] : bind_count) {
