@@ -154,6 +154,17 @@ def test_more_warps_are_timed_for_close_configs_and_kept(mod):
     assert m.mm_kernel.attempts == [(128, 128, None, 4)]
 
 
+def test_blackwell_searches_no_16_warps(mod, monkeypatch):
+    # On sm_100 Triton 3.6 compiles tl.dot at 16 warps to mma.sync, not tcgen05 (s36's compile census):
+    # the search times the other count on Hopper only. The device is stood in for (no GPU here).
+    _, m = mod
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    for capability, more in (((9, 0), 16), ((10, 0), None), ((12, 0), None)):
+        monkeypatch.setattr(torch.cuda, "get_device_capability", lambda *a, c=capability: c)
+        assert m._c2t_more_warps(8) == more, capability
+    assert m._c2t_more_warps(4) is None  # 4 warps: no other count anywhere
+
+
 def test_hinted_warps_are_not_searched(mod):
     _, m = mod
     m.mm_kernel = PricedKernel(m.mm_kernel, {(256, 128, None, 8): 1.0, (256, 128, None, 16): 0.5})

@@ -19,6 +19,25 @@ _C2T_STAGE_CONFIGS = 3    # at most this many (a compile each: TileGym's mhc sea
 # 176-186 TFLOPS at 8 warps and 215-228 at 16 (fp16: 8 was faster); 128x128 tiles at 4 warps lost
 # at 8 in both dtypes (cutile2triton's BENCHMARKS.md, "CTA clusters as per-program tiles").
 _C2T_SEARCH_WARPS = {8: 16}
+
+
+def _c2t_more_warps(warps):
+    """The other num_warps the search times for a kernel with matrix products whose launcher rule chose
+    `warps` (_C2T_SEARCH_WARPS), or None. None on Blackwell (compute capability 10 and up): there Triton
+    3.6 compiles tl.dot at 16 warps to mma.sync instead of tcgen05 (the tensor-memory MMA), spilling
+    registers, where 8 warps take tcgen05 (TileGym's attention, fused attention and matmul kernels
+    compiled for sm_100a; cutile2triton's BENCHMARKS.md, s36)."""
+    more = _C2T_SEARCH_WARPS.get(warps)
+    if more:
+        import torch
+
+        try:
+            major = torch.cuda.get_device_capability()[0] if torch.cuda.is_available() else 0
+        except (AssertionError, RuntimeError):  # no CUDA device to ask after all (a CPU build of torch)
+            major = 0
+        if major >= 10:
+            return None
+    return more
 # TMA descriptors are timed for configs of at least this many microseconds of device time only. A
 # launch whose choice takes descriptors is never launched natively (the choice holds only where the
 # tensors allow them; their scratch is allocated per launch): it runs through Triton's binder, checks
@@ -293,7 +312,7 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
     for m in close:  # more warps, at the stages chosen; then TMA descriptors, at the warps chosen
         run = runs[id(m)]
         rule = run.probe.warps if run.warps else {None}  # the warps the launcher's rule chose (None: not the rule)
-        more = _C2T_SEARCH_WARPS.get(next(iter(rule))) if len(rule) == 1 and None not in rule else None
+        more = _c2t_more_warps(next(iter(rule))) if len(rule) == 1 and None not in rule else None
         if more:
             adopt(m, {"num_warps": more})
         # Every launch's tensors allow the TMA descriptors its launcher did not take by default.
