@@ -249,6 +249,11 @@ LVal Lowerer::eval_name(const Node* e) {
     return v;
   }
   if (mi.runtime_globals.count(id)) {  // read by a kernel's own body, it would be a constant at launch
+    if (spec_.is_kernel) {  // the kernel binds it too (else it would be a constant read at launch): a local
+      error(e, "'" + id + "' is read here before this kernel assigns it: the kernel's own '" + id +
+                   "' hides the module-level one (Python's scoping), so it has no value yet");
+      return {};
+    }
     error(e, "module global '" + id + "' has no value at conversion (the module computes it when it runs); a "
              "kernel's body reads such a name at launch, as a constexpr parameter, but " +
              (spec_.is_kernel || !spec_.def ? std::string("a nested function or lambda")

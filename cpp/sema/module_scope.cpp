@@ -296,7 +296,7 @@ std::set<std::string> kernel_own_names(const Node* k) {
     walk(st, [&](const Node* n) {
       if (n->is("Name") && n->child("ctx") && !n->child("ctx")->is("Load")) own.insert(std::string(n->str("id")));
       if (n->is("FunctionDef")) own.insert(std::string(n->str("name")));
-      return true;
+      return !(n->is("FunctionDef") || n->is("Lambda"));  // a nested function's locals are its own
     });
   return own;
 }
@@ -434,7 +434,8 @@ void factory_kernels(ModuleInfo& mi, const Node* fn, Diagnostics& diags) {
     bool clash = false;
     for (auto& other : mi.kernels) clash = clash || (other.name == kname && (!other.factory || other.factory == fn));
     if (captured || clash) {
-      diags.error(dec->lineno, dec->col_offset,
+      const Node* at = captured ? captured : dec;  // the name read, or the decorator of a clash
+      diags.error(at->lineno, at->col_offset,
                   "kernel '" + kname + "' is defined inside function '" + fname + "' (a kernel factory) and " +
                       (captured ? "reads '" + std::string(captured->str("id")) + "' of that function" +
                                       (bound_defs.count(std::string(captured->str("id")))
