@@ -325,8 +325,8 @@ void Rewriter::rewrite_functions() {
       }
     if (clash) continue;
     if (k.info->factory) {
-      // A kernel defined inside a factory function (sema: it reads no name of
-      // the factory): the Triton kernel, its launcher and the attachment
+      // A kernel defined inside a factory function (sema: the factory names it
+      // reads are constants read at launch): the Triton kernel, its launcher and the attachment
       // replace the nested def where it is, so the factory returns the Triton
       // kernel and ct.launch of it goes through _c2t_launch.
       int col = k.info->def->col_offset;

@@ -18,6 +18,16 @@ using syntax::Node;
 ModuleLowering::ModuleLowering(const sema::ModuleInfo& mi, const LowerOptions& opts, Diagnostics& diags)
     : mi_(mi), opts_(opts), diags_(diags) {}
 
+namespace {
+
+// Where kernel `k`'s constants read at launch come from, in words (diagnostics, the analyze report).
+std::string launch_constant_origin(const sema::KernelInfo& k) {
+  return k.factory ? "a name of the factory function '" + std::string(k.factory->str("name")) + "'"
+                   : std::string("a module-level value the module computes when it runs");
+}
+
+}  // namespace
+
 LoweredModule ModuleLowering::run() {
   LoweredModule out;
   // Functions reachable from kernels are compiled as @triton.jit helpers. If
@@ -74,9 +84,7 @@ LoweredModule ModuleLowering::run() {
                 : p.kind == sema::ParamKind::Kind::Tuple ? "tuple" : "scalar";
       if (p.launch_constant) {
         pr.kind = "launch_constant";
-        rep.notes.push_back("'" + p.name + "' has no value at conversion (" +
-                            (k.factory ? "a name of the factory function '" + std::string(k.factory->str("name")) + "'"
-                                       : std::string("a module-level value computed at run time")) +
+        rep.notes.push_back("'" + p.name + "' has no value at conversion (" + launch_constant_origin(k) +
                             "): a constexpr parameter of the Triton kernel, which the launcher passes as the value "
                             "it has at launch");
       }
@@ -236,9 +244,7 @@ void ModuleLowering::note_launch_constants(const sema::KernelInfo& k, size_t err
       if (n->is("Name") && n->child("ctx") && n->child("ctx")->is("Load") && names.count(std::string(n->str("id"))) &&
           at != error_at.end() && n->col_offset >= at->second && noted.insert(std::string(n->str("id"))).second)
         notes.push_back({Severity::Note, n->lineno, n->col_offset,
-                         "'" + std::string(n->str("id")) + "' is " +
-                             (k.factory ? "a name of the factory function '" + std::string(k.factory->str("name")) + "'"
-                                        : std::string("a module-level value the module computes when it runs")) +
+                         "'" + std::string(n->str("id")) + "' is " + launch_constant_origin(k) +
                              ": its value is known at launch, not here, so it is a constexpr of unknown value"});
       return true;
     });

@@ -373,10 +373,12 @@ void misplaced_kernels(const ModuleInfo& mi, const Node* top, Diagnostics& diags
 
 // Kernels defined inside module-level function `fn` (kernel factories such
 // as TileGym nvfp4_quantize.py's lru_cache'd `_make_nvfp4_kernel(occupancy)`).
-// Sound to convert in place when the kernel's body reads no name the factory
-// binds (its parameters, locals, nested defs): then every specialization the
-// factory returns is the same kernel, differing only in hints (decorator
-// arguments), which Triton does not take. Otherwise diagnosed.
+// Converted in place: the factory's values its body reads (parameters, locals)
+// are constants read at launch (KernelInfo::launch_constants), passed by the
+// launcher defined beside it, so every kernel the factory returns is the same
+// Triton kernel specialized on them; hints (decorator arguments) Triton does not
+// take. A read of a factory's nested def, or of its names in the kernel's
+// signature, is diagnosed.
 void factory_kernels(ModuleInfo& mi, const Node* fn, Diagnostics& diags) {
   std::string fname(fn->str("name"));
   std::vector<const Node*> nested;

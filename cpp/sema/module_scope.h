@@ -32,9 +32,9 @@ struct KernelInfo {
   const Node* assign_stmt = nullptr;  // call form: the `name = ct.kernel(fn, ...)` statement
   std::map<std::string, const Node*> options;  // num_ctas / occupancy / opt_level / num_worker_warps
   // A kernel defined inside a module-level function (a kernel factory, TileGym
-  // nvfp4_quantize.py): that function. The kernel reads no name of the
-  // factory (checked), so the Triton kernel and its launcher replace the
-  // nested def in place.
+  // nvfp4_quantize.py): that function. The factory's values it reads are
+  // constants read at launch (launch_constants), so the Triton kernel and its
+  // launcher replace the nested def in place.
   const Node* factory = nullptr;
   // Names the kernel's own body reads that have a value at launch but none at conversion (cuTile
   // execution.rst, "Constant Expressions": "a global object that is defined at the time of compilation

@@ -87,8 +87,8 @@ TEST(ModuleScope, FindsKernelsInAllForms) {
 }
 
 // A kernel defined inside a function (TileGym nvfp4_quantize.py's lru_cache
-// factory) is a kernel when it reads no name of the factory (hints in its
-// decorator may); otherwise it is diagnosed at its decorator.
+// factory) is a kernel; the factory's values its body reads are constants read
+// at launch, its functions and names in the signature are diagnosed there.
 TEST(ModuleScope, KernelInsideAFactory) {
   auto p = analyze(
       "import cuda.tile as ct\n"
