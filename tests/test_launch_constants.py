@@ -10,6 +10,8 @@ fresh random inputs of ragged sizes; a value changed between launches is the one
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 
 import pytest
 
@@ -285,3 +287,74 @@ def test_kernels_deeper_than_a_factory_are_diagnosed():
             convert("import cuda.tile as ct\n\n" + outer + body, "deep.py")
         assert f"deep.py:5:10: error: kernel 'k' is defined inside function '{where}; cutile2triton converts " \
                "kernels defined at module level or directly inside a module-level function" in str(e.value), str(e.value)
+
+
+IMPORTED = """
+import cuda.tile as ct
+import torch
+from c2t_cfg_{tag} import BLOCK, SCALE as S
+from c2t_cfg_{tag} import Helper
+
+
+@ct.kernel
+def scale(x, y):
+    pid = ct.bid(0)
+    t = ct.load(x, index=(pid,), shape=(BLOCK,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(y, index=(pid,), tile=t * S)
+
+
+def run(x):
+    y = torch.empty_like(x)
+    ct.launch(None, (ct.cdiv(x.shape[0], BLOCK),), scale, (x, y))
+    return y
+"""
+
+
+def test_values_imported_from_another_module_are_read_at_launch(tmp_path, monkeypatch):
+    # `from cfg import BLOCK`: what BLOCK is exists only when the module runs (cuTile reads the global at
+    # compile time); the kernel gets it at launch like a module value computed at run time.
+    seed = fresh_seed()
+    rng = random.Random(seed)
+    block, scale = rng.choice([16, 32, 64]), rng.choice([0.5, -3.0])
+    tag = f"{seed % 10**8}"
+    (tmp_path / f"c2t_cfg_{tag}.py").write_text(f"BLOCK = {block}\nSCALE = {scale}\nclass Helper:\n    pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    code = convert(IMPORTED.format(tag=tag), "imported.py")
+    assert "    BLOCK: tl.constexpr,\n    S: tl.constexpr,\n):" in code
+    assert f"from c2t_cfg_{tag} import BLOCK, SCALE as S" in code  # the import stays: the launcher reads them
+    mod = load(code, tmp_path, "imported")
+    g = torch.Generator().manual_seed(seed)
+    for n in (rng.randint(1, 3 * block), rng.randint(200, 999)):  # ragged: not a multiple of the tile
+        x = dev(torch.randn(n, generator=g))
+        torch.testing.assert_close(mod.run(x).cpu(), x.cpu() * scale, msg=f"seed={seed} n={n} block={block}")
+    mod.S = 2.5  # rebound in the converted module: the next launch reads it
+    x = dev(torch.randn(70, generator=g))
+    torch.testing.assert_close(mod.run(x).cpu(), x.cpu() * 2.5, msg=f"seed={seed}")
+
+
+@pytest.mark.parametrize("use, where, message", [
+    # called, or the base of an attribute: a function, class or module of another file
+    ("Helper(t)", "15:36", "a kernel reads an imported value at launch, as a constexpr parameter, but does not call "
+                           "an imported name or take its attributes: tile code calls the functions of its own file"),
+    ("t * Helper.X", "15:40", "but does not call an imported name or take its attributes"),
+    # read by a helper: constants read at launch are the kernel's own parameters
+    ("mul(t)", "9:16", "a kernel's body reads such a name at launch, as a constexpr parameter, but helper 'mul' "
+                       "cannot: pass it as an argument"),
+])
+def test_imported_names_a_kernel_cannot_read_at_launch_are_diagnosed(use, where, message):
+    src = IMPORTED.format(tag="x").replace("tile=t * S)", f"tile={use})")
+    src = src.replace("\n\n@ct.kernel", "\n\ndef mul(t):\n    return t * S\n\n@ct.kernel", 1)
+    with pytest.raises(ConversionFailed) as e:
+        convert(src, "imported_bad.py")
+    text = str(e.value)
+    assert f"imported_bad.py:{where}: error: '" in text and message in text, text
+    assert "is imported from another module (c2t_cfg_x." in text, text
+
+
+def test_analyze_says_where_an_imported_constant_comes_from(tmp_path):
+    src = tmp_path / "imported.py"
+    src.write_text(IMPORTED.format(tag="y"))
+    r = subprocess.run([sys.executable, "-m", "cutile2triton", "analyze", str(src)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "'S' has no value at conversion (a name imported from another module (c2t_cfg_y.SCALE))" in r.stdout, \
+        r.stdout

@@ -20,10 +20,12 @@ ModuleLowering::ModuleLowering(const sema::ModuleInfo& mi, const LowerOptions& o
 
 namespace {
 
-// Where kernel `k`'s constants read at launch come from, in words (diagnostics, the analyze report).
-std::string launch_constant_origin(const sema::KernelInfo& k) {
-  return k.factory ? "a name of the factory function '" + std::string(k.factory->str("name")) + "'"
-                   : std::string("a module-level value the module computes when it runs");
+// Where constant `name` of kernel `k`, read at launch, comes from, in words (diagnostics, the analyze report).
+std::string launch_constant_origin(const sema::ModuleInfo& mi, const sema::KernelInfo& k, const std::string& name) {
+  if (k.factory_constants.count(name)) return "a name of the factory function '" + std::string(k.factory->str("name")) + "'";
+  if (auto imp = mi.imported_values.find(name); imp != mi.imported_values.end())
+    return "a name imported from another module (" + imp->second + ")";
+  return "a module-level value the module computes when it runs";
 }
 
 }  // namespace
@@ -84,7 +86,7 @@ LoweredModule ModuleLowering::run() {
                 : p.kind == sema::ParamKind::Kind::Tuple ? "tuple" : "scalar";
       if (p.launch_constant) {
         pr.kind = "launch_constant";
-        rep.notes.push_back("'" + p.name + "' has no value at conversion (" + launch_constant_origin(k) +
+        rep.notes.push_back("'" + p.name + "' has no value at conversion (" + launch_constant_origin(mi_, k, p.name) +
                             "): a constexpr parameter of the Triton kernel, which the launcher passes as the value "
                             "it has at launch");
       }
@@ -244,7 +246,7 @@ void ModuleLowering::note_launch_constants(const sema::KernelInfo& k, size_t err
       if (n->is("Name") && n->child("ctx") && n->child("ctx")->is("Load") && names.count(std::string(n->str("id"))) &&
           at != error_at.end() && n->col_offset >= at->second && noted.insert(std::string(n->str("id"))).second)
         notes.push_back({Severity::Note, n->lineno, n->col_offset,
-                         "'" + std::string(n->str("id")) + "' is " + launch_constant_origin(k) +
+                         "'" + std::string(n->str("id")) + "' is " + launch_constant_origin(mi_, k, std::string(n->str("id"))) +
                              ": its value is known at launch, not here, so it is a constexpr of unknown value"});
       return true;
     });

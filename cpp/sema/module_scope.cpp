@@ -317,27 +317,61 @@ std::vector<const Node*> body_reads(const Node* k, const std::set<std::string>& 
 
 // Module-level names bound by assignments (at any depth of module-level `if`/`try`/`for`/`with`
 // blocks, not inside defs, classes, lambdas or comprehensions) that have no compile-time value:
-// ModuleInfo::runtime_globals.
-std::set<std::string> module_runtime_globals(const ModuleInfo& mi, const std::vector<const Node*>& body) {
-  std::set<std::string> stored, imported;
+// ModuleInfo::runtime_globals. Names `from M import ...` binds to what cutile2triton does not know
+// go to `imported_values` (ModuleInfo::imported_values); one also assigned at module level is a
+// runtime global as well.
+std::set<std::string> module_runtime_globals(const ModuleInfo& mi, const std::vector<const Node*>& body,
+                                             std::map<std::string, std::string>& imported_values) {
+  std::set<std::string> stored, modules;
+  auto known = [&](const std::string& name) {
+    return mi.constants.count(name) || mi.ct_names.count(name) || mi.functions.count(name) ||
+           mi.user_enums.count(name) || mi.kernel_by_name(name) || mi.ct_modules.count(name) ||
+           mi.ct_submodules.count(name) || mi.operator_names.count(name) || mi.triton_names.count(name) ||
+           mi.math_modules.count(name) || mi.numpy_modules.count(name) || mi.torch_modules.count(name) ||
+           mi.operator_modules.count(name);
+  };
   for (auto* st : body)
     walk(st, [&](const Node* n) {
       if (n->is("FunctionDef") || n->is("AsyncFunctionDef") || n->is("ClassDef") || n->is("Lambda") ||
           n->is("ListComp") || n->is("SetComp") || n->is("DictComp") || n->is("GeneratorExp"))
         return false;
       if (n->is("Name") && n->child("ctx") && n->child("ctx")->is("Store")) stored.insert(std::string(n->str("id")));
-      if (n->is("alias")) {
-        std::string_view nm = n->str("asname").empty() ? n->str("name") : n->str("asname");
-        imported.insert(std::string(nm.substr(0, nm.find('.'))));
-      }
+      if (n->is("Import"))
+        for (auto* a : nodes_of(n, "names")) {
+          std::string_view nm = a->str("asname").empty() ? a->str("name") : a->str("asname");
+          modules.insert(std::string(nm.substr(0, nm.find('.'))));
+        }
+      if (n->is("ImportFrom"))
+        for (auto* a : nodes_of(n, "names")) {
+          std::string bound(a->str("asname").empty() ? a->str("name") : a->str("asname"));
+          if (bound != "*" && !known(bound))
+            imported_values[bound] = std::string(import_level(n), '.') + std::string(n->str("module")) +
+                                     (n->str("module").empty() ? "" : ".") + std::string(a->str("name"));
+        }
       return true;
     });
+  for (auto& name : modules) imported_values.erase(name);  // `import m` too: a module
   std::set<std::string> out;
   for (auto& name : stored)
-    if (!mi.constants.count(name) && !mi.ct_names.count(name) && !mi.functions.count(name) && !imported.count(name) &&
-        !mi.user_enums.count(name) && !mi.kernel_by_name(name) && !mi.ct_modules.count(name) &&
-        !mi.ct_submodules.count(name))
-      out.insert(name);
+    if (!known(name) && !modules.count(name)) out.insert(name);
+  return out;
+}
+
+// The Name nodes of kernel `k`'s body that are not read as values: called (`f(x)`), the base of an
+// attribute (`m.X`), or in an annotation. An imported name there is a function, module or type.
+std::set<const Node*> names_not_read_as_values(const Node* k) {
+  std::set<const Node*> out;
+  for (auto* st : nodes_of(k, "body"))
+    walk(st, [&](const Node* n) {
+      if (n->is("Call") && n->child("func") && n->child("func")->is("Name")) out.insert(n->child("func"));
+      if (n->is("Attribute") && n->child("value") && n->child("value")->is("Name")) out.insert(n->child("value"));
+      if (n->is("AnnAssign") && n->child("annotation"))
+        walk(n->child("annotation"), [&](const Node* a) {
+          if (a->is("Name")) out.insert(a);
+          return true;
+        });
+      return true;
+    });
   return out;
 }
 
@@ -456,6 +490,7 @@ void factory_kernels(ModuleInfo& mi, const Node* fn, Diagnostics& diags) {
     ki.decorator = dec;
     ki.factory = fn;
     ki.launch_constants = k_launch_constants[k];
+    for (auto* n : ki.launch_constants) ki.factory_constants.insert(std::string(n->str("id")));
     read_options(dec, ki);
     mi.kernels.push_back(std::move(ki));
   }
@@ -643,14 +678,16 @@ ModuleInfo analyze_module(const Node* module, Diagnostics& diags) {
   }
   // What kernels read at launch: module-level values folding cannot compute (a factory's own names,
   // found above, shadow them).
-  mi.runtime_globals = module_runtime_globals(mi, body);
+  mi.runtime_globals = module_runtime_globals(mi, body, mi.imported_values);
   for (auto& k : mi.kernels) {
     std::set<std::string> seen;
     for (auto* n : k.launch_constants) seen.insert(std::string(n->str("id")));
     std::set<std::string> own = kernel_own_names(k.def);
+    std::set<const Node*> not_values = names_not_read_as_values(k.def);
     for (const Node* n : body_reads(k.def, own)) {
       std::string id(n->str("id"));
-      if (mi.runtime_globals.count(id) && seen.insert(id).second) k.launch_constants.push_back(n);
+      bool imported_value = mi.imported_values.count(id) && !not_values.count(n);
+      if ((mi.runtime_globals.count(id) || imported_value) && seen.insert(id).second) k.launch_constants.push_back(n);
     }
     std::stable_sort(k.launch_constants.begin(), k.launch_constants.end(), [](const Node* a, const Node* b) {
       return std::pair(a->lineno, a->col_offset) < std::pair(b->lineno, b->col_offset);

@@ -43,6 +43,7 @@ struct KernelInfo {
   // the Triton kernel (sema/params.h ParamKind::launch_constant) that the launcher passes as the value
   // the name has at launch. The first read of each name, in source order.
   std::vector<const Node*> launch_constants;
+  std::set<std::string> factory_constants;  // those of launch_constants the factory binds (for diagnostics)
 };
 
 struct ModuleInfo {
@@ -66,6 +67,11 @@ struct ModuleInfo {
   /// values with no compile-time value here: not constants, aliases, functions, classes, kernels or
   /// imports. A kernel reads them at launch (KernelInfo::launch_constants); a helper cannot.
   std::set<std::string> runtime_globals;
+  /// Module-level names bound by `from M import name [as alias]` to something cutile2triton does not know
+  /// (not cuda.tile, operator or triton names): alias -> "M.name". Whatever they are is known only when the
+  /// module runs, so a kernel's body that reads one as a value (not calls it, takes an attribute of it or
+  /// annotates with it) reads it at launch (KernelInfo::launch_constants); helpers cannot.
+  std::map<std::string, std::string> imported_values;
   /// Module-level `class C(Enum)` / `(IntEnum)` with constant members (cuTile's test_enum). Tile code
   /// reads a member as a compile-time value: an IntEnum's as its int, another's as ConstValue::Enum
   /// "C.NAME", equal only to itself; `C(value)` finds the member by its value.

@@ -160,6 +160,28 @@ TEST(ModuleScope, RunTimeGlobalsAreLaunchConstants) {
   EXPECT_EQ(p->mi.kernels[0].launch_constants[0]->str("id"), "D");
 }
 
+TEST(ModuleScope, ImportedValuesReadAsValuesAreLaunchConstants) {
+  // `from M import name` binds what only the running module knows: read by a kernel's body as a value, a
+  // constant at launch; called or an attribute's base, not (a function, class or module of another file).
+  auto p = analyze(
+      "import math as m\nimport cuda.tile as ct\nfrom operator import add\n"
+      "from cfg import A, B as BB, F, Mod\nfrom . import D\nfrom cfg import *\n"
+      "try:\n    from fast import E\nexcept ImportError:\n    E = 2\n"
+      "@ct.kernel\n"
+      "def k(x):\n"
+      "    t: A = ct.load(x, index=(0,), shape=(16,)) * BB + D * E + m.pi\n"
+      "    u = F(t) + Mod.X\n");
+  ASSERT_FALSE(p->diags.has_errors()) << p->diags.items[0].message;
+  EXPECT_EQ(p->mi.imported_values,
+            (std::map<std::string, std::string>{{"A", "cfg.A"}, {"BB", "cfg.B"}, {"D", ".D"}, {"E", "fast.E"},
+                                                {"F", "cfg.F"}, {"Mod", "cfg.Mod"}}));
+  EXPECT_EQ(p->mi.runtime_globals, (std::set<std::string>{"E"}));  // imported and assigned: either at launch
+  ASSERT_EQ(p->mi.kernels.size(), 1u);
+  std::vector<std::string> names;
+  for (auto* n : p->mi.kernels[0].launch_constants) names.emplace_back(n->str("id"));
+  EXPECT_EQ(names, (std::vector<std::string>{"BB", "D", "E"}));  // A annotates, F is called, Mod an attribute base
+}
+
 TEST(ConstEval, PythonSemantics) {
   auto p = analyze("A = -7 // 2\nB = -7 % 2\nC = 7 % -2\nD = -7.5 % 2\nE = (1, 2) + (3,)\nF = 3 if 2 > 1 else 4\n"
                    "G = 1 < 2 < 3\nH = min(4, 2, 9)\nI = float('-inf')\nJ = int(3.9)\n");
