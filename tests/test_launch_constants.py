@@ -358,3 +358,14 @@ def test_analyze_says_where_an_imported_constant_comes_from(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "'S' has no value at conversion (a name imported from another module (c2t_cfg_y.SCALE))" in r.stdout, \
         r.stdout
+
+
+def test_a_lambda_reading_a_constant_read_at_launch_is_diagnosed():
+    # It said "of the enclosing function", as for a kernel's variable; the name is a module-level one.
+    src = ENV_GLOBALS.replace("    t = ct.load(", "    f = lambda v: v * SCALE\n    t = ct.load(").replace(
+        "tile=t * SCALE + SHIFT", "tile=f(t) + SHIFT")
+    with pytest.raises(ConversionFailed) as e:
+        convert(src, "lam.py")
+    assert "lam.py:18:23: error: this lambda uses 'SCALE', a module-level name with no value at conversion (a " \
+           "kernel's own body reads such a name at launch, as a constexpr parameter); lambdas that capture " \
+           "variables are not supported" in str(e.value), str(e.value)

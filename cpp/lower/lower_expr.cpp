@@ -541,12 +541,24 @@ LVal Lowerer::eval_call(const Node* e) {
     }
     return lower_op(*entry, fn.info.ref, e, fn.self.get());
   }
+  // What a lambda or nested def reads of the enclosing function: a variable, or a constant the kernel reads
+  // at launch (its constexpr parameter: sema KernelInfo::launch_constants).
+  auto captured = [&](const Node* cap) {
+    std::string id(cap->str("id"));
+    if (const sema::KernelInfo* k = spec_.is_kernel ? module().kernel_by_def(spec_.def) : nullptr)
+      for (auto* n : k->launch_constants)
+        if (n->str("id") == id) return "'" + id + "', a constant the kernel reads at launch (a parameter of it)";
+    if (module().runtime_globals.count(id) || module().imported_values.count(id))
+      return "'" + id + "', a module-level name with no value at conversion (a kernel's own body reads such a name "
+             "at launch, as a constexpr parameter)";
+    return "'" + id + "' of the enclosing function";
+  };
   if (fn.info.kind == VKind::Function && fn.info.ref.rfind("<lambda", 0) == 0) {
     const Node* def = lambda_as_def(fn.self->node);
     if (auto* cap = first_capture(module(), def)) {
       unsupported(cap, "lambda capture",
-                  "this lambda uses '" + std::string(cap->str("id")) + "' of the enclosing function; lambdas that "
-                  "capture variables are not supported (Triton jit functions have no closures)");
+                  "this lambda uses " + captured(cap) + "; lambdas that capture variables are not supported "
+                  "(Triton jit functions have no closures)");
       return {};
     }
     return call_helper(e, def);
@@ -557,8 +569,8 @@ LVal Lowerer::eval_call(const Node* e) {
     const Node* def = fn.self->node;
     if (auto* cap = first_capture(module(), def)) {
       unsupported(cap, "closure",
-                  "nested function '" + std::string(def->str("name")) + "' uses '" + std::string(cap->str("id")) +
-                      "' of the enclosing function; closures are not supported (Triton jit functions have none): "
+                  "nested function '" + std::string(def->str("name")) + "' uses " + captured(cap) +
+                      "; closures are not supported (Triton jit functions have none): "
                       "pass it as an argument");
       return {};
     }
