@@ -118,7 +118,9 @@ ConvertResult convert_source(std::string_view bytes, std::string_view filename, 
     if (spliced_from > 0) remap_spliced(r.diags, splice, spliced_from);
     for (auto& d : r.diags.items)  // an imported name whose definition was not copied: say why
       for (auto& [name, why] : splice.skipped)
-        if (d.message.rfind("name '" + name + "' is not defined in tile code", 0) == 0) d.message += "; " + why;
+        if (d.message.rfind("name '" + name + "' is not defined in tile code", 0) == 0 ||
+            d.message.rfind("'" + name + "' is imported from another module", 0) == 0)
+          d.message += "; " + why;
     r.rendered = r.diags.render_all(filename, r.source_text);
     if (!r.ok) r.code.clear();
     return r;

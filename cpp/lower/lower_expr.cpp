@@ -262,27 +262,32 @@ LVal Lowerer::eval_name(const Node* e) {
     return {};
   }
   if (auto imp = mi.imported_values.find(id); imp != mi.imported_values.end()) {
-    // A kernel's own reads of it as a value are constants read at launch (parameters by now).
-    bool binds = false;  // the kernel assigns the name too: a local of its own (Python's scoping)
-    if (spec_.is_kernel && spec_.def)
+    // A kernel's own reads of it as a value are constants read at launch (parameters by now). Called or an
+    // attribute's base, it is a function, class or module whose definition was not copied in
+    // (driver/splice.h): "not defined" below, with the driver's reason.
+    bool binds = false, as_value = true;
+    if (spec_.def)
       for (auto* st : sema::nodes_of(spec_.def, "body"))
         sema::walk(st, [&](const Node* n) {
-          binds = binds || (n->is("Name") && n->str("id") == id && n->child("ctx") && !n->child("ctx")->is("Load"));
-          return !binds && !(n->is("FunctionDef") || n->is("Lambda"));
+          binds = binds || (spec_.is_kernel && n->is("Name") && n->str("id") == id && n->child("ctx") &&
+                            !n->child("ctx")->is("Load"));
+          as_value = as_value && !((n->is("Call") && n->child("func") == e) ||
+                                   (n->is("Attribute") && n->child("value") == e));
+          return true;
         });
     std::string what = "'" + id + "' is imported from another module (" + imp->second + "); ";
-    if (binds)
+    if (binds) {
       error(e, what + "this kernel assigns '" + id + "' too, which makes it the kernel's own (Python's scoping), "
                       "and it is read here before it has a value");
-    else if (spec_.is_kernel)
-      error(e, what + "a kernel reads an imported value at launch, as a constexpr parameter, but does not call "
-                      "an imported name or take its attributes: tile code calls the functions of its own file");
-    else
+      return {};
+    }
+    if (as_value && !spec_.is_kernel) {
       error(e, what + "a kernel's body reads such a name at launch, as a constexpr parameter, but " +
                    (!spec_.def ? std::string("a nested function or lambda")
                                : "helper '" + std::string(spec_.def->str("name")) + "'") +
                    " cannot: pass it as an argument");
-    return {};
+      return {};
+    }
   }
   if (mi.assigned_more_than_once.count(id)) {
     error(e, "module global '" + id + "' is assigned more than once, so its value is not a compile-time constant");
