@@ -421,3 +421,47 @@ def test_view_chosen_in_constexpr_branches(tmp_path, gen, trans):
     compile_launch(gpu.launch_seg_rowsum, (3, 4, 1), a, out, starts, trans, 16, 16)
     interp.run(dev(a), out, dev(starts), trans, 16, 16)
     assert_close(out, rows.sum(1), relaxed=True, msg=f"seed={seed}")
+
+
+DECODE_SOFTMAX = '''
+import cuda.tile as ct
+import torch
+
+ConstInt = ct.Constant[int]
+
+
+@ct.kernel
+def scores(K, Q, P, BLOCK_N: ConstInt, BLOCK_H: ConstInt, D: ConstInt):
+    # flashinfer's paged decode (TileGym fmha_decode_bsr.py): K x Q^T, the max over the keys, and
+    # the scores less that max, broadcast back as a row
+    k = ct.load(K, index=(ct.bid(0), 0), shape=(BLOCK_N, D), padding_mode=ct.PaddingMode.ZERO)
+    q = ct.load(Q, index=(0, 0), shape=(BLOCK_H, D), padding_mode=ct.PaddingMode.ZERO)
+    qk = ct.mma(k, ct.transpose(q), ct.zeros((BLOCK_N, BLOCK_H), dtype=ct.float32))
+    m = ct.max(qk, axis=0)
+    ct.store(P, index=(ct.bid(0), 0), tile=ct.exp2(qk - ct.reshape(m, (1, BLOCK_H))))
+
+
+def run(k, q, p, block_n, block_h):
+    ct.launch(None, (ct.cdiv(k.shape[0], block_n), 1, 1), scores, (k, q, p, block_n, block_h, k.shape[1]))
+'''
+
+
+def test_a_vector_made_a_row_is_an_expand_dims(tmp_path, gen):
+    # tl.reshape(m, [1, N]) of a column reduction of a tcgen05 accumulator took, on sm_100a, a layout with
+    # all N x BLOCK_N scores in every thread (Triton 3.6): flashinfer's paged decode kernel, whose online
+    # softmax carries that layout through its loop, sat in LLVM for minutes (this small kernel does not,
+    # so its compiles check only the dot each target takes). m[None, :] keeps m's layout (BENCHMARKS.md, s37).
+    seed, g = gen
+    interp, gpu, code = _modules(DECODE_SOFTMAX, tmp_path, "decode_scores")
+    assert "m[None, :]" in code and "tl.reshape(m" not in code, code
+    n, h, d = 300, 16, 64  # 300 keys: not a multiple of the 128-key tile
+    k = (torch.randn(n, d, generator=g) / 4).half()
+    q = (torch.randn(h, d, generator=g) / 4).half()
+    p = dev(poison(torch.empty(n, h, dtype=torch.float32)))
+    for arch in (90, 100):  # tcgen05 on sm_100a, wgmma on sm_90a
+        ttgir = compile_launch(gpu.launch_scores, (3, 1, 1), k, q, p, 128, 16, d, arch=arch, last_stage="ttgir")["ttgir"]
+        assert ("tc_gen5_mma" if arch == 100 else "warp_group_dot") in ttgir
+    interp.run(dev(k), dev(q), p, 128, 16)
+    qk = k.float() @ q.float().T
+    ref = torch.cat([torch.exp2(b - b.max(dim=0, keepdim=True).values) for b in qk.split(128)])
+    assert_close(p, ref, msg=f"seed={seed}")

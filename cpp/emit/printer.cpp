@@ -74,6 +74,15 @@ void layout_into(std::string& out, const std::string& prefix, const TExprPtr& va
     out += pad + ")" + suffix + "\n";
     return;
   }
+  if ((int)flat.size() > opts.max_line && value->kind == TExpr::Kind::Subscript &&
+      value->args[0]->kind == TExpr::Kind::Call) {
+    // a long call indexed (`tl.load(...)[:, None]`): break the call, the index follows its parenthesis
+    std::string whole = print(value), base = print(value->args[0]);
+    if (whole.compare(0, base.size(), base) == 0) {
+      layout_into(out, prefix, value->args[0], whole.substr(base.size()) + suffix, indent, opts);
+      return;
+    }
+  }
   if ((int)flat.size() <= opts.max_line || value->kind != TExpr::Kind::Call) {
     out += flat;
     out += '\n';

@@ -29,6 +29,14 @@ LVal make_none(TExprPtr stmt_expr);
 sema::Shape shape_of(const LVal& v);
 /// A tile shape as Triton's list of extents (`[TM, 64]`).
 TExprPtr shape_list(const sema::Shape& s);
+/// `e`, a tile of shape `from`, as shape `to` (row-major, the same element count): a vector made a row
+/// or column, `e[None, :]` / `e[:, None]` (tl.expand_dims: the result keeps the parent's layout), else
+/// tl.reshape (which Triton folds with the tl.reshape of a store's squeeze, access_plan.h; an
+/// expand_dims it does not). Why: Triton 3.6 on sm_100a gave `tl.reshape(m, [1, N])` of a row reduction
+/// of a tcgen05 accumulator a layout holding every element in every thread, and the tile broadcast
+/// against it then held 2048 fp32 values per thread: flashinfer's paged decode kernel sat in LLVM for
+/// minutes and sm_90a spilled (cutile2triton BENCHMARKS.md, s37).
+TExprPtr reshaped(TExprPtr e, const sema::Shape& from, const sema::Shape& to);
 /// `v` (a number, scalar or tile) as a tile of exactly `want` (cuTile's
 /// broadcast_to: leading unit axes, then extents): a Python number becomes
 /// tl.full of `elem`, a lower-rank tile gets None axes first (Triton's

@@ -219,7 +219,7 @@ LVal reshape(OpCall& c) {
   for (size_t k = 0; same && k < out.size(); ++k) same = out[k].same(x.info.shape[k]);
   if (same) return x;
   // Row-major reshape, as cuTile's (can_reorder stays False).
-  return keep_bool(ops::make_value(tl_call("reshape", {x.expr, ops::shape_list(out)}), out, x.info.dtype, x.info.sign), x);
+  return keep_bool(ops::make_value(ops::reshaped(x.expr, x.info.shape, out), out, x.info.dtype, x.info.sign), x);
 }
 
 LVal transpose(OpCall& c) {
@@ -502,7 +502,7 @@ void register_shape_ops(Registry& r) {
     if (x.info.shape.size() < s->size()) {
       sema::Shape padded(s->size() - x.info.shape.size(), sema::Dim::known(1));
       padded.insert(padded.end(), x.info.shape.begin(), x.info.shape.end());
-      src = tl_call("reshape", {src, ops::shape_list(padded)});
+      src = ops::reshaped(src, x.info.shape, padded);
     }
     return keep_bool(ops::make_value(tl_call("broadcast_to", {src, ops::shape_list(*s)}), *s, x.info.dtype, x.info.sign), x);
   }, "tl.broadcast_to(x, shape) (leading size-1 axes added first for a lower-rank tile)");
@@ -545,6 +545,26 @@ TExprPtr shape_list(const sema::Shape& s) {
   std::vector<TExprPtr> dims;
   for (auto& d : s) dims.push_back(Lowerer::dim_to_expr(d));
   return list(dims);
+}
+
+TExprPtr reshaped(TExprPtr e, const sema::Shape& from, const sema::Shape& to) {
+  std::vector<TExprPtr> ix;
+  size_t j = 0;
+  // Only a vector made a row or column (the broadcast idiom): higher-rank expansions mostly feed stores,
+  // whose squeeze (tl.reshape) Triton folds into a tl.reshape but not into an expand_dims.
+  bool inserts = !from.unknown_rank && !to.unknown_rank && from.size() == 1 && to.size() == 2;
+  for (size_t k = 0; inserts && k < to.size(); ++k) {
+    if (j < from.size() && to[k].same(from[j])) {
+      ix.push_back(full_slice());
+      ++j;
+    } else if (to[k].value == 1) {
+      ix.push_back(lit("None"));
+    } else {
+      inserts = false;
+    }
+  }
+  if (inserts && j == from.size()) return subscript(std::move(e), std::move(ix));
+  return tl_call("reshape", {std::move(e), shape_list(to)});
 }
 
 TExprPtr broadcast_value(Lowerer& L, const LVal& v, const sema::Shape& want, const sema::DType& elem) {

@@ -49,6 +49,16 @@ TEST(Printer, LongCallsBreakOneArgumentPerLine) {
   while (std::getline(lines, line)) EXPECT_LE(line.size(), 100u) << line;
 }
 
+TEST(Printer, LongIndexedCallsBreakTheCall) {
+  // `tl.load(...)[:, None]` (a loaded vector made a column): the call breaks, its index follows the parenthesis.
+  std::vector<TExprPtr> args;
+  for (int i = 0; i < 12; ++i) args.push_back(name("argument_number_" + std::to_string(i)));
+  TStmt s = TStmt::assign(name("r"), subscript(tl_call("load", args), {full_slice(), lit("None")}));
+  std::string out = print_stmts({s}, 4);
+  EXPECT_EQ(out.substr(0, 18), "    r = tl.load(\n ");
+  EXPECT_NE(out.find("        argument_number_11,\n    )[:, None]\n"), std::string::npos) << out;
+}
+
 TEST(Printer, LongOperatorChainsOneOperandPerLine) {
   // As black lays them out; the chain's operands keep the parentheses their precedence needs.
   auto long_name = [](int i) { return name("a_rather_long_operand_name_number_" + std::to_string(i)); };
