@@ -359,11 +359,112 @@ def test_analyze_says_where_an_imported_constant_comes_from(tmp_path):
 
 
 def test_a_lambda_reading_a_constant_read_at_launch_is_diagnosed():
-    # It said "of the enclosing function", as for a kernel's variable; the name is a module-level one.
+    # It said "of the enclosing function", as for a kernel's variable; the name is a module-level one, which
+    # the kernel reads at launch (its lambdas' reads count).
     src = ENV_GLOBALS.replace("    t = ct.load(", "    f = lambda v: v * SCALE\n    t = ct.load(").replace(
         "tile=t * SCALE + SHIFT", "tile=f(t) + SHIFT")
     with pytest.raises(ConversionFailed) as e:
         convert(src, "lam.py")
-    assert "lam.py:18:23: error: this lambda uses 'SCALE', a module-level name with no value at conversion (a " \
-           "kernel's own body reads such a name at launch, as a constexpr parameter); lambdas that capture " \
-           "variables are not supported" in str(e.value), str(e.value)
+    assert "lam.py:18:23: error: this lambda uses 'SCALE', a constant the kernel reads at launch (a constexpr " \
+           "parameter of it); lambdas that capture variables are not supported" in str(e.value), str(e.value)
+
+
+def _cfg_module(tmp_path, monkeypatch, **values):
+    """A module c2t_cfg_<n> beside the test's files with `values`, importable; its name."""
+    name = f"c2t_cfg_{fresh_seed() % 10**8}"
+    (tmp_path / f"{name}.py").write_text("".join(f"{k} = {v!r}\n" for k, v in values.items()) +
+                                        "def func(x):\n    return x\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return name
+
+
+@pytest.mark.parametrize("rebind", [
+    "from {cfg} import SCALE",                                             # plain
+    "try:\n    from {cfg} import SCALE\nexcept ImportError:\n    pass",    # in a block
+    "from {cfg} import *",                                                 # a star import
+])
+def test_a_literal_rebound_by_a_later_import_is_read_at_launch(tmp_path, monkeypatch, rebind):
+    # SCALE = 7.0 then an import of SCALE: Python keeps the imported value; the literal was folded (a wrong
+    # result found by the hostile round).
+    cfg = _cfg_module(tmp_path, monkeypatch, SCALE=2.5)
+    src = IMPORTED.format(tag="unused").replace("from c2t_cfg_unused import BLOCK, SCALE as S\n", "").replace(
+        "from c2t_cfg_unused import Helper\n", f"BLOCK = 16\nSCALE = 7.0\n{rebind.format(cfg=cfg)}\n").replace(
+        "t * S", "t * SCALE")
+    code = convert(src, "rebound_by_import.py")
+    assert "SCALE: tl.constexpr" in code, code
+    mod = load(code, tmp_path, "rebound_by_import")
+    x = dev(torch.randn(37, generator=torch.Generator().manual_seed(fresh_seed())))
+    torch.testing.assert_close(mod.run(x).cpu(), x.cpu() * 2.5)
+
+
+def test_a_function_rebound_by_a_later_import_is_diagnosed(tmp_path, monkeypatch):
+    cfg = _cfg_module(tmp_path, monkeypatch)
+    src = IMPORTED.format(tag="unused").replace("from c2t_cfg_unused import BLOCK, SCALE as S\n", "BLOCK = 16\n").replace(
+        "from c2t_cfg_unused import Helper\n", f"def func(t):\n    return t * 2.0\n\nfrom {cfg} import func\n").replace(
+        "t * S", "func(t)")
+    with pytest.raises(ConversionFailed) as e:
+        convert(src, "rebound_func.py")
+    assert "error: function 'func' is rebound by the import at line 8, so Python calls the imported one" in \
+        str(e.value), str(e.value)
+
+
+def test_a_factory_may_import_the_values_its_kernel_reads(tmp_path, monkeypatch):
+    cfg = _cfg_module(tmp_path, monkeypatch, NEG=-1.5)
+    src = f"""
+import functools
+
+import cuda.tile as ct
+import torch
+
+
+@functools.lru_cache(maxsize=None)
+def make_kernel(tile: int):
+    from {cfg} import NEG
+
+    @ct.kernel
+    def shift(x, y):
+        pid = ct.bid(0)
+        t = ct.load(x, index=(pid,), shape=(tile,), padding_mode=ct.PaddingMode.ZERO)
+        ct.store(y, index=(pid,), tile=t + NEG)
+    return shift
+
+
+def run(x, tile):
+    y = torch.empty_like(x)
+    ct.launch(None, (ct.cdiv(x.shape[0], tile),), make_kernel(tile), (x, y))
+    return y
+"""
+    mod = load(convert(src, "factory_import.py"), tmp_path, "factory_import")
+    x = dev(torch.randn(45, generator=torch.Generator().manual_seed(fresh_seed())))
+    torch.testing.assert_close(mod.run(x, 16).cpu(), x.cpu() - 1.5)
+
+
+@pytest.mark.parametrize("use, message", [
+    # a ct.reduce combine lambda: it said "of the enclosing function" or "read before this kernel assigns it"
+    ("ct.reshape(ct.reduce(t, 0, lambda a, b: a + b * S, identity=0.0), (1,))",
+     "the reduce combine function captures 'S', a constant the kernel reads at launch (a constexpr parameter of "
+     "it), which is not a runtime scalar"),
+    # `import cfg` and a star import: where the name would come from
+    ("t * cfg_mod.X", "name 'cfg_mod' is not defined in tile code (not a local, parameter, module constant or "
+                      "function); 'cfg_mod' is a module the file imports, and tile code reads attributes of "
+                      "cuda.tile, math, numpy and torch only: import the value itself (`from os import NAME`)"),
+    ("t * Z", "the star import from 'os' at line 5 may bind it, but which names it binds is known only when "
+              "the module runs: import the name itself"),
+])
+def test_launch_time_names_tile_code_cannot_read_are_diagnosed_with_their_origin(use, message):
+    src = IMPORTED.format(tag="x").replace("import torch\n", "import torch\nimport os as cfg_mod\nfrom os import *\n",
+                                           1).replace("tile=t * S)", f"tile={use})")
+    with pytest.raises(ConversionFailed) as e:
+        convert(src, "origin.py")
+    assert message in str(e.value), str(e.value)
+
+
+def test_a_kernel_option_with_no_value_at_conversion_is_said_to_be_left_out(tmp_path):
+    # It was dropped silently; options only change speed, so a warning, and the kernel converts.
+    src = ENV_GLOBALS.replace("@ct.kernel\n", "OCC = int(os.environ.get('C2T_TEST_OCC', '2'))\n\n\n@ct.kernel(occupancy=OCC)\n")
+    (tmp_path / "opt.py").write_text(src)
+    r = subprocess.run([sys.executable, "-m", "cutile2triton", "convert", "opt.py", "-o", "opt_t.py"],
+                       capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0 and (tmp_path / "opt_t.py").exists(), r.stderr
+    assert "opt.py:18:22: warning: kernel option occupancy has no value at conversion, so cutile2triton does not " \
+           "apply it (it applies options given as literals or module constants)" in r.stderr, r.stderr

@@ -206,6 +206,16 @@ bool Lowerer::check_fp4_use(const Node* e) {
   return false;
 }
 
+std::string Lowerer::captured_name_words(const std::string& id) const {
+  if (const sema::KernelInfo* k = spec_.is_kernel ? module().kernel_by_def(spec_.def) : nullptr)
+    for (auto* n : k->launch_constants)
+      if (n->str("id") == id) return "'" + id + "', a constant the kernel reads at launch (a constexpr parameter of it)";
+  if (module().runtime_globals.count(id) || module().imported_values.count(id))
+    return "'" + id + "', a module-level name with no value at conversion (a kernel's own body reads such a name "
+           "at launch, as a constexpr parameter)";
+  return "'" + id + "' of the enclosing function";
+}
+
 LVal Lowerer::eval_name(const Node* e) {
   std::string id(e->str("id"));
   auto it = env_.find(id);
@@ -237,6 +247,11 @@ LVal Lowerer::eval_name(const Node* e) {
     v.info.ref = "operator." + op->second;
     return v;
   }
+  if (auto r = mi.rebound_by_import.find(id); r != mi.rebound_by_import.end()) {
+    error(e, "function '" + id + "' is rebound by the import at line " + std::to_string(r->second) +
+                 ", so Python calls the imported one, which is not in this file");
+    return {};
+  }
   auto f = mi.functions.find(id);
   if (f != mi.functions.end()) {
     v.info.kind = VKind::Function;
@@ -248,23 +263,12 @@ LVal Lowerer::eval_name(const Node* e) {
     v.info.ref = id;
     return v;
   }
-  if (mi.runtime_globals.count(id)) {  // read by a kernel's own body, it would be a constant at launch
-    if (spec_.is_kernel) {  // the kernel binds it too (else it would be a constant read at launch): a local
-      error(e, "'" + id + "' is read here before this kernel assigns it: the kernel's own '" + id +
-                   "' hides the module-level one (Python's scoping), so it has no value yet");
-      return {};
-    }
-    error(e, "module global '" + id + "' has no value at conversion (the module computes it when it runs); a "
-             "kernel's body reads such a name at launch, as a constexpr parameter, but " +
-             (spec_.is_kernel || !spec_.def ? std::string("a nested function or lambda")
-                                             : "helper '" + std::string(spec_.def->str("name")) + "'") +
-             " cannot: pass it as an argument");
-    return {};
-  }
-  if (auto imp = mi.imported_values.find(id); imp != mi.imported_values.end()) {
-    // A kernel's own reads of it as a value are constants read at launch (parameters by now). Called or an
-    // attribute's base, it is a function, class or module whose definition was not copied in
-    // (driver/splice.h): "not defined" below, with the driver's reason.
+  auto imp = mi.imported_values.find(id);
+  if (mi.runtime_globals.count(id) || imp != mi.imported_values.end()) {
+    // A kernel's own reads of such a name as a value (its lambdas' too) are constants read at launch,
+    // parameters by now (sema KernelInfo::launch_constants). Left: a read before the kernel assigns the
+    // name, reads by helpers and nested defs, and imported names called or taken attributes of: functions,
+    // classes or modules whose definitions were not copied in (driver/splice.h), "not defined" below.
     bool binds = false, as_value = true;
     if (spec_.def)
       for (auto* st : sema::nodes_of(spec_.def, "body"))
@@ -275,16 +279,18 @@ LVal Lowerer::eval_name(const Node* e) {
                                    (n->is("Attribute") && n->child("value") == e));
           return true;
         });
-    std::string what = "'" + id + "' is imported from another module (" + imp->second + "); ";
+    std::string what = imp != mi.imported_values.end()
+                           ? "'" + id + "' is imported from another module (" + imp->second + ")"
+                           : "module global '" + id + "' has no value at conversion (the module computes it when it runs)";
     if (binds) {
-      error(e, what + "this kernel assigns '" + id + "' too, which makes it the kernel's own (Python's scoping), "
-                      "and it is read here before it has a value");
+      error(e, "'" + id + "' is read here before this kernel assigns it: the kernel's own '" + id +
+                   "' hides the module-level one (Python's scoping), so it has no value yet");
       return {};
     }
-    if (as_value && !spec_.is_kernel) {
-      error(e, what + "a kernel's body reads such a name at launch, as a constexpr parameter, but " +
-                   (!spec_.def ? std::string("a nested function or lambda")
-                               : "helper '" + std::string(spec_.def->str("name")) + "'") +
+    if (as_value || imp == mi.imported_values.end()) {
+      error(e, what + "; a kernel's body reads such a name at launch, as a constexpr parameter, but " +
+                   (spec_.is_kernel || !spec_.def ? std::string("a nested function")
+                                                  : "helper '" + std::string(spec_.def->str("name")) + "'") +
                    " cannot: pass it as an argument");
       return {};
     }
@@ -297,7 +303,16 @@ LVal Lowerer::eval_name(const Node* e) {
     failed_ = true;
     return {};
   }
-  error(e, "name '" + id + "' is not defined in tile code (not a local, parameter, module constant or function)");
+  std::string why;
+  if (auto m = mi.imported_modules.find(id); m != mi.imported_modules.end())
+    why = "; '" + id + "' is a module the file imports, and tile code reads attributes of cuda.tile, math, numpy "
+          "and torch only: import the value itself (`from " + m->second + " import NAME`), which a kernel reads "
+          "at launch";
+  else if (!mi.star_imports.empty())
+    why = "; the star import from '" + mi.star_imports.front().first + "' at line " +
+          std::to_string(mi.star_imports.front().second) +
+          " may bind it, but which names it binds is known only when the module runs: import the name itself";
+  error(e, "name '" + id + "' is not defined in tile code (not a local, parameter, module constant or function)" + why);
   return {};
 }
 
@@ -546,23 +561,11 @@ LVal Lowerer::eval_call(const Node* e) {
     }
     return lower_op(*entry, fn.info.ref, e, fn.self.get());
   }
-  // What a lambda or nested def reads of the enclosing function: a variable, or a constant the kernel reads
-  // at launch (its constexpr parameter: sema KernelInfo::launch_constants).
-  auto captured = [&](const Node* cap) {
-    std::string id(cap->str("id"));
-    if (const sema::KernelInfo* k = spec_.is_kernel ? module().kernel_by_def(spec_.def) : nullptr)
-      for (auto* n : k->launch_constants)
-        if (n->str("id") == id) return "'" + id + "', a constant the kernel reads at launch (a parameter of it)";
-    if (module().runtime_globals.count(id) || module().imported_values.count(id))
-      return "'" + id + "', a module-level name with no value at conversion (a kernel's own body reads such a name "
-             "at launch, as a constexpr parameter)";
-    return "'" + id + "' of the enclosing function";
-  };
   if (fn.info.kind == VKind::Function && fn.info.ref.rfind("<lambda", 0) == 0) {
     const Node* def = lambda_as_def(fn.self->node);
     if (auto* cap = first_capture(module(), def)) {
       unsupported(cap, "lambda capture",
-                  "this lambda uses " + captured(cap) + "; lambdas that capture variables are not supported "
+                  "this lambda uses " + captured_name_words(std::string(cap->str("id"))) + "; lambdas that capture variables are not supported "
                   "(Triton jit functions have no closures)");
       return {};
     }
@@ -574,7 +577,7 @@ LVal Lowerer::eval_call(const Node* e) {
     const Node* def = fn.self->node;
     if (auto* cap = first_capture(module(), def)) {
       unsupported(cap, "closure",
-                  "nested function '" + std::string(def->str("name")) + "' uses " + captured(cap) +
+                  "nested function '" + std::string(def->str("name")) + "' uses " + captured_name_words(std::string(cap->str("id"))) +
                       "; closures are not supported (Triton jit functions have none): "
                       "pass it as an argument");
       return {};

@@ -181,6 +181,9 @@ class Lowerer {
   /// argument equal to 1 into a constexpr, so `.to()` on it fails: use tl.cast).
   bool is_scalar_param(const TExprPtr& e) const { return is_name(e) && scalar_params_.count(e->text) > 0; }
   const std::string& function_name() const { return spec_.emitted_name; }
+  /// `id`, which a lambda or nested def of this function reads from outside it, in words for a
+  /// diagnostic: "'x' of the enclosing function", or what module-level name or kernel constant it is.
+  std::string captured_name_words(const std::string& id) const;
 
   /// A readable base name for temporaries of the expression being lowered
   /// (the assignment target when there is one), or `dflt`.

@@ -116,6 +116,13 @@ LoweredModule ModuleLowering::run() {
                             "blocks per SM");
         continue;
       }
+      if ((opt == "occupancy" || opt == "num_worker_warps") && !mi_.fold(node)) {
+        // A name read at launch (an import, a value computed at run time): said, not dropped silently.
+        diags_.warning(node->lineno, node->col_offset,
+                       "kernel option " + opt + " has no value at conversion, so cutile2triton does not apply it "
+                       "(it applies options given as literals or module constants)");
+        continue;
+      }
       rep.notes.push_back("kernel option " + opt + " has no direct Triton equivalent and is not applied");
     }
     lk.info = &k;

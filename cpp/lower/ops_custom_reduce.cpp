@@ -141,7 +141,7 @@ std::optional<Combine> combine_def(OpCall& c, const std::string& what, size_t n)
       if (!v.ok()) return std::nullopt;
       if (v.info.kind != sema::VKind::Scalar) {
         c.L.unsupported(cap, what + " capture",
-                        "the " + what + " combine function captures '" + id + "' of the enclosing function, which "
+                        "the " + what + " combine function captures " + c.L.captured_name_words(id) + ", which "
                         "is not a runtime scalar; only runtime scalars can be captured (they become extra operands "
                         "of the Triton " + what + ")");
         return std::nullopt;
@@ -157,8 +157,8 @@ std::optional<Combine> combine_def(OpCall& c, const std::string& what, size_t n)
     if (!check_arity(c, def, n, what) || !check_body(c, def, what)) return std::nullopt;
     if (auto* cap = first_capture(c.L.module(), def)) {
       c.L.unsupported(cap, what + " capture",
-                      "the nested " + what + " combine function '" + std::string(def->str("name")) + "' reads '" +
-                          std::string(cap->str("id")) + "' of the enclosing function; write it as a lambda (lambdas "
+                      "the nested " + what + " combine function '" + std::string(def->str("name")) + "' reads " +
+                          c.L.captured_name_words(std::string(cap->str("id"))) + "; write it as a lambda (lambdas "
                           "may capture runtime scalars) or pass the value in the tiles");
       return std::nullopt;
     }

@@ -301,17 +301,34 @@ std::set<std::string> kernel_own_names(const Node* k) {
   return own;
 }
 
-// The Name loads of kernel `k`'s own body (not of nested defs or lambdas, which the lowerer checks
-// for captures itself) of names it does not bind, in source order.
+// The Name loads of kernel `k`'s own body, and of the lambdas in it (not of nested defs, which the lowerer
+// checks for captures itself), of names they do not bind, in source order. A lambda's reads count: a
+// ct.reduce / ct.scan combine lambda may read the kernel's values, and a plain lambda reading one is
+// diagnosed as a capture of a kernel parameter.
 std::vector<const Node*> body_reads(const Node* k, const std::set<std::string>& own) {
   std::vector<const Node*> out;
-  for (auto* st : nodes_of(k, "body"))
-    walk(st, [&](const Node* n) {
-      if (n->is("FunctionDef") || n->is("AsyncFunctionDef") || n->is("Lambda") || n->is("ClassDef")) return false;
-      if (n->is("Name") && n->child("ctx") && n->child("ctx")->is("Load") && !own.count(std::string(n->str("id"))))
+  std::function<void(const Node*, const std::set<std::string>&)> visit = [&](const Node* root,
+                                                                           const std::set<std::string>& bound) {
+    walk(root, [&](const Node* n) {
+      if (n->is("FunctionDef") || n->is("AsyncFunctionDef") || n->is("ClassDef")) return false;
+      if (n->is("Lambda")) {
+        std::set<std::string> inner = bound;
+        auto* args = n->child("args");
+        for (auto* field : {"posonlyargs", "args", "kwonlyargs"})
+          for (auto* a : nodes_of(args, field)) inner.insert(std::string(a->str("arg")));
+        for (auto* field : {"vararg", "kwarg"})
+          if (auto* a = args ? args->child(field) : nullptr) inner.insert(std::string(a->str("arg")));
+        for (auto* field : {"defaults", "kw_defaults"})
+          for (auto* d : nodes_of(args, field)) visit(d, bound);
+        visit(n->child("body"), inner);
+        return false;
+      }
+      if (n->is("Name") && n->child("ctx") && n->child("ctx")->is("Load") && !bound.count(std::string(n->str("id"))))
         out.push_back(n);
       return true;
     });
+  };
+  for (auto* st : nodes_of(k, "body")) visit(st, own);
   return out;
 }
 
@@ -434,9 +451,13 @@ void factory_kernels(ModuleInfo& mi, const Node* fn, Diagnostics& diags) {
     for (auto* a : nodes_of(args, field)) bound.insert(std::string(a->str("arg")));
   for (auto* field : {"vararg", "kwarg"})
     if (auto* a = args->child(field)) bound.insert(std::string(a->str("arg")));
+  std::set<std::string> bound_imports;  // `from m import x` in the factory: a value only as a value read
   walk(fn, [&](const Node* n) {
     if (n == fn) return true;
     if (n->is("Name") && n->child("ctx") && !n->child("ctx")->is("Load")) bound.insert(std::string(n->str("id")));
+    if (n->is("ImportFrom"))
+      for (auto* a : nodes_of(n, "names"))
+        if (a->str("name") != "*") bound_imports.insert(std::string(a->str("asname").empty() ? a->str("name") : a->str("asname")));
     if (n->is("FunctionDef") || n->is("AsyncFunctionDef") || n->is("ClassDef")) {
       bound_defs.insert(std::string(n->str("name")));
       return false;
@@ -459,10 +480,12 @@ void factory_kernels(ModuleInfo& mi, const Node* fn, Diagnostics& diags) {
         });
     // The body's reads of the factory's values are constants at launch; of its functions, errors.
     std::set<std::string> seen;
+    std::set<const Node*> not_values = names_not_read_as_values(k);
     for (const Node* n : body_reads(k, own))
       if (std::string id(n->str("id")); id != kname && !captured) {
         if (bound_defs.count(id)) captured = n;
-        else if (bound.count(id) && seen.insert(id).second) k_launch_constants[k].push_back(n);
+        else if ((bound.count(id) || (bound_imports.count(id) && !not_values.count(n))) && seen.insert(id).second)
+          k_launch_constants[k].push_back(n);
       }
     // Same-named kernels nested in different functions (cuTile's own tests define `kernel` in each
     // test) are each converted in place: their launchers are local to their functions. One named like
@@ -667,6 +690,50 @@ ModuleInfo analyze_module(const Node* module, Diagnostics& diags) {
       return true;
     });
   }
+  // Imports bind names too (at any depth of module-level blocks): one after a module-level def or
+  // assignment of the same name rebinds it (Python keeps the last). An import before a def is not
+  // counted: a helper copied in from a sibling module is appended after its import (driver/splice.h).
+  // A star import from a module cutile2triton does not read may rebind any name defined before it.
+  int star_line = 0;
+  std::map<std::string, int> def_line;
+  for (auto* st : body)
+    if (st->is("FunctionDef") || st->is("AsyncFunctionDef") || st->is("ClassDef"))
+      def_line.emplace(std::string(st->str("name")), st->lineno);
+  for (auto* st : body)
+    walk(st, [&](const Node* n) {
+      if (n->is("FunctionDef") || n->is("AsyncFunctionDef") || n->is("ClassDef") || n->is("Lambda")) return false;
+      if (n->is("Import"))
+        for (auto* a : nodes_of(n, "names")) {
+          std::string_view nm = a->str("asname").empty() ? a->str("name") : a->str("asname");
+          std::string bound(nm.substr(0, nm.find('.')));
+          if (!mi.ct_modules.count(bound) && !mi.ct_submodules.count(bound) && !mi.math_modules.count(bound) &&
+              !mi.numpy_modules.count(bound) && !mi.torch_modules.count(bound) && !mi.operator_modules.count(bound) &&
+              !mi.triton_names.count(bound) && bound != "cuda")
+            mi.imported_modules.emplace(bound, a->str("asname").empty() ? bound : std::string(a->str("name")));
+        }
+      if (n->is("ImportFrom") && !is_cutile_package(n->str("module")) && n->str("module") != "cuda")
+        for (auto* a : nodes_of(n, "names")) {
+          if (a->str("name") == "*") {
+            star_line = std::max(star_line, n->lineno);
+            std::string from(n->str("module"));
+            if (from != "math" && from != "operator" && from != "typing" && from != "__future__")
+              mi.star_imports.emplace_back(std::string(import_level(n), '.') + from, n->lineno);
+            continue;
+          }
+          std::string bound(a->str("asname").empty() ? a->str("name") : a->str("asname"));
+          auto d = def_line.find(bound);
+          auto c = mi.constant_stmts.find(bound);
+          if ((d != def_line.end() && d->second < n->lineno) ||
+              (c != mi.constant_stmts.end() && c->second->lineno < n->lineno))
+            bind_count[bound] += 2;
+          if (d != def_line.end() && d->second < n->lineno && mi.functions.count(bound) && !mi.kernel_by_name(bound))
+            mi.rebound_by_import.emplace(bound, n->lineno);
+        }
+      return true;
+    });
+  if (star_line > 0)
+    for (auto& [name, st] : mi.constant_stmts)
+      if (st->lineno < star_line) bind_count[name] += 2;
   // A name rebound at module level is not a constant: cuTile reads the value at
   // compile time, which we cannot know statically.
   for (auto& [name, n] : bind_count) {

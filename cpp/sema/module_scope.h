@@ -72,6 +72,14 @@ struct ModuleInfo {
   /// module runs, so a kernel's body that reads one as a value (not calls it, takes an attribute of it or
   /// annotates with it) reads it at launch (KernelInfo::launch_constants); helpers cannot.
   std::map<std::string, std::string> imported_values;
+  /// Module-level functions an import later in the module rebinds (Python calls the imported one): name ->
+  /// the import's line. Tile code calling one is diagnosed.
+  std::map<std::string, int> rebound_by_import;
+  /// Names `import m [as n]` binds at module level to modules cutile2triton does not read (not cuda.tile,
+  /// math, numpy, torch, operator, triton), and the module-level star imports from such modules (module,
+  /// line): for the diagnostic of a name tile code cannot resolve.
+  std::map<std::string, std::string> imported_modules;  // bound name -> module
+  std::vector<std::pair<std::string, int>> star_imports;
   /// Module-level `class C(Enum)` / `(IntEnum)` with constant members (cuTile's test_enum). Tile code
   /// reads a member as a compile-time value: an IntEnum's as its int, another's as ConstValue::Enum
   /// "C.NAME", equal only to itself; `C(value)` finds the member by its value.
