@@ -46,6 +46,12 @@ def _c2t_more_warps(warps):
 # TFLOPS per call instead of 281; matmul at 16384^3 (13-38 ms) gained 5-22% (cutile2triton's
 # BENCHMARKS.md, "The warps phase on the GPU"). Other choices are launched natively per shape.
 _C2T_TMA_MIN_US = 100.0
+# Descriptors are kept only when they time this fraction faster than the choices so far: on the H200,
+# flashinfer's paged decode kernel (TileGym fmha_decode_bsr.py, batch 64 at 8192 tokens) timed 296.8 us
+# with descriptors against 299.7-305.2 us through pointers in the search, yet the op then ran 463-650 us per
+# call with them against 392-414 us without (cutile2triton's BENCHMARKS.md, s37). Wins that matter are
+# larger (matmul 5-22%, fp8 matmul 13-20%).
+_C2T_TMA_MARGIN = 0.03
 
 
 def _c2t_device_ms(fn):
@@ -290,7 +296,7 @@ def _c2t_exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints
             us, probe = timed(run, True, {**now, **options})
         except Exception:  # e.g. more stages overflow shared memory, a compile fails at those warps: as it was
             return False
-        if us >= m.mean_us:
+        if us >= m.mean_us * (1.0 - (_C2T_TMA_MARGIN if options.get("tma") and not m.tma else 0.0)):
             return False
         if options.get("tma") and not m.tma:  # what the pointer path chose, for launches without descriptors
             m.pointer = now
