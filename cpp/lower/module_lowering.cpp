@@ -116,8 +116,15 @@ LoweredModule ModuleLowering::run() {
                             "blocks per SM");
         continue;
       }
-      if ((opt == "occupancy" || opt == "num_worker_warps") && !mi_.fold(node)) {
-        // A name read at launch (an import, a value computed at run time): said, not dropped silently.
+      bool read_at_launch = false;  // the option names a value only the running module has (an import, ...)
+      sema::walk(node, [&](const Node* n) {
+        std::string id(n->is("Name") ? n->str("id") : "");
+        read_at_launch = read_at_launch || mi_.runtime_globals.count(id) || mi_.imported_values.count(id) ||
+                         (k.factory && k.factory_constants.count(id));
+        return true;
+      });
+      if ((opt == "occupancy" || opt == "num_worker_warps") && read_at_launch) {
+        // Said, not dropped silently (a ct.ByTarget value is a note, as other options Triton does not take).
         diags_.warning(node->lineno, node->col_offset,
                        "kernel option " + opt + " has no value at conversion, so cutile2triton does not apply it "
                        "(it applies options given as literals or module constants)");
