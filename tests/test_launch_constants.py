@@ -468,3 +468,14 @@ def test_a_kernel_option_with_no_value_at_conversion_is_said_to_be_left_out(tmp_
     assert r.returncode == 0 and (tmp_path / "opt_t.py").exists(), r.stderr
     assert "opt.py:18:22: warning: kernel option occupancy has no value at conversion, so cutile2triton does not " \
            "apply it (it applies options given as literals or module constants)" in r.stderr, r.stderr
+
+
+def test_an_imported_annotation_alias_is_diagnosed(tmp_path, monkeypatch):
+    # `T: ConstInt` with ConstInt = ct.Constant[int] in another module: T was silently a runtime scalar.
+    cfg = _cfg_module(tmp_path, monkeypatch, X=1)
+    src = ENV_GLOBALS.replace("import torch\n", f"import torch\nfrom {cfg} import X as ConstInt\n", 1).replace(
+        "def scale_shift(x, y):", "def scale_shift(x, y, T: ConstInt):")
+    with pytest.raises(ConversionFailed) as e:
+        convert(src, "ann.py")
+    assert f"ann.py:17:26: error: the annotation of parameter 'T' is imported from another module ({cfg}.X), so " \
+           "whether it is ct.Constant is not known at conversion" in str(e.value), str(e.value)

@@ -714,10 +714,11 @@ ModuleInfo analyze_module(const Node* module, Diagnostics& diags) {
       if (n->is("ImportFrom") && !is_cutile_package(n->str("module")) && n->str("module") != "cuda")
         for (auto* a : nodes_of(n, "names")) {
           if (a->str("name") == "*") {
-            star_line = std::max(star_line, n->lineno);
             std::string from(n->str("module"));
-            if (from != "math" && from != "operator" && from != "typing" && from != "__future__")
+            if (from != "math" && from != "operator" && from != "typing" && from != "__future__") {
+              star_line = std::max(star_line, n->lineno);
               mi.star_imports.emplace_back(std::string(import_level(n), '.') + from, n->lineno);
+            }
             continue;
           }
           std::string bound(a->str("asname").empty() ? a->str("name") : a->str("asname"));

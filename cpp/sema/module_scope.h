@@ -65,7 +65,8 @@ struct ModuleInfo {
   std::set<std::string> assigned_more_than_once;  // module names bound by several statements (not constants)
   /// Module-level names bound by assignments (anywhere at module level: in `if`/`try` blocks too) to
   /// values with no compile-time value here: not constants, aliases, functions, classes, kernels or
-  /// imports. A kernel reads them at launch (KernelInfo::launch_constants); a helper cannot.
+  /// modules (a name also bound by `from M import` is one). A kernel reads them at launch
+  /// (KernelInfo::launch_constants); a helper cannot.
   std::set<std::string> runtime_globals;
   /// Module-level names bound by `from M import name [as alias]` to something cutile2triton does not know
   /// (not cuda.tile, operator or triton names): alias -> "M.name". Whatever they are is known only when the

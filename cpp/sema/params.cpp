@@ -533,6 +533,16 @@ std::vector<ParamKind> classify_kernel_params(const ModuleInfo& mi, const Kernel
       }
       auto q = mi.cutile_name(p.annotation);
       if (q && *q == "IndexedWithInt64") p.int64_index = true;
+      // An alias imported from another module (`from mytypes import ConstInt`) may be ct.Constant[int], which
+      // only the running module knows; read as a plain annotation it would make a runtime scalar silently.
+      if (auto imp = p.annotation->is("Name") ? mi.imported_values.find(std::string(p.annotation->str("id")))
+                                              : mi.imported_values.end();
+          imp != mi.imported_values.end() && imp->second.rfind("typing.", 0) != 0 &&
+          imp->second.rfind("typing_extensions.", 0) != 0)
+        diags.error(p.annotation->lineno, p.annotation->col_offset,
+                    "the annotation of parameter '" + p.name + "' is imported from another module (" + imp->second +
+                        "), so whether it is ct.Constant is not known at conversion; annotate with ct.Constant[...] "
+                        "here or define the alias in this file");
       if (p.annotation->is("Name")) {
         auto id = p.annotation->str("id");
         if (id == "int" || id == "float" || id == "bool") p.scalar_annotation = std::string(id);
