@@ -269,16 +269,8 @@ LVal Lowerer::eval_name(const Node* e) {
     // parameters by now (sema KernelInfo::launch_constants). Left: a read before the kernel assigns the
     // name, reads by helpers and nested defs, and imported names called or taken attributes of: functions,
     // classes or modules whose definitions were not copied in (driver/splice.h), "not defined" below.
-    bool binds = false, as_value = true;
-    if (spec_.def)
-      for (auto* st : sema::nodes_of(spec_.def, "body"))
-        sema::walk(st, [&](const Node* n) {
-          binds = binds || (spec_.is_kernel && n->is("Name") && n->str("id") == id && n->child("ctx") &&
-                            !n->child("ctx")->is("Load"));
-          as_value = as_value && !((n->is("Call") && n->child("func") == e) ||
-                                   (n->is("Attribute") && n->child("value") == e));
-          return true;
-        });
+    bool binds = spec_.is_kernel && spec_.def && sema::kernel_own_names(spec_.def).count(id);
+    bool as_value = !spec_.def || !sema::names_not_read_as_values(spec_.def).count(e);
     std::string what = imp != mi.imported_values.end()
                            ? "'" + id + "' is imported from another module (" + imp->second + ")"
                            : "module global '" + id + "' has no value at conversion (the module computes it when it runs)";

@@ -283,15 +283,21 @@ void inline_kernels(ModuleInfo& mi, const std::vector<const Node*>& body, Diagno
   }
 }
 
-// The names a kernel binds itself: parameters, assignment targets, nested defs; a read of one in
-// its body is no read of an enclosing scope's name.
-std::set<std::string> kernel_own_names(const Node* k) {
-  std::set<std::string> own;
-  auto* kargs = k->child("args");
+// The parameter names a def's or lambda's `args` node binds.
+std::set<std::string> param_names(const Node* args) {
+  std::set<std::string> out;
+  if (!args) return out;
   for (auto* field : {"posonlyargs", "args", "kwonlyargs"})
-    for (auto* a : nodes_of(kargs, field)) own.insert(std::string(a->str("arg")));
+    for (auto* a : nodes_of(args, field)) out.insert(std::string(a->str("arg")));
   for (auto* field : {"vararg", "kwarg"})
-    if (auto* a = kargs->child(field)) own.insert(std::string(a->str("arg")));
+    if (auto* a = args->child(field)) out.insert(std::string(a->str("arg")));
+  return out;
+}
+
+}  // namespace
+
+std::set<std::string> kernel_own_names(const Node* k) {
+  std::set<std::string> own = param_names(k->child("args"));
   for (auto* st : nodes_of(k, "body"))
     walk(st, [&](const Node* n) {
       if (n->is("Name") && n->child("ctx") && !n->child("ctx")->is("Load")) own.insert(std::string(n->str("id")));
@@ -300,6 +306,24 @@ std::set<std::string> kernel_own_names(const Node* k) {
     });
   return own;
 }
+
+std::set<const Node*> names_not_read_as_values(const Node* f) {
+  std::set<const Node*> out;
+  for (auto* st : nodes_of(f, "body"))
+    walk(st, [&](const Node* n) {
+      if (n->is("Call") && n->child("func") && n->child("func")->is("Name")) out.insert(n->child("func"));
+      if (n->is("Attribute") && n->child("value") && n->child("value")->is("Name")) out.insert(n->child("value"));
+      if (n->is("AnnAssign") && n->child("annotation"))
+        walk(n->child("annotation"), [&](const Node* a) {
+          if (a->is("Name")) out.insert(a);
+          return true;
+        });
+      return true;
+    });
+  return out;
+}
+
+namespace {
 
 // The Name loads of kernel `k`'s own body, and of the lambdas in it (not of nested defs, which the lowerer
 // checks for captures itself), of names they do not bind, in source order. A lambda's reads count: a
@@ -314,10 +338,7 @@ std::vector<const Node*> body_reads(const Node* k, const std::set<std::string>& 
       if (n->is("Lambda")) {
         std::set<std::string> inner = bound;
         auto* args = n->child("args");
-        for (auto* field : {"posonlyargs", "args", "kwonlyargs"})
-          for (auto* a : nodes_of(args, field)) inner.insert(std::string(a->str("arg")));
-        for (auto* field : {"vararg", "kwarg"})
-          if (auto* a = args ? args->child(field) : nullptr) inner.insert(std::string(a->str("arg")));
+        inner.merge(param_names(args));
         for (auto* field : {"defaults", "kw_defaults"})
           for (auto* d : nodes_of(args, field)) visit(d, bound);
         visit(n->child("body"), inner);
@@ -332,63 +353,86 @@ std::vector<const Node*> body_reads(const Node* k, const std::set<std::string>& 
   return out;
 }
 
+// Whether module-level `name` is a module cutile2triton reads (cuda.tile, math, numpy, torch, operator,
+// triton), or something else tile code resolves at conversion: a constant, a cuTile or operator name, a
+// function, enum or kernel.
+bool known_module(const ModuleInfo& mi, const std::string& name) {
+  return mi.ct_modules.count(name) || mi.ct_submodules.count(name) || mi.triton_names.count(name) ||
+         mi.math_modules.count(name) || mi.numpy_modules.count(name) || mi.torch_modules.count(name) ||
+         mi.operator_modules.count(name) || name == "cuda";
+}
+bool known_name(const ModuleInfo& mi, const std::string& name) {
+  return known_module(mi, name) || mi.constants.count(name) || mi.ct_names.count(name) ||
+         mi.functions.count(name) || mi.user_enums.count(name) || mi.kernel_by_name(name) ||
+         mi.operator_names.count(name);
+}
+
+// Module-level imports at any depth of module-level blocks (not inside defs, classes or lambdas), into `mi`:
+// the modules `import m` binds that cutile2triton does not read (imported_modules), every name
+// `from M import name` binds (imported_values; analyze_module drops those known after all), star imports from modules it
+// does not read (star_imports), and the rebindings imports make, into `bind_count` (and
+// rebound_by_import): an import after a module-level def or constant of the same name rebinds it (Python
+// keeps the last); one before a def does not count, since a helper copied in from a sibling module is
+// appended after its import (driver/splice.h); a star import may rebind every constant before it.
+void module_imports(ModuleInfo& mi, const std::vector<const Node*>& body, std::map<std::string, int>& bind_count) {
+  int star_line = 0;
+  std::map<std::string, int> def_line;
+  for (auto* st : body)
+    if (st->is("FunctionDef") || st->is("AsyncFunctionDef") || st->is("ClassDef"))
+      def_line.emplace(std::string(st->str("name")), st->lineno);
+  for (auto* st : body)
+    walk(st, [&](const Node* n) {
+      if (n->is("FunctionDef") || n->is("AsyncFunctionDef") || n->is("ClassDef") || n->is("Lambda")) return false;
+      if (n->is("Import"))
+        for (auto* a : nodes_of(n, "names")) {
+          std::string_view nm = a->str("asname").empty() ? a->str("name") : a->str("asname");
+          std::string bound(nm.substr(0, nm.find('.')));
+          if (!known_module(mi, bound))
+            mi.imported_modules.emplace(bound, a->str("asname").empty() ? bound : std::string(a->str("name")));
+        }
+      if (n->is("ImportFrom") && !is_cutile_package(n->str("module")) && n->str("module") != "cuda")
+        for (auto* a : nodes_of(n, "names")) {
+          std::string from(n->str("module")), where = std::string(import_level(n), '.') + from;
+          if (a->str("name") == "*") {
+            if (from != "math" && from != "operator" && from != "typing" && from != "__future__") {
+              star_line = std::max(star_line, n->lineno);
+              mi.star_imports.emplace_back(where, n->lineno);
+            }
+            continue;
+          }
+          std::string bound(a->str("asname").empty() ? a->str("name") : a->str("asname"));
+          auto d = def_line.find(bound);
+          auto c = mi.constant_stmts.find(bound);
+          bool after_def = d != def_line.end() && d->second < n->lineno;
+          if (after_def || (c != mi.constant_stmts.end() && c->second->lineno < n->lineno)) bind_count[bound] += 2;
+          if (after_def && mi.functions.count(bound) && !mi.kernel_by_name(bound))
+            mi.rebound_by_import.emplace(bound, n->lineno);
+          mi.imported_values[bound] = where + (from.empty() ? "" : ".") + std::string(a->str("name"));
+        }
+      return true;
+    });
+  for (auto& [name, _] : mi.imported_modules) mi.imported_values.erase(name);  // `import m` too: a module
+  if (star_line > 0)
+    for (auto& [name, st] : mi.constant_stmts)
+      if (st->lineno < star_line) bind_count[name] += 2;
+}
+
 // Module-level names bound by assignments (at any depth of module-level `if`/`try`/`for`/`with`
 // blocks, not inside defs, classes, lambdas or comprehensions) that have no compile-time value:
-// ModuleInfo::runtime_globals. Names `from M import ...` binds to what cutile2triton does not know
-// go to `imported_values` (ModuleInfo::imported_values); one also assigned at module level is a
-// runtime global as well.
-std::set<std::string> module_runtime_globals(const ModuleInfo& mi, const std::vector<const Node*>& body,
-                                             std::map<std::string, std::string>& imported_values) {
-  std::set<std::string> stored, modules;
-  auto known = [&](const std::string& name) {
-    return mi.constants.count(name) || mi.ct_names.count(name) || mi.functions.count(name) ||
-           mi.user_enums.count(name) || mi.kernel_by_name(name) || mi.ct_modules.count(name) ||
-           mi.ct_submodules.count(name) || mi.operator_names.count(name) || mi.triton_names.count(name) ||
-           mi.math_modules.count(name) || mi.numpy_modules.count(name) || mi.torch_modules.count(name) ||
-           mi.operator_modules.count(name);
-  };
+// ModuleInfo::runtime_globals. Called after the rebound constants were dropped.
+std::set<std::string> module_runtime_globals(const ModuleInfo& mi, const std::vector<const Node*>& body) {
+  std::set<std::string> stored;
   for (auto* st : body)
     walk(st, [&](const Node* n) {
       if (n->is("FunctionDef") || n->is("AsyncFunctionDef") || n->is("ClassDef") || n->is("Lambda") ||
           n->is("ListComp") || n->is("SetComp") || n->is("DictComp") || n->is("GeneratorExp"))
         return false;
       if (n->is("Name") && n->child("ctx") && n->child("ctx")->is("Store")) stored.insert(std::string(n->str("id")));
-      if (n->is("Import"))
-        for (auto* a : nodes_of(n, "names")) {
-          std::string_view nm = a->str("asname").empty() ? a->str("name") : a->str("asname");
-          modules.insert(std::string(nm.substr(0, nm.find('.'))));
-        }
-      if (n->is("ImportFrom"))
-        for (auto* a : nodes_of(n, "names")) {
-          std::string bound(a->str("asname").empty() ? a->str("name") : a->str("asname"));
-          if (bound != "*" && !known(bound))
-            imported_values[bound] = std::string(import_level(n), '.') + std::string(n->str("module")) +
-                                     (n->str("module").empty() ? "" : ".") + std::string(a->str("name"));
-        }
       return true;
     });
-  for (auto& name : modules) imported_values.erase(name);  // `import m` too: a module
   std::set<std::string> out;
   for (auto& name : stored)
-    if (!known(name) && !modules.count(name)) out.insert(name);
-  return out;
-}
-
-// The Name nodes of kernel `k`'s body that are not read as values: called (`f(x)`), the base of an
-// attribute (`m.X`), or in an annotation. An imported name there is a function, module or type.
-std::set<const Node*> names_not_read_as_values(const Node* k) {
-  std::set<const Node*> out;
-  for (auto* st : nodes_of(k, "body"))
-    walk(st, [&](const Node* n) {
-      if (n->is("Call") && n->child("func") && n->child("func")->is("Name")) out.insert(n->child("func"));
-      if (n->is("Attribute") && n->child("value") && n->child("value")->is("Name")) out.insert(n->child("value"));
-      if (n->is("AnnAssign") && n->child("annotation"))
-        walk(n->child("annotation"), [&](const Node* a) {
-          if (a->is("Name")) out.insert(a);
-          return true;
-        });
-      return true;
-    });
+    if (!known_name(mi, name) && !mi.imported_modules.count(name)) out.insert(name);
   return out;
 }
 
@@ -445,12 +489,7 @@ void factory_kernels(ModuleInfo& mi, const Node* fn, Diagnostics& diags) {
   std::map<const Node*, std::vector<const Node*>> k_launch_constants;
   // Names the factory binds, outside its kernels: values (parameters, assignment targets) and
   // functions or classes (nested defs).
-  std::set<std::string> bound, bound_defs;
-  auto* args = fn->child("args");
-  for (auto* field : {"posonlyargs", "args", "kwonlyargs"})
-    for (auto* a : nodes_of(args, field)) bound.insert(std::string(a->str("arg")));
-  for (auto* field : {"vararg", "kwarg"})
-    if (auto* a = args->child(field)) bound.insert(std::string(a->str("arg")));
+  std::set<std::string> bound = param_names(fn->child("args")), bound_defs;
   std::set<std::string> bound_imports;  // `from m import x` in the factory: a value only as a value read
   walk(fn, [&](const Node* n) {
     if (n == fn) return true;
@@ -690,51 +729,7 @@ ModuleInfo analyze_module(const Node* module, Diagnostics& diags) {
       return true;
     });
   }
-  // Imports bind names too (at any depth of module-level blocks): one after a module-level def or
-  // assignment of the same name rebinds it (Python keeps the last). An import before a def is not
-  // counted: a helper copied in from a sibling module is appended after its import (driver/splice.h).
-  // A star import from a module cutile2triton does not read may rebind any name defined before it.
-  int star_line = 0;
-  std::map<std::string, int> def_line;
-  for (auto* st : body)
-    if (st->is("FunctionDef") || st->is("AsyncFunctionDef") || st->is("ClassDef"))
-      def_line.emplace(std::string(st->str("name")), st->lineno);
-  for (auto* st : body)
-    walk(st, [&](const Node* n) {
-      if (n->is("FunctionDef") || n->is("AsyncFunctionDef") || n->is("ClassDef") || n->is("Lambda")) return false;
-      if (n->is("Import"))
-        for (auto* a : nodes_of(n, "names")) {
-          std::string_view nm = a->str("asname").empty() ? a->str("name") : a->str("asname");
-          std::string bound(nm.substr(0, nm.find('.')));
-          if (!mi.ct_modules.count(bound) && !mi.ct_submodules.count(bound) && !mi.math_modules.count(bound) &&
-              !mi.numpy_modules.count(bound) && !mi.torch_modules.count(bound) && !mi.operator_modules.count(bound) &&
-              !mi.triton_names.count(bound) && bound != "cuda")
-            mi.imported_modules.emplace(bound, a->str("asname").empty() ? bound : std::string(a->str("name")));
-        }
-      if (n->is("ImportFrom") && !is_cutile_package(n->str("module")) && n->str("module") != "cuda")
-        for (auto* a : nodes_of(n, "names")) {
-          if (a->str("name") == "*") {
-            std::string from(n->str("module"));
-            if (from != "math" && from != "operator" && from != "typing" && from != "__future__") {
-              star_line = std::max(star_line, n->lineno);
-              mi.star_imports.emplace_back(std::string(import_level(n), '.') + from, n->lineno);
-            }
-            continue;
-          }
-          std::string bound(a->str("asname").empty() ? a->str("name") : a->str("asname"));
-          auto d = def_line.find(bound);
-          auto c = mi.constant_stmts.find(bound);
-          if ((d != def_line.end() && d->second < n->lineno) ||
-              (c != mi.constant_stmts.end() && c->second->lineno < n->lineno))
-            bind_count[bound] += 2;
-          if (d != def_line.end() && d->second < n->lineno && mi.functions.count(bound) && !mi.kernel_by_name(bound))
-            mi.rebound_by_import.emplace(bound, n->lineno);
-        }
-      return true;
-    });
-  if (star_line > 0)
-    for (auto& [name, st] : mi.constant_stmts)
-      if (st->lineno < star_line) bind_count[name] += 2;
+  module_imports(mi, body, bind_count);
   // A name rebound at module level is not a constant: cuTile reads the value at
   // compile time, which we cannot know statically.
   for (auto& [name, n] : bind_count) {
@@ -746,7 +741,9 @@ ModuleInfo analyze_module(const Node* module, Diagnostics& diags) {
   }
   // What kernels read at launch: module-level values folding cannot compute (a factory's own names,
   // found above, shadow them).
-  mi.runtime_globals = module_runtime_globals(mi, body, mi.imported_values);
+  // Imported names that are known after all (a constant assigned after its import, a function) are not values.
+  std::erase_if(mi.imported_values, [&](const auto& entry) { return known_name(mi, entry.first); });
+  mi.runtime_globals = module_runtime_globals(mi, body);
   for (auto& k : mi.kernels) {
     std::set<std::string> seen;
     for (auto* n : k.launch_constants) seen.insert(std::string(n->str("id")));

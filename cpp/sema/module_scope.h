@@ -107,6 +107,13 @@ struct ModuleInfo {
   static std::vector<std::string_view> enum_members(std::string_view enum_name);
 };
 
+/// The names kernel (or function) `k` binds itself: parameters, assignment targets, nested defs (not their
+/// locals); a read of one in its body is no read of an enclosing scope's name.
+std::set<std::string> kernel_own_names(const Node* k);
+/// The Name nodes of function `f`'s body that are not read as values: called (`f(x)`), the base of an
+/// attribute (`m.X`), or in an annotation. An imported name there is a function, module or type.
+std::set<const Node*> names_not_read_as_values(const Node* f);
+
 /// Analyses a parsed module. Errors (e.g. a kernel that is not a plain
 /// function) go to `diags`.
 ModuleInfo analyze_module(const Node* module, Diagnostics& diags);
