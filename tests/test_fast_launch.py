@@ -125,6 +125,18 @@ def test_accepts_exactly_what_triton_specializes_alike(at, value):
         assert cap == []
 
 
+@pytest.mark.parametrize("value,same", [(0.0, True), (-0.0, False), (0, False), (-1.5, False)])
+def test_a_float_constexpr_matches_only_with_its_sign(value, same):
+    # 0.0 and -0.0 are equal (and so Triton's specializations) but not the same constant: 1 / x differs,
+    # and cuTile compiles them apart (its ConstantConstraint compares a float's bits).
+    base = BASE[:7] + (0.0,) + BASE[8:]
+    launch, plan = fast_launch.plan(fake_compiled(), _spec_of(base), {f"a{i}": v for i, v in enumerate(base)},
+                                    len(base))
+    cap = []
+    assert launch(plan, 1, 1, 1, STREAM, base[:7] + (value,) + base[8:], cap) is same
+    assert len(cap) == int(same)
+
+
 def _expand(args, expand):
     """A converted launcher's arguments as it passes them to the kernel (cpp/host/launcher.cpp):
     expand code r, an array of rank r: itself, extents, strides; 128 + r, rank at most r: extents

@@ -22,6 +22,7 @@ import torch  # noqa: E402  (after c2t_interp set TRITON_INTERPRET)
 import triton  # noqa: E402
 import triton.language  # noqa: E402
 from triton.runtime.errors import OutOfResources  # noqa: E402
+from triton.runtime.jit import compute_cache_key  # noqa: E402
 
 from test_launch_retry import SRC  # noqa: E402  (the same one-kernel module)
 
@@ -121,7 +122,9 @@ class FakeJIT:
             self.jit_launches.append(kwargs.get("num_stages"))
             if self.shared_limit is not None and kwargs.get("num_stages", 3) > self.shared_limit:
                 raise OutOfResources(kwargs.get("num_stages", 3), self.shared_limit, "shared memory")
-            compiled = self.kernel_cache.setdefault(str((spec, options)), self.compiled_type(self))
+            # Triton's cache key, looked up through its memo (device_caches[device][1]) as JITFunction.run does.
+            key = compute_cache_key(self.device_caches[0][1], spec, options)
+            compiled = self.kernel_cache.setdefault(key, self.compiled_type(self))
             g = tuple(grid) + (1,) * (3 - len(grid))
             self.real[g](*bound.values())
             return compiled
@@ -310,3 +313,47 @@ def test_a_choice_that_overflows_is_dropped_and_keys_no_other_kernel(tmp_path, m
     assert k.jit_launches == [4, None], "then reused as untuned"
     with pytest.raises(OutOfResources):
         m._c2t_run_kernel(k, (5,), *args, num_stages=4)
+
+
+MUL_SRC = '''
+import cuda.tile as ct
+import torch
+
+
+@ct.kernel
+def mul_kernel(x, out, F: ct.Constant, TILE: ct.Constant[int]):
+    i = ct.bid(0)
+    t = ct.load(x, index=(i,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(out, index=(i,), tile=t * F)
+'''
+
+
+def test_tritons_memo_of_cache_keys_tells_equal_constexprs_of_other_types_apart(tmp_path):
+    # Triton 3.6 memoizes its cache key string by the (specialization, options) tuple, where the
+    # constexprs 4 and 4.0 (1 and True) compare equal: the second launch would get the first's kernel.
+    # cuTile compiles them apart (ConstantConstraint compares types); the runtime's memo keys types too.
+    m = load(convert(SRC, filename="memo.py"), tmp_path, "memo")
+    values = (4, 4.0, True, 1, 0.0, -0.0)  # equal pairs: a dict keyed by them would hold three entries
+    spec = [[("*fp32", True), ("constexpr", v)] for v in values]
+    plain = {}
+    assert compute_cache_key(plain, spec[0], {}) == compute_cache_key(plain, spec[1], {})  # Triton's own
+    typed = m._C2TTypedKeys()
+    keys = [compute_cache_key(typed, s, {}) for s in spec]
+    assert len(set(keys)) == 6 and "4.0" in keys[1] and "True" in keys[2] and "-0.0" in keys[5]
+    assert compute_cache_key(typed, [("*fp32", True), ("constexpr", 4)], {}) == keys[0]  # still a memo
+    assert len(typed) == 6
+    seeded = m._C2TTypedKeys(typed)  # made from a memo: the same entries
+    assert seeded.get(((("*fp32", True), ("constexpr", 4.0)), "{}")) == keys[1]
+
+
+def test_constexprs_of_another_type_compile_apart(tmp_path, monkeypatch):
+    # Through the runtime: 4 after 4.0 is another kernel, in Triton's memo and in the reuse table.
+    m = load_with_fake_driver(tmp_path, monkeypatch, "constkinds", FakeJIT, MUL_SRC, "mul_kernel")
+    k, x = m.mul_kernel, dev(torch.arange(300, dtype=torch.int32))
+    for f in (4, 4.0, 4, 4.0, True, 1):
+        out = dev(torch.empty(300, dtype=torch.int32))
+        m.launch_mul_kernel((5,), x, out, f, 64)
+        assert_close(out, x * 4 if f != 1 else x)
+    assert len(k.kernel_cache) == 4  # int 4, float 4.0, True, int 1: four kernels
+    assert len(k.jit_launches) == 4 and len(k.reused) == 2  # the second 4 and 4.0 reuse their own
+    assert type(k.device_caches[0][1]) is m._C2TTypedKeys

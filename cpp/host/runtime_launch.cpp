@@ -90,7 +90,7 @@ def _c2t_launch_state(kernel):
     TRITON_INTERPRET=1 interpreter, pre-run hooks, launch hooks (e.g. the proton profiler), global
     values that changed since compiling (run raises), and Triton versions without these internals.
     settings: the kernel's and Triton's debug flags and Triton's instrumentation mode, which
-    JITFunction.run compiles with."""
+    JITFunction.run compiles with. Puts _C2TTypedKeys in place of Triton's memo of cache keys."""
     caches = getattr(kernel, "device_caches", None)
     if caches is None:
         return None
@@ -107,11 +107,52 @@ def _c2t_launch_state(kernel):
         per_device = caches.get(device)
         if per_device is None:
             return ()
+        if type(per_device[1]) is dict:  # Triton's memo of cache keys, made to tell 1, True and 1.0 apart
+            per_device = caches[device] = (per_device[0], _C2TTypedKeys(per_device[1]), *per_device[2:])
         # JITFunction.run's debug option: kwargs.get("debug", kernel.debug) or knobs.runtime.debug.
         settings = (getattr(kernel, "debug", None), runtime.debug, triton.knobs.compilation.instrumentation_mode)
         return device, settings, driver.get_current_stream(device), per_device[0], per_device[4]
     except AttributeError:
         return None
+
+
+def _c2t_constexpr_types(specialization):
+    """The types of the constexpr values in a Triton binder's specialization (one (kind, value)
+    entry per kernel parameter), a float's with its sign: 1, True and 1.0 compare equal, and so do
+    0.0 and -0.0 (1 / x differs), and keys holding them. cuTile tells all of them apart."""
+    return tuple((float, str(e[1])[0] == "-") if type(e[1]) is float else type(e[1])
+                 for e in specialization if type(e) is tuple and len(e) == 2 and e[0] == "constexpr")
+
+
+class _C2TTypedKeys(dict):
+    """Triton 3.6's memo of kernel cache keys (JITFunction.device_caches[device][1]), keyed also by the
+    types of the constexpr values. Triton looks its string cache key up by the tuple (specialization,
+    str(options)) (runtime/jit.py, compute_cache_key), in which the constexprs 4 and 4.0 (or 1 and True)
+    are equal: a launch with 4.0 after one with 4 got the kernel compiled for the int, whose arithmetic
+    differs (4 // 3, the type of x * 4). cuTile compiles them apart (its ConstantConstraint compares
+    types). Only get and item assignment are what Triton calls."""
+    __slots__ = ()
+
+    def __init__(self, memo=()):
+        super().__init__()
+        if isinstance(memo, _C2TTypedKeys):  # its keys are typed already
+            super().update(memo)
+        else:
+            for key, value in dict(memo).items():
+                self[key] = value
+
+    @staticmethod
+    def _typed(key):
+        return key, _c2t_constexpr_types(key[0])
+
+    def get(self, key, default=None):
+        return super().get(self._typed(key), default)
+
+    def __getitem__(self, key):
+        return super().__getitem__(self._typed(key))
+
+    def __setitem__(self, key, value):
+        super().__setitem__(self._typed(key), value)
 
 
 def _c2t_compiled_slot(kernel, args, kwargs):
@@ -139,8 +180,9 @@ def _c2t_compiled_slot(kernel, args, kwargs):
     if slot is None or slot[0] is not kernel_cache:  # Triton's cache was rebuilt (e.g. new source)
         slot = slots[device] = (kernel_cache, {})
     # The rule's warps (_C2TRuleWarps) equal a caller's same count but may launch at the spill step's.
-    return slot[1], (*specialization, *kwargs.items(), *settings, _c2t_is_rule_warps(kwargs.get("num_warps"))), \
-        bound, state
+    # The types, as Triton's memo's (_C2TTypedKeys): the constexprs 4 and 4.0 compile apart.
+    return slot[1], (*specialization, *kwargs.items(), *settings, _c2t_is_rule_warps(kwargs.get("num_warps")),
+                     _c2t_constexpr_types(specialization), tuple(map(type, kwargs.values()))), bound, state
 
 
 def _c2t_launch_entry(compiled, kernel_cache, specialization, bound, nargs):

@@ -22,6 +22,7 @@
  * and its checks run on machines without a GPU. */
 #include "cuda.h"
 #include <dlfcn.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 #define PY_SSIZE_T_CLEAN
@@ -164,6 +165,9 @@ static PyObject* launch_flat(PyObject* plan, PyObject* const* flat, Py_ssize_t n
         int eq = PyObject_RichCompareBool(v, e, Py_EQ);
         if (eq < 0) MISMATCH_ON_ERROR();
         if (eq != 1) Py_RETURN_FALSE;
+        /* 0.0 and -0.0 are equal but compile apart (cuTile's constants compare bits; 1 / x differs). */
+        if (PyFloat_CheckExact(v) && !signbit(PyFloat_AS_DOUBLE(v)) != !signbit(PyFloat_AS_DOUBLE(e)))
+          Py_RETURN_FALSE;
         continue;  /* not a kernel parameter */
       }
       case K_PTR:
