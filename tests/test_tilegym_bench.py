@@ -528,6 +528,25 @@ def test_render_again(tmp_path):
     assert "| p | M=4, N=4 | 2.00 | 1.00 | 4.00 | TFLOPS | 0.50× |" in (tmp_path / "tilegym-bench.md").read_text()
 
 
+def test_compare_two_runs_per_shape(tmp_path):
+    def run(name, points):
+        d = tmp_path / name
+        d.mkdir()
+        (d / "points.jsonl").write_text("".join(
+            json.dumps({"kind": "point", "file": "bench_x.py", "plot": "p", "ylabel": "GB/s", "x_names": ["N"],
+                        "x": [n], "line": line, "args": {}, "value": v}) + "\n" for n, line, v in points))
+        return d
+    before = run("b", [(4, "cutile", 2.0), (4, "c2t_triton", 1.0), (8, "cutile", 1.0), (8, "c2t_triton", 1.0),
+                       (16, "cutile", 1.0)])
+    after = run("a", [(4, "cutile", 4.0), (4, "c2t_triton", 4.0), (8, "cutile", 1.0), (8, "c2t_triton", 2.0),
+                      (32, "cutile", 1.0), (32, "c2t_triton", 1.0)])
+    md = _load().compare(before, after)
+    assert "Shapes in both runs: 2 (only before: 0, only after: 1)" in md  # N=16 has no converted value
+    assert "before **0.71×**, after **1.41×**; below 0.8×: before 1, after 0." in md
+    assert "| bench_x.py | p | N=4 | 0.50× | 1.00× | 2.00 | 4.00 |" in md
+    assert "| bench_x.py | p | N=8 | 1.00× | 2.00× | 1.00 | 2.00 |" in md
+
+
 def test_repeat_reports_each_points_best_of_fresh_processes(tmp_path):
     out, r = _run_harness(tmp_path, "--files", "bench_double.py", "--rep", "3", "--warmup", "1", "--only-x", "16",
                           "--repeat", "2", "--budget", "120")

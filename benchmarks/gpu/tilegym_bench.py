@@ -595,6 +595,38 @@ def render(out: Path) -> dict:
     return summary
 
 
+def _pairs(out: Path) -> dict:
+    """{(file, benchmark, shape): (cuTile value, converted value)} of OUT/points.jsonl, as render rows them;
+    only shapes where both are finite and positive."""
+    records = [json.loads(line) for line in (Path(out) / "points.jsonl").read_text().splitlines() if line.strip()]
+    good = lambda v: isinstance(v, float) and math.isfinite(v) and v > 0  # noqa: E731
+    return {(f, plot, ", ".join(f"{n}={v}" for n, v in zip(p["x_names"], x))): (row["cutile"], row[C2T])
+            for f, plots in collect(records).items() for plot, p in plots.items()
+            for x, row in p["rows"].items() if good(row.get("cutile")) and good(row.get(C2T))}
+
+
+def compare(before: Path, after: Path) -> str:
+    """Markdown: converted/cuTile per shape in two runs' points (e.g. two sessions' converters), over the
+    shapes both measured, with each side's own drift (after / before of the cuTile and of the converted
+    value: cuTile's moving shows the machine or its tuning moved, not the converter), the geometric means
+    over those shapes and the count below 0.8x in each. Higher is better in every unit."""
+    a, b = _pairs(before), _pairs(after)
+    common = [k for k in b if k in a]
+    rows = ["| bench file | benchmark | shape | before: converted/cuTile | after | cuTile after/before | "
+            "converted after/before |", "|---|---|---|---|---|---|---|"]
+    ra, rb = [], []
+    for k in common:
+        (ca, xa), (cb, xb) = a[k], b[k]
+        ra.append(xa / ca)
+        rb.append(xb / cb)
+        rows.append(f"| {k[0]} | {k[1]} | {k[2]} | {xa / ca:.2f}× | {xb / cb:.2f}× | {cb / ca:.2f} | {xb / xa:.2f} |")
+    head = [f"Shapes in both runs: {len(common)} (only before: {len(set(a) - set(b))}, only after: "
+            f"{len(set(b) - set(a))}). Geometric mean converted/cuTile over them: before **{geomean(ra):.2f}×**, "
+            f"after **{geomean(rb):.2f}×**; below 0.8×: before {sum(r < 0.8 for r in ra)}, after "
+            f"{sum(r < 0.8 for r in rb)}.", ""]
+    return "\n".join(head + rows) + "\n"
+
+
 def charts(files: dict, out: Path) -> None:
     """One PNG per bench file: each backend's speed relative to cuTile (= 1), per benchmark and shape."""
     import matplotlib
@@ -660,12 +692,17 @@ def main(argv=None) -> int:
     ap.add_argument("--share", type=float, default=1.6,
                     help="a file may take this many times its equal share of the time left")
     ap.add_argument("--render", metavar="OUT", help="only write the tables and charts from OUT/points.jsonl")
+    ap.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"),
+                    help="only print, as Markdown, converted/cuTile per shape of two output folders' points")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--points", help=argparse.SUPPRESS)
     ap.add_argument("--child-budget", type=float, default=300, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.render:
         print(json.dumps(render(Path(args.render)), indent=1))
+        return 0
+    if args.compare:
+        print(compare(Path(args.compare[0]), Path(args.compare[1])), end="")
         return 0
     if args.child:
         return run_child(args)
