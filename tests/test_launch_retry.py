@@ -176,6 +176,58 @@ def test_a_remembered_count_that_overflows_steps_down_further(mod):
     assert fake.attempts == [(64, 2), (64, 1)]
 
 
+MUL_SRC = '''
+import cuda.tile as ct
+import torch
+
+
+@ct.kernel
+def mul_kernel(x, out, F: ct.Constant, TILE: ct.Constant[int]):
+    i = ct.bid(0)
+    t = ct.load(x, index=(i,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
+    ct.store(out, index=(i,), tile=t * F)
+'''
+AFFINE_SRC = MUL_SRC + '''
+
+def affine(x, f, tile=64):
+    out = torch.empty_like(x)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(x.shape[0], tile),), mul_kernel, (x, out, f, tile))
+    return out
+'''
+
+
+class TypedKernel(FakeKernel):
+    """A FakeKernel whose int F needs twice the shared memory of a float F: the two compile apart
+    (cuTile's ConstantConstraint compares types; Triton types 2 as int32, 2.0 as fp32), so each has
+    its own fitting stages."""
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            stages, f = kwargs.get("num_stages", 3), args[-2]  # (x, its extent and stride, out, ..., F, TILE)
+            self.attempts.append((f, kwargs.get("num_stages")))
+            need = 64 * 1024 * stages * (1 if type(f) is float else 2)
+            if need > self.limit:
+                raise OutOfResources(need, self.limit, self.error_name)
+            return self.real[grid](*args, **{k: v for k, v in kwargs.items() if k != "num_stages"})
+
+        return launch
+
+
+def test_constants_of_another_type_have_their_own_stages(tmp_path):
+    # 2 and 2.0 are equal keys; a table keyed by the values alone gave the float the int's one stage.
+    m = load(convert(AFFINE_SRC, filename="affine.py"), tmp_path, "affine")
+    m.mul_kernel = fake = TypedKernel(m.mul_kernel, limit=64 * 1024 * 3)
+    x = _x()
+    with pytest.warns(UserWarning, match="num_stages=1"):
+        assert_close(m.affine(x, 2), x * 2)
+    fake.attempts.clear()
+    assert_close(m.affine(x, 2.0), x * 2.0)
+    assert fake.attempts == [(2.0, None)]  # the float fits at Triton's default stages
+    fake.attempts.clear()
+    assert_close(m.affine(x, 2), x * 2)
+    assert fake.attempts == [(2, 1)]  # the int's step down is still remembered
+
+
 class OccupiedKernel(FakeKernel):
     """A FakeKernel with cuTile's kernel option occupancy (the converter's `k._c2t_occupancy = N`) and
     JITFunction.warmup: compiling without launching reports a block's shared memory, `kb` KB per

@@ -24,7 +24,7 @@ import triton.language  # noqa: E402
 from triton.runtime.errors import OutOfResources  # noqa: E402
 from triton.runtime.jit import compute_cache_key  # noqa: E402
 
-from test_launch_retry import SRC  # noqa: E402  (the same one-kernel module)
+from test_launch_retry import MUL_SRC, SRC  # noqa: E402  (the same one-kernel modules)
 
 STREAM = 0x5EED
 
@@ -313,19 +313,6 @@ def test_a_choice_that_overflows_is_dropped_and_keys_no_other_kernel(tmp_path, m
     assert k.jit_launches == [4, None], "then reused as untuned"
     with pytest.raises(OutOfResources):
         m._c2t_run_kernel(k, (5,), *args, num_stages=4)
-
-
-MUL_SRC = '''
-import cuda.tile as ct
-import torch
-
-
-@ct.kernel
-def mul_kernel(x, out, F: ct.Constant, TILE: ct.Constant[int]):
-    i = ct.bid(0)
-    t = ct.load(x, index=(i,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
-    ct.store(out, index=(i,), tile=t * F)
-'''
 
 
 def test_tritons_memo_of_cache_keys_tells_equal_constexprs_of_other_types_apart(tmp_path):

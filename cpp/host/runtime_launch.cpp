@@ -43,10 +43,13 @@ def _c2t_stages_key(kernel, args, kwargs, scalars=False):
     if at is None:
         at = _c2t_constexpr_positions[kernel] = tuple(
             i for i, p in enumerate(getattr(kernel, "params", ())) if p.is_constexpr)
-    key = (tuple(args[i] for i in at if i < len(args)), tuple(a.dtype for a in args if hasattr(a, "dtype")),
-           tuple(sorted((k, v) for k, v in kwargs.items() if k != "num_stages")))
+    constants = tuple(args[i] for i in at if i < len(args))
+    # With the values' kinds: 4 and 4.0 (or 0.0 and -0.0) are equal keys but compile apart.
+    key = (constants, tuple(map(_c2t_value_kind, constants)), tuple(a.dtype for a in args if hasattr(a, "dtype")),
+           tuple(sorted((k, v, _c2t_value_kind(v)) for k, v in kwargs.items() if k != "num_stages")))
     if scalars:
-        key += (tuple(a for i, a in enumerate(args) if i not in at and not hasattr(a, "dtype")),)
+        others = tuple(a for i, a in enumerate(args) if i not in at and not hasattr(a, "dtype"))
+        key += (others, tuple(map(_c2t_value_kind, others)))
     try:
         hash(key)
     except TypeError:
@@ -116,11 +119,17 @@ def _c2t_launch_state(kernel):
         return None
 
 
+def _c2t_value_kind(value):
+    """A value's type, a float's with its sign: 1, True and 1.0 compare equal, and so do 0.0 and -0.0
+    (1 / x differs), and keys holding them; cuTile compiles each apart (ConstantConstraint compares
+    types), Triton 3.6 types 1 as int32, True as int1 and 1.0 as fp32."""
+    return (float, str(value)[0] == "-") if type(value) is float else type(value)
+
+
 def _c2t_constexpr_types(specialization):
-    """The types of the constexpr values in a Triton binder's specialization (one (kind, value)
-    entry per kernel parameter), a float's with its sign: 1, True and 1.0 compare equal, and so do
-    0.0 and -0.0 (1 / x differs), and keys holding them. cuTile tells all of them apart."""
-    return tuple((float, str(e[1])[0] == "-") if type(e[1]) is float else type(e[1])
+    """The kinds (_c2t_value_kind) of the constexpr values in a Triton binder's specialization (one
+    (kind, value) entry per kernel parameter)."""
+    return tuple(_c2t_value_kind(e[1])
                  for e in specialization if type(e) is tuple and len(e) == 2 and e[0] == "constexpr")
 
 
