@@ -24,7 +24,7 @@ import triton.language  # noqa: E402
 from triton.runtime.errors import OutOfResources  # noqa: E402
 from triton.runtime.jit import compute_cache_key  # noqa: E402
 
-from test_launch_retry import MUL_SRC, SRC  # noqa: E402  (the same one-kernel modules)
+from test_launch_retry import MUL_SRC, SRC, _Param  # noqa: E402  (the same one-kernel modules)
 
 STREAM = 0x5EED
 
@@ -91,6 +91,7 @@ class FakeJIT:
         self.real, self.arg_names = real, real.arg_names
         self.signature = inspect.signature(real.fn)
         self.constexprs = {n for n, a in real.fn.__annotations__.items() if a is triton.language.constexpr}
+        self.params = [_Param(n in self.constexprs) for n in self.signature.parameters]  # as JITFunction's
         self.pre_run_hooks, self.used_global_vals, self.debug = [], {}, None
         self.device_caches = {}  # JITFunction.run fills it at a device's first launch
         self.kernel_cache = {}

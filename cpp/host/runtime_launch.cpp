@@ -39,17 +39,14 @@ def _c2t_stages_key(kernel, args, kwargs, scalars=False):
     that are not tensors (extents, strides, scalars): a search's choice holds for the launches it
     timed, not for every shape its config serves. Cheap to build (positions cached): every launch of
     a kernel that once overflowed or was tuned builds it."""
-    at = _c2t_constexpr_positions.get(kernel)
-    if at is None:
-        at = _c2t_constexpr_positions[kernel] = tuple(
-            i for i, p in enumerate(getattr(kernel, "params", ())) if p.is_constexpr)
+    at = _c2t_constexpr_at(kernel)
     constants = tuple(args[i] for i in at if i < len(args))
     # With the values' kinds: 4 and 4.0 (or 0.0 and -0.0) are equal keys but compile apart.
-    key = (constants, tuple(map(_c2t_value_kind, constants)), tuple(a.dtype for a in args if hasattr(a, "dtype")),
+    key = (constants, _c2t_kinds(constants), tuple(a.dtype for a in args if hasattr(a, "dtype")),
            tuple(sorted((k, v, _c2t_value_kind(v)) for k, v in kwargs.items() if k != "num_stages")))
     if scalars:
         others = tuple(a for i, a in enumerate(args) if i not in at and not hasattr(a, "dtype"))
-        key += (others, tuple(map(_c2t_value_kind, others)))
+        key += (others, _c2t_kinds(others))
     try:
         hash(key)
     except TypeError:
@@ -126,11 +123,25 @@ def _c2t_value_kind(value):
     return (float, str(value)[0] == "-") if type(value) is float else type(value)
 
 
+def _c2t_kinds(values):
+    """tuple(map(_c2t_value_kind, values)), cheaper where no value is a float (most launches)."""
+    kinds = tuple(map(type, values))
+    return kinds if float not in kinds else tuple(map(_c2t_value_kind, values))
+
+
+def _c2t_constexpr_at(kernel):
+    """The positions of a @triton.jit kernel's constexpr parameters (JITFunction.params), cached."""
+    at = _c2t_constexpr_positions.get(kernel)
+    if at is None:
+        at = _c2t_constexpr_positions[kernel] = tuple(
+            i for i, p in enumerate(getattr(kernel, "params", ())) if p.is_constexpr)
+    return at
+
+
 def _c2t_constexpr_types(specialization):
     """The kinds (_c2t_value_kind) of the constexpr values in a Triton binder's specialization (one
-    (kind, value) entry per kernel parameter)."""
-    return tuple(_c2t_value_kind(e[1])
-                 for e in specialization if type(e) is tuple and len(e) == 2 and e[0] == "constexpr")
+    (kind, value) entry per kernel parameter; a None argument's entry is ("constexpr", None) too)."""
+    return _c2t_kinds([e[1] for e in specialization if type(e) is tuple and e[0] == "constexpr"])
 
 
 class _C2TTypedKeys(dict):
@@ -189,9 +200,12 @@ def _c2t_compiled_slot(kernel, args, kwargs):
     if slot is None or slot[0] is not kernel_cache:  # Triton's cache was rebuilt (e.g. new source)
         slot = slots[device] = (kernel_cache, {})
     # The rule's warps (_C2TRuleWarps) equal a caller's same count but may launch at the spill step's.
-    # The types, as Triton's memo's (_C2TTypedKeys): the constexprs 4 and 4.0 compile apart.
+    # The kinds, as Triton's memo's (_C2TTypedKeys): the constexprs 4 and 4.0 compile apart. (Entries
+    # of other parameters that hold a constant, None, equal only None.)
+    kinds = (_c2t_kinds([specialization[i][1] for i in _c2t_constexpr_at(kernel)]) if hasattr(kernel, "params")
+             else _c2t_constexpr_types(specialization))
     return slot[1], (*specialization, *kwargs.items(), *settings, _c2t_is_rule_warps(kwargs.get("num_warps")),
-                     _c2t_constexpr_types(specialization), tuple(map(type, kwargs.values()))), bound, state
+                     kinds, tuple(map(type, kwargs.values()))), bound, state
 
 
 def _c2t_launch_entry(compiled, kernel_cache, specialization, bound, nargs):
