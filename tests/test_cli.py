@@ -760,6 +760,19 @@ def test_analyze_lists_a_while_condition_atomic_once(tmp_path):
     assert k["atomics"] == 2 and [a["op"] for a in k["accesses"]] == ["atomic_cas", "load", "store", "atomic_xchg"], k
 
 
+def test_ops_filters_by_name_or_family():
+    rc, out, err = run("ops", "load", "ct.sum")
+    assert rc == 0, err
+    calls = [line.strip() for line in out.splitlines() if line.startswith("  ") and not line.startswith("      ")]
+    assert calls and all("load" in c or c.startswith("ct.sum(") for c in calls), calls  # not ct.cumsum
+    assert any(c.startswith("ct.load(") for c in calls) and any(c.startswith("ct.sum(") for c in calls)
+    assert out.strip().splitlines()[-1] == f"{len(calls)} operations"
+    rc, out, _ = run("ops", "mma", "--json")  # a family: every member, in any output form
+    assert rc == 0 and {o["name"] for o in __import__("json").loads(out)["operations"]} >= {"mma", "matmul"}
+    rc, out, err = run("ops", "laod")
+    assert rc == 1 and out == "" and "no supported cuTile operation is named 'laod'" in err
+
+
 def test_ops_lists_the_registry_and_docs_operations_md_is_its_output():
     import json
 

@@ -11,7 +11,8 @@ constexpr size_t kMaxLength = 40;                // CPython's MAX_STRING_SIZE: l
 }  // namespace
 
 size_t suggestion_cost(std::string_view a, std::string_view b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  // Rows i-2, i-1 and i of the table (optimal string alignment distance).
+  std::vector<size_t> before(b.size() + 1), prev(b.size() + 1), cur(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) prev[j] = j * kMoveCost;
   for (size_t i = 1; i <= a.size(); ++i) {
     cur[0] = i * kMoveCost;
@@ -21,7 +22,11 @@ size_t suggestion_cost(std::string_view a, std::string_view b) {
                      : std::tolower((unsigned char)x) == std::tolower((unsigned char)y) ? kCaseCost
                                                                                           : kMoveCost;
       cur[j] = std::min({prev[j] + kMoveCost, cur[j - 1] + kMoveCost, prev[j - 1] + subst});
+      // Two adjacent letters swapped (laod for load): one move, where CPython counts two substitutions.
+      if (i > 1 && j > 1 && x != y && x == b[j - 2] && a[i - 2] == y)
+        cur[j] = std::min(cur[j], before[j - 2] + kMoveCost);
     }
+    std::swap(before, prev);
     std::swap(prev, cur);
   }
   return prev[b.size()];

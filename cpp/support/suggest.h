@@ -1,6 +1,7 @@
 // "Did you mean ...?" for names a diagnostic rejects (a misspelt ct.* operation, keyword argument
 // or helper parameter), chosen as CPython 3.12 chooses its NameError / AttributeError hints
-// (Python/suggestions.c): so the tool suggests what a Python user's own interpreter would.
+// (Python/suggestions.c): so the tool suggests what a Python user's own interpreter would, and
+// also for two adjacent letters swapped, the commonest typo, which CPython prices too high.
 #pragma once
 
 #include <string>
@@ -10,7 +11,8 @@
 namespace c2t {
 
 /// CPython's suggestion distance between `a` and `b` (Python/suggestions.c, levenshtein_distance):
-/// an insertion, deletion or substitution costs 2, a substitution that only changes letter case 1.
+/// an insertion, deletion or substitution costs 2, a substitution that only changes letter case 1;
+/// and (not CPython's) a swap of two adjacent letters 2, where CPython counts two substitutions (4).
 size_t suggestion_cost(std::string_view a, std::string_view b);
 
 /// The candidate closest to `name` by suggestion_cost, or "" when none is close enough: the cost

@@ -10,6 +10,7 @@ Exit codes (as ruff and clang-format use them):
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from typing import List, Optional
 
@@ -144,12 +145,27 @@ def _warn_unused_ranks(ranks: dict, kernel_params: Optional[List[dict]]) -> None
         print(f"warning: --array-rank {key}={ranks[key]}: {what} in {where}; the option did nothing", file=sys.stderr)
 
 
+def _names_operation(name: str, op: dict) -> bool:
+    """Whether `cutile2triton ops NAME` lists `op`: NAME (case aside, a leading `ct.` dropped) is its
+    name (`load`, `Tile.astype`), a part of it (`load` for `RawArrayMemory.load_offset`, `astype` for
+    `Tile.astype`) or its family (`mma`)."""
+    name = name.lower().removeprefix("ct.")
+    full = op["name"].lower()
+    return name in (full, op["family"].lower()) or name in re.split(r"[._]", full)
+
+
 def _cmd_ops(args: argparse.Namespace) -> int:
     import json
 
     from .report import operations_markdown, print_operations
 
     ops = api.operations()
+    if args.names:
+        ops = [op for op in ops if any(_names_operation(w, op) for w in args.names)]
+        if not ops:
+            print(f"error: no supported cuTile operation is named {' or '.join(map(repr, args.names))} "
+                  "(`cutile2triton ops` lists them all)", file=sys.stderr)
+            return EXIT_DIAGNOSTICS
     if args.json:
         print(json.dumps({"operations": ops}, indent=1))
     elif args.markdown:
@@ -244,6 +260,9 @@ def build_parser() -> argparse.ArgumentParser:
     po = sub.add_parser("ops", help="list the cuTile operations the converter supports",
                         description="List the cuTile operations the converter supports, from its registry: each "
                         "one as written in cuTile code and what the converted Triton code does, by family.")
+    po.add_argument("names", nargs="*", metavar="NAME",
+                    help="only the operations named NAME (e.g. load, ct.sum, Tile.astype), with NAME as a part of their "
+                    "name (load: load_offset) or as their family (mma)")
     fmt = po.add_mutually_exclusive_group()
     fmt.add_argument("--markdown", action="store_true", help="Markdown tables (docs/OPERATIONS.md is this output)")
     fmt.add_argument("--json", action="store_true", help="machine-readable output")

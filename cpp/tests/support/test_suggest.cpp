@@ -6,13 +6,16 @@
 namespace c2t {
 namespace {
 
-TEST(Suggest, CostsAsCPythonCountsThem) {
+TEST(Suggest, CostsAsCPythonCountsThemButASwap) {
   EXPECT_EQ(suggestion_cost("", ""), 0u);
   EXPECT_EQ(suggestion_cost("exp", "expp"), 2u);     // an insertion
   EXPECT_EQ(suggestion_cost("axis", "axs"), 2u);     // a deletion
   EXPECT_EQ(suggestion_cost("sum", "sun"), 2u);      // a substitution
   EXPECT_EQ(suggestion_cost("Sum", "sum"), 1u);      // a change of case only
-  EXPECT_EQ(suggestion_cost("axis", "aixs"), 4u);    // a swap: two substitutions
+  EXPECT_EQ(suggestion_cost("axis", "aixs"), 2u);    // a swap of adjacent letters: one move (CPython: 4)
+  EXPECT_EQ(suggestion_cost("laod", "load"), 2u);
+  EXPECT_EQ(suggestion_cost("ab", "ba"), 2u);
+  EXPECT_EQ(suggestion_cost("abc", "ca"), 6u);       // no edit between swapped letters (not Damerau: 4)
   EXPECT_EQ(suggestion_cost("kitten", "sitting"), 6u);
   EXPECT_EQ(suggestion_cost("", "abc"), 6u);
 }
@@ -22,6 +25,8 @@ TEST(Suggest, ClosestNameWithinABoundThatGrowsWithTheName) {
   EXPECT_EQ(closest_name("expp", ct), "exp");
   EXPECT_EQ(closest_name("lod", ct), "load");
   EXPECT_EQ(closest_name("tranpose", ct), "transpose");
+  EXPECT_EQ(closest_name("laod", ct), "load");  // CPython suggests nothing: 4 > (4 + 4 + 3) * 2 / 6
+  EXPECT_EQ(closest_name("stroe", ct), "store");
   EXPECT_EQ(closest_name("sigmoid", ct), "");  // CPython suggests nothing either (divmod costs 6 > 5)
   EXPECT_EQ(closest_name("x", ct), "");
   EXPECT_EQ(closest_name("sum", ct), "");      // a candidate equal to the name is not a suggestion
