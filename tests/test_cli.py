@@ -246,6 +246,14 @@ def k(X, TILE: ct.Constant[int]):
     ("def launch_k(a):\n    return a\n", "launch_k"),           # would replace kernel k's launcher
     ("def run(x, triton=16):\n    return x\n", "triton"),       # would shadow the Triton module in host code
     ("tl = 3\n", "tl"),
+    # Every other way Python binds a module's name (hostile-input round, s39: each converted, then failed
+    # or ran the wrong thing at the call).
+    ("launch_k = None\n", "launch_k"),
+    ("try:\n    import missing\nexcept ImportError as triton:\n    pass\n", "triton"),  # deleted after the handler
+    ("def setup():\n    global launch_k\n    launch_k = print\n", "launch_k"),
+    ("match [1]:\n    case [*launch_k]:\n        pass\n", "launch_k"),
+    ("match {}:\n    case {**_c2t_rest}:\n        pass\n", "_c2t_rest"),
+    ("from os import path as _c2t_path\n", "_c2t_path"),
 ])
 def test_names_the_generated_code_defines_are_reserved(binding, name):
     import cutile2triton
@@ -260,6 +268,9 @@ def k(X, TILE: ct.Constant[int]):
     assert not r.ok and r.code == ""
     assert f"'{name}' cannot be converted" in r.rendered, r.rendered
     assert r.diagnostics[0].line == src[: src.index(name)].count("\n") + 1
+    # A function's or class's own name launch_k is not the module's: fine.
+    for local in ("def run(x):\n    launch_k = 2\n    return x\n", "class C:\n    launch_k = 3\n"):
+        assert cutile2triton.convert_source(src.replace(binding, local), "k.py").ok
     # Importing the real Triton modules under their usual names is fine.
     ok = cutile2triton.convert_source("import triton\nimport triton.language as tl\n" + src.replace(binding, ""), "k.py")
     assert ok.ok, ok.rendered

@@ -73,6 +73,9 @@ namespace {
 // would silently replace the converter's helpers (`_c2t_tan`), its launchers
 // (`launch_<kernel>`) or the Triton modules (`tl`, `triton`). Rejected, with
 // the binding's location. Imports of the real Triton modules are fine.
+// Every way Python binds a name counts (assignment and deletion targets, def,
+// class, import, except ... as, match captures, global); a launcher's name only
+// where it binds the module's (module scope, or declared global).
 bool check_reserved_names(const syntax::Node* module, const sema::ModuleInfo& mi, Diagnostics& diags) {
   std::set<std::string> launchers;
   for (auto& k : mi.kernels) launchers.insert("launch_" + k.name);
@@ -87,23 +90,44 @@ bool check_reserved_names(const syntax::Node* module, const sema::ModuleInfo& mi
     diags.error(at->has_pos ? at->lineno : 0, at->has_pos ? at->col_offset : 0,
                 "'" + std::string(id) + "' cannot be converted: " + why + "; rename it");
   };
-  for (const syntax::Node* stmt : sema::nodes_of(module, "body")) {
-    sema::walk(stmt, [&](const syntax::Node* n) {
-      bool top = n == stmt;
-      if (n->is("FunctionDef") || n->is("AsyncFunctionDef") || n->is("ClassDef")) check(n->str("name"), n, top);
-      else if (n->is("arg")) check(n->str("arg"), n, false);
-      else if (n->is("Name") && n->child("ctx") && !n->child("ctx")->is("Load")) check(n->str("id"), n, sema::nodes_of(stmt, "targets").size() > 0 && top);
-      else if (n->is("alias")) {
-        std::string_view nm = n->str("asname").empty() ? n->str("name") : n->str("asname");
-        std::string_view bound = nm.substr(0, nm.find('.'));
-        std::string full(n->str("name"));
-        bool real = (bound == "triton" && (full == "triton" || full.rfind("triton.", 0) == 0) && n->str("asname").empty()) ||
-                    (bound == "tl" && full == "triton.language");
-        if (!real) check(bound, stmt, top);
+  // `module_level`: whether a binding here binds the module's name (not inside a def, class body,
+  // lambda or comprehension, which have scopes of their own).
+  auto visit = [&](auto& self, const syntax::Node* n, bool module_level) -> void {
+    bool inner = module_level;
+    if (n->is("FunctionDef") || n->is("AsyncFunctionDef") || n->is("ClassDef")) {
+      check(n->str("name"), n, module_level);
+      inner = false;
+    } else if (n->is("Lambda") || n->is("ListComp") || n->is("SetComp") || n->is("DictComp") ||
+               n->is("GeneratorExp")) {
+      inner = false;
+    } else if (n->is("arg")) {
+      check(n->str("arg"), n, false);
+    } else if (n->is("Name") && n->child("ctx") && !n->child("ctx")->is("Load")) {
+      check(n->str("id"), n, module_level);
+    } else if (n->is("ExceptHandler") || n->is("MatchAs") || n->is("MatchStar")) {
+      if (!n->str("name").empty()) check(n->str("name"), n, module_level);
+    } else if (n->is("MatchMapping")) {
+      if (!n->str("rest").empty()) check(n->str("rest"), n, module_level);
+    } else if (n->is("Global")) {
+      for (auto& v : n->get("names")->items) check(v.text, n, true);
+    } else if (n->is("alias")) {
+      std::string_view nm = n->str("asname").empty() ? n->str("name") : n->str("asname");
+      std::string_view bound = nm.substr(0, nm.find('.'));
+      std::string full(n->str("name"));
+      bool real = (bound == "triton" && (full == "triton" || full.rfind("triton.", 0) == 0) && n->str("asname").empty()) ||
+                  (bound == "tl" && full == "triton.language");
+      if (!real) check(bound, n, module_level);
+    }
+    for (auto& f : n->fields) {
+      if (f.second.kind == syntax::Value::Kind::Node) {
+        if (f.second.node) self(self, f.second.node, inner);
+      } else if (f.second.kind == syntax::Value::Kind::List) {
+        for (auto& item : f.second.items)
+          if (item.kind == syntax::Value::Kind::Node && item.node) self(self, item.node, inner);
       }
-      return true;
-    });
-  }
+    }
+  };
+  for (const syntax::Node* stmt : sema::nodes_of(module, "body")) visit(visit, stmt, true);
   return ok;
 }
 }  // namespace
