@@ -254,6 +254,7 @@ def k(X, TILE: ct.Constant[int]):
     ("match [1]:\n    case [*launch_k]:\n        pass\n", "launch_k"),
     ("match {}:\n    case {**_c2t_rest}:\n        pass\n", "_c2t_rest"),
     ("from os import path as _c2t_path\n", "_c2t_path"),
+    ("def run(x):\n    launch_k = print\n    return x\n", "launch_k"),  # its launches of k would call it
 ])
 def test_names_the_generated_code_defines_are_reserved(binding, name):
     import cutile2triton
@@ -268,12 +269,28 @@ def k(X, TILE: ct.Constant[int]):
     assert not r.ok and r.code == ""
     assert f"'{name}' cannot be converted" in r.rendered, r.rendered
     assert r.diagnostics[0].line == src[: src.index(name)].count("\n") + 1
-    # A function's or class's own name launch_k is not the module's: fine.
-    for local in ("def run(x):\n    launch_k = 2\n    return x\n", "class C:\n    launch_k = 3\n"):
-        assert cutile2triton.convert_source(src.replace(binding, local), "k.py").ok
     # Importing the real Triton modules under their usual names is fine.
     ok = cutile2triton.convert_source("import triton\nimport triton.language as tl\n" + src.replace(binding, ""), "k.py")
     assert ok.ok, ok.rendered
+
+
+@pytest.mark.parametrize("param", ["num_warps", "num_stages", "debug"])
+def test_a_kernel_parameter_named_like_a_triton_launch_option_is_refused(param):
+    # Triton's binder takes launch options as keywords beside the parameters: every launch of the converted
+    # kernel failed with "got multiple values for argument 'num_warps'" (s39 hostile round).
+    import cutile2triton
+
+    src = f"""import cuda.tile as ct
+
+@ct.kernel
+def k(X, {param}: ct.Constant[int], TILE: ct.Constant[int]):
+    t = ct.load(X, (0,), (TILE,))
+    ct.store(X, (0,), t * {param})
+"""
+    r = cutile2triton.convert_source(src, "k.py")
+    assert not r.ok and r.code == ""
+    assert f"k.py:4:10: error: '{param}' cannot be converted: a Triton kernel's launch takes '{param}'" in r.rendered
+    assert cutile2triton.convert_source(src.replace(param, "factor"), "k.py").ok
 
 
 def test_unusable_output_paths_are_io_errors_reported_per_file(tmp_path):

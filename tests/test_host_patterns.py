@@ -1318,3 +1318,35 @@ def run(X):
         convert(src, "exp.py")
     code = convert(src.replace("    autotune_launch(None, (1,), k, (X, 16))", "    ct.launch(None, (1,), k, (X, 16))"), "exp.py")
     assert "tile_experimental" not in code, code
+
+
+REGISTRY_HOST = '''
+OPS = {}
+
+
+def register(name):
+    def deco(kernel):
+        OPS[name] = kernel
+        return kernel
+    return deco
+
+
+def run(op, a, b):
+    out = torch.empty_like(a)
+    ct.launch(torch.cuda.current_stream(), (ct.cdiv(a.shape[0], 64),), OPS[op], (a, b, out, 64))
+    return out
+'''
+
+
+def test_a_registry_decorator_on_a_kernel_is_refused_and_its_call_in_host_code_works(build):
+    # The converted kernel is a @triton.jit function and carries no other decorator over: kept
+    # silently dropped, `@register("add")` registered nothing (KeyError at the call; s39 hostile round).
+    src = KERNELS.replace("@ct.kernel\ndef add_kernel", '@register("add")\n@ct.kernel\ndef add_kernel')
+    src = src.replace("import torch\n", "import torch\n" + REGISTRY_HOST.split("def run")[0], 1)
+    with pytest.raises(ConversionFailed, match=r"'register' decorates a cuTile kernel: .*call it in host code"):
+        convert(src, filename="registry.py")
+    # What the diagnostic suggests: the decorator called in host code registers the converted kernel.
+    _, m = build(REGISTRY_HOST + '\nregister("add")(add_kernel)\nregister("mul")(mul_kernel)\n', "registry")
+    a, b = _inputs(300)
+    assert_close(m.run("add", a, b), a + b)
+    assert_close(m.run("mul", a, b), a * b)

@@ -74,8 +74,9 @@ namespace {
 // (`launch_<kernel>`) or the Triton modules (`tl`, `triton`). Rejected, with
 // the binding's location. Imports of the real Triton modules are fine.
 // Every way Python binds a name counts (assignment and deletion targets, def,
-// class, import, except ... as, match captures, global); a launcher's name only
-// where it binds the module's (module scope, or declared global).
+// class, import, except ... as, match captures, global), in any scope: a
+// function binding `launch_<kernel>` would shadow the launcher its own
+// rewritten launches call.
 bool check_reserved_names(const syntax::Node* module, const sema::ModuleInfo& mi, Diagnostics& diags) {
   std::set<std::string> launchers;
   for (auto& k : mi.kernels) launchers.insert("launch_" + k.name);
@@ -84,7 +85,9 @@ bool check_reserved_names(const syntax::Node* module, const sema::ModuleInfo& mi
     std::string why;
     if (id.rfind("_c2t_", 0) == 0) why = "names starting with '_c2t_' are reserved for the helpers cutile2triton generates";
     else if (id == "tl" || id == "triton") why = "the converted module uses '" + std::string(id) + "' for Triton";
-    else if (module_level && launchers.count(std::string(id))) why = "the converted module defines this launcher for the kernel";
+    else if (launchers.count(std::string(id)))  // in a function too: its rewritten launches would call the local
+      why = std::string("the converted module defines this launcher for the kernel") +
+            (module_level ? "" : ", and the host code's launches call it by this name");
     if (why.empty()) return;
     ok = false;
     diags.error(at->has_pos ? at->lineno : 0, at->has_pos ? at->col_offset : 0,
@@ -128,6 +131,24 @@ bool check_reserved_names(const syntax::Node* module, const sema::ModuleInfo& mi
     }
   };
   for (const syntax::Node* stmt : sema::nodes_of(module, "body")) visit(visit, stmt, true);
+  // A kernel parameter named like a Triton launch option (CUDAOptions, triton/backends/nvidia/compiler.py):
+  // Triton's binder takes the options as keywords beside the parameters, so the runtime's num_warps= (or a
+  // caller's) gives "multiple values for argument" at every launch.
+  static const std::set<std::string_view> options = {
+      "num_warps", "num_ctas", "num_stages", "warp_size", "maxnreg", "ptx_version", "ptx_options", "ir_override",
+      "enable_fp_fusion", "enable_reflect_ftz", "launch_cooperative_grid", "launch_pdl", "supported_fp8_dtypes",
+      "deprecated_fp8_dot_operand_dtypes", "default_dot_input_precision", "allowed_dot_input_precisions",
+      "max_num_imprecise_acc_default", "extern_libs", "debug", "backend_name", "sanitize_overflow", "arch",
+      "instrumentation_mode"};
+  for (auto& k : mi.kernels)
+    for (auto* field : {"posonlyargs", "args", "kwonlyargs"})
+      for (auto* a : sema::nodes_of(k.def->child("args"), field))
+        if (options.count(a->str("arg"))) {
+          ok = false;
+          diags.error(a->has_pos ? a->lineno : k.def->lineno, a->has_pos ? a->col_offset : k.def->col_offset,
+                      "'" + std::string(a->str("arg")) + "' cannot be converted: a Triton kernel's launch takes '" +
+                          std::string(a->str("arg")) + "' as an option, which a parameter of that name clashes with; rename it");
+        }
   return ok;
 }
 }  // namespace

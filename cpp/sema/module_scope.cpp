@@ -138,6 +138,25 @@ const Node* kernel_decorator(const ModuleInfo& mi, const Node* def) {
   return nullptr;
 }
 
+// Decorators on a kernel other than ct.kernel: the converted kernel is a @triton.jit function and
+// carries none over, so a registry decorator (`@register("op")`) would silently register nothing.
+// Said at the decorator. TileGym's `experimental_kernel` (tilegym.experimental: a one-time notice that
+// patches ct.launch) is dropped on purpose (host/host_rewrite.cpp).
+void other_kernel_decorators(const ModuleInfo& mi, const Node* def, const Node* kernel_dec, Diagnostics& diags) {
+  for (auto* d : nodes_of(def, "decorator_list")) {
+    if (d == kernel_dec) continue;
+    const Node* callee = d->is("Call") ? d->child("func") : d;
+    std::string_view name = callee->is("Name") ? callee->str("id") : callee->is("Attribute") ? callee->str("attr") : "";
+    if (name == "experimental_kernel") continue;
+    auto q = mi.cutile_name(callee);
+    diags.error(d->lineno, d->col_offset,
+                (q ? "ct." + *q : name.empty() ? std::string("this decorator") : "'" + std::string(name) + "'") +
+                    " decorates a cuTile kernel: the converted kernel is a @triton.jit function, and cutile2triton "
+                    "carries no other decorator over (it would be dropped); call it in host code on the kernel "
+                    "instead (e.g. `register(\"op\")(" + std::string(def->str("name")) + ")` after the def)");
+  }
+}
+
 void read_options(const Node* call, KernelInfo& k) {
   if (!call || !call->is("Call")) return;
   for (auto* kw : nodes_of(call, "keywords"))
@@ -506,6 +525,7 @@ void factory_kernels(ModuleInfo& mi, const Node* fn, Diagnostics& diags) {
   for (auto& d : bound_defs) bound.erase(d);  // a name both assigned and def'd: diagnosed as a def
   for (auto* k : nested) {
     const Node* dec = kernel_decorator(mi, k);
+    other_kernel_decorators(mi, k, dec, diags);
     std::string kname(k->str("name"));
     std::set<std::string> own = kernel_own_names(k);
     // The signature (annotations, defaults) is read when the factory runs, as Python: not tile code.
@@ -632,6 +652,7 @@ ModuleInfo analyze_module(const Node* module, Diagnostics& diags) {
       mi.functions[name] = st;
       bind_count[name]++;
       if (auto* dec = kernel_decorator(mi, st)) {
+        other_kernel_decorators(mi, st, dec, diags);
         KernelInfo k;
         k.name = name;
         k.def = st;
