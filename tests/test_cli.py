@@ -293,6 +293,62 @@ def k(X, {param}: ct.Constant[int], TILE: ct.Constant[int]):
     assert cutile2triton.convert_source(src.replace(param, "factor"), "k.py").ok
 
 
+@pytest.mark.parametrize("binding, said", [
+    ('type = "fp32"\n', "'type' cannot be converted: this module-level binding replaces the builtin 'type'"),
+    ("def setup():\n    global int\n    int = None\n", "'int' cannot be converted"),
+    ("from torch import *\n", "'*' cannot be converted: this import replaces the builtins 'any', 'bool', 'float', 'int'"),
+])
+def test_module_level_bindings_of_builtins_the_runtime_reads_are_refused(binding, said):
+    # The runtime and launchers call int, type, isinstance... through the module's globals: a cuTile module's
+    # `type = "fp32"` failed at every launch, `from torch import *` at import (s39 hostile round).
+    import cutile2triton
+
+    src = "import cuda.tile as ct\nimport torch\n" + binding + """
+@ct.kernel
+def k(X, TILE: ct.Constant[int]):
+    t = ct.load(X, (0,), (TILE,))
+    ct.store(X, (0,), t * 2)
+
+
+def run(x):
+    ct.launch(torch.cuda.current_stream(), (1,), k, (x, 16))
+"""
+    r = cutile2triton.convert_source(src, "k.py")
+    assert not r.ok and r.code == ""
+    assert said in r.rendered and r.diagnostics[0].line == 3 + ("global" in binding), r.rendered
+    # A builtin the generated code does not read may be rebound, as in any Python module.
+    assert cutile2triton.convert_source(src.replace(binding, "zip = None\n"), "k.py").ok
+
+
+@pytest.mark.parametrize("header, name, col", [("def run(x, x, T=8):", "x", 12), ("def run(x, *, T, **T):", "T", 20),
+                                               ("run = lambda x, *x: x", "x", 18)])
+def test_a_parameter_named_twice_is_cpythons_syntax_error(header, name, col):
+    # ast.parse accepts it, CPython's compiler does not: the module converted into one that did not compile.
+    import cutile2triton
+
+    src = "import cuda.tile as ct\n\n" + header + ("\n    return x\n" if header.startswith("def") else "\n")
+    with pytest.raises(SyntaxError, match="duplicate argument"):
+        compile(src, "k.py", "exec")
+    r = cutile2triton.convert_source(src, "k.py")
+    assert not r.ok and f"k.py:3:{col}: error: duplicate argument '{name}' in function definition" in r.rendered
+
+
+def test_a_kernel_defined_twice_is_refused():
+    # One Triton kernel and launcher per name: `k_v1 = k` before a second `def k` launched the second kernel's
+    # body through k_v1 (3 * x for 2 * x; s39 hostile round).
+    import cutile2triton
+
+    kernel = """
+@ct.kernel
+def k(X, TILE: ct.Constant[int]):
+    t = ct.load(X, (0,), (TILE,))
+    ct.store(X, (0,), t * {f})
+"""
+    src = "import cuda.tile as ct\n" + kernel.format(f=2) + "\nk_v1 = k\n" + kernel.format(f=3)
+    r = cutile2triton.convert_source(src, "k.py")
+    assert not r.ok and "k.py:11:1: error: kernel 'k' is defined again (first at line 4)" in r.rendered, r.rendered
+
+
 def test_unusable_output_paths_are_io_errors_reported_per_file(tmp_path):
     # -o naming a folder: exit 2 with the reason, no traceback.
     src = tmp_path / "k.py"

@@ -1350,3 +1350,22 @@ def test_a_registry_decorator_on_a_kernel_is_refused_and_its_call_in_host_code_w
     a, b = _inputs(300)
     assert_close(m.run("add", a, b), a + b)
     assert_close(m.run("mul", a, b), a * b)
+
+
+@pytest.mark.parametrize("launch", [
+    "go = lambda add_kernel: ct.launch(torch.cuda.current_stream(), grid, add_kernel, (a, b, out, 64))\n"
+    "    go(mul_kernel)",
+    "match mul_kernel:\n        case add_kernel:\n"
+    "            ct.launch(torch.cuda.current_stream(), grid, add_kernel, (a, b, out, 64))",
+])
+def test_a_lambda_parameter_or_match_capture_named_like_a_kernel_is_that_value(build, launch):
+    # The launch went to the module's add_kernel (a + b) where the local holds mul_kernel (s39 hostile round).
+    _, m = build(f'''
+def run(a, b):
+    out = torch.empty_like(a)
+    grid = (ct.cdiv(a.shape[0], 64),)
+    {launch}
+    return out
+''', "shadowing")
+    a, b = _inputs(300)
+    assert_close(m.run(a, b), a * b)

@@ -1,4 +1,5 @@
 #include "driver/convert.h"
+#include "driver/runtime_builtins.h"
 
 #include <algorithm>
 #include <set>
@@ -50,6 +51,27 @@ bool check_nesting(const syntax::Node* module, Diagnostics& diags) {
 }
 
 namespace {
+// CPython's compiler (symtable.c), not its parser, rejects a parameter named twice: ast.parse, and so
+// our parser, accept `def f(x, x)`, which converted into a module that does not compile (s39 hostile round).
+void check_duplicate_params(const syntax::Node* module, Diagnostics& diags) {
+  sema::walk(module, [&](const syntax::Node* n) {
+    if (!n->is("FunctionDef") && !n->is("AsyncFunctionDef") && !n->is("Lambda")) return true;
+    const syntax::Node* args = n->child("args");
+    std::set<std::string_view> seen;
+    auto see = [&](const syntax::Node* a) {
+      if (a && !seen.insert(a->str("arg")).second)
+        diags.error(a->has_pos ? a->lineno : n->lineno, a->has_pos ? a->col_offset : n->col_offset,
+                    "duplicate argument '" + std::string(a->str("arg")) + "' in function definition");
+    };
+    for (auto* field : {"posonlyargs", "args"})
+      for (auto* a : sema::nodes_of(args, field)) see(a);
+    see(args ? args->child("vararg") : nullptr);
+    for (auto* a : sema::nodes_of(args, "kwonlyargs")) see(a);
+    see(args ? args->child("kwarg") : nullptr);
+    return true;
+  });
+}
+
 // A diagnostic inside a tile helper copied from a sibling module (splice.h)
 // is reported at the import statement, naming the helper's own file:line:col.
 void remap_spliced(Diagnostics& diags, const driver::Splice& splice, int base) {
@@ -176,6 +198,7 @@ ConvertResult convert_source(std::string_view bytes, std::string_view filename, 
   }
   for (auto& d : pr.diags.items) r.diags.items.push_back(d);  // parser warnings
   check_nesting(pr.tree.root, r.diags);
+  if (!has_errors(r.diags)) check_duplicate_params(pr.tree.root, r.diags);
   if (has_errors(r.diags)) return finish();
   // Tile helpers imported from sibling modules are copied in (driver/splice.h);
   // only for plain UTF-8 files, whose decoded text is their bytes.
@@ -236,6 +259,7 @@ ConvertResult convert_source(std::string_view bytes, std::string_view filename, 
   ho.spliced_imports = splice.imports;
   std::string code = host::rewrite_module(pr, mi, lm, ho, r.diags);
   if (has_errors(r.diags)) return finish();
+  if (!driver::check_runtime_builtins(pr.tree.root, code, r.diags)) return finish();
   r.ok = true;
   r.code = std::move(code);
   return finish();

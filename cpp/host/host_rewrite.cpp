@@ -716,6 +716,10 @@ void Rewriter::host_expr(const Node* n) {
     sema::walk(n, [&](const Node* x) {
       if (x != n && (x->is("FunctionDef") || x->is("Lambda"))) return false;
       if (x->is("Name") && x->child("ctx") && x->child("ctx")->is("Store")) binds[std::string(x->str("id"))]++;
+      // match captures (`case kernel:`) and handler names bind locals too (s39 hostile round)
+      if ((x->is("MatchAs") || x->is("MatchStar") || x->is("ExceptHandler")) && !x->str("name").empty())
+        binds[std::string(x->str("name"))] += 2;
+      if (x->is("MatchMapping") && !x->str("rest").empty()) binds[std::string(x->str("rest"))] += 2;
       if (x->is("Assign") && nodes_of(x, "targets").size() == 1 && nodes_of(x, "targets")[0]->is("Name") &&
           is_current_stream(x->child("value"))) {
         current.insert(std::string(nodes_of(x, "targets")[0]->str("id")));
@@ -736,6 +740,19 @@ void Rewriter::host_expr(const Node* n) {
     functions_.push_back(n);
     host_function(n);
     functions_.pop_back();
+    local_names_.pop_back();
+    current_stream_names_.pop_back();
+    return;
+  }
+  if (n->is("Lambda")) {  // its parameters shadow module names (`lambda kernel: ct.launch(..., kernel, ...)`)
+    std::set<std::string> local;
+    for (auto* field : {"posonlyargs", "args", "kwonlyargs"})
+      for (auto* a : nodes_of(n->child("args"), field)) local.insert(std::string(a->str("arg")));
+    for (auto* field : {"vararg", "kwarg"})
+      if (auto* a = n->child("args")->child(field)) local.insert(std::string(a->str("arg")));
+    current_stream_names_.push_back({});
+    local_names_.push_back(std::move(local));
+    host_generic(n);
     local_names_.pop_back();
     current_stream_names_.pop_back();
     return;

@@ -653,6 +653,13 @@ ModuleInfo analyze_module(const Node* module, Diagnostics& diags) {
       bind_count[name]++;
       if (auto* dec = kernel_decorator(mi, st)) {
         other_kernel_decorators(mi, st, dec, diags);
+        // One Triton kernel and one launcher per name: a second def would replace the first's
+        // everywhere, also where host code kept the first (`k_v1 = k`: its launches ran the second).
+        for (auto& other : mi.kernels)
+          if (other.name == name && other.def != st)
+            diags.error(st->lineno, st->col_offset,
+                        "kernel '" + name + "' is defined again (first at line " + std::to_string(other.def->lineno) +
+                            "); cutile2triton converts one kernel per name: give each its own name");
         KernelInfo k;
         k.name = name;
         k.def = st;
