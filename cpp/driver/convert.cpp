@@ -1,4 +1,5 @@
 #include "driver/convert.h"
+#include "driver/bindings.h"
 #include "driver/runtime_builtins.h"
 
 #include <algorithm>
@@ -115,44 +116,17 @@ bool check_reserved_names(const syntax::Node* module, const sema::ModuleInfo& mi
     diags.error(at->has_pos ? at->lineno : 0, at->has_pos ? at->col_offset : 0,
                 "'" + std::string(id) + "' cannot be converted: " + why + "; rename it");
   };
-  // `module_level`: whether a binding here binds the module's name (not inside a def, class body,
-  // lambda or comprehension, which have scopes of their own).
-  auto visit = [&](auto& self, const syntax::Node* n, bool module_level) -> void {
-    bool inner = module_level;
-    if (n->is("FunctionDef") || n->is("AsyncFunctionDef") || n->is("ClassDef")) {
-      check(n->str("name"), n, module_level);
-      inner = false;
-    } else if (n->is("Lambda") || n->is("ListComp") || n->is("SetComp") || n->is("DictComp") ||
-               n->is("GeneratorExp")) {
-      inner = false;
-    } else if (n->is("arg")) {
-      check(n->str("arg"), n, false);
-    } else if (n->is("Name") && n->child("ctx") && !n->child("ctx")->is("Load")) {
-      check(n->str("id"), n, module_level);
-    } else if (n->is("ExceptHandler") || n->is("MatchAs") || n->is("MatchStar")) {
-      if (!n->str("name").empty()) check(n->str("name"), n, module_level);
-    } else if (n->is("MatchMapping")) {
-      if (!n->str("rest").empty()) check(n->str("rest"), n, module_level);
-    } else if (n->is("Global")) {
-      for (auto& v : n->get("names")->items) check(v.text, n, true);
-    } else if (n->is("alias")) {
-      std::string_view nm = n->str("asname").empty() ? n->str("name") : n->str("asname");
-      std::string_view bound = nm.substr(0, nm.find('.'));
-      std::string full(n->str("name"));
-      bool real = (bound == "triton" && (full == "triton" || full.rfind("triton.", 0) == 0) && n->str("asname").empty()) ||
-                  (bound == "tl" && full == "triton.language");
-      if (!real) check(bound, n, module_level);
+  driver::for_each_binding(module, [&](std::string_view id, const syntax::Node* at, bool module_level) {
+    if (id == "*") return;
+    if (at->is("alias")) {  // the real Triton modules under their usual names are fine
+      std::string full(at->str("name"));
+      bool plain = at->str("asname").empty();
+      if ((id == "triton" && plain && (full == "triton" || full.rfind("triton.", 0) == 0)) ||
+          (id == "tl" && full == "triton.language"))
+        return;
     }
-    for (auto& f : n->fields) {
-      if (f.second.kind == syntax::Value::Kind::Node) {
-        if (f.second.node) self(self, f.second.node, inner);
-      } else if (f.second.kind == syntax::Value::Kind::List) {
-        for (auto& item : f.second.items)
-          if (item.kind == syntax::Value::Kind::Node && item.node) self(self, item.node, inner);
-      }
-    }
-  };
-  for (const syntax::Node* stmt : sema::nodes_of(module, "body")) visit(visit, stmt, true);
+    check(id, at, module_level);
+  });
   // A kernel parameter named like a Triton launch option (CUDAOptions, triton/backends/nvidia/compiler.py):
   // Triton's binder takes the options as keywords beside the parameters, so the runtime's num_warps= (or a
   // caller's) gives "multiple values for argument" at every launch.

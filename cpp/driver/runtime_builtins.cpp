@@ -1,5 +1,7 @@
 #include "driver/runtime_builtins.h"
 
+#include "driver/bindings.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -47,41 +49,19 @@ const std::map<std::string_view, std::set<std::string_view>> kStarShadows = {
 
 using syntax::Node;
 
-// Calls bind(name, node) for every name the module's own scope binds (not a def's, class's, lambda's
-// or comprehension's; names declared global anywhere count).
+// Calls bind(name, node) for every builtin's name the module's own scope binds; a star import of a
+// module in kStarShadows binds the builtins it shadows (node: the ImportFrom).
 template <class Bind>
 void module_bindings(const Node* module, Bind&& bind) {
-  for (const Node* stmt : sema::nodes_of(module, "body")) {
-    sema::walk(stmt, [&](const Node* n) {
-      if (n->is("Global")) {
-        for (auto& v : n->get("names")->items) bind(v.text, n);
-        return false;
-      }
-      return true;
-    });
-    sema::walk(stmt, [&](const Node* n) {
-      if (n->is("FunctionDef") || n->is("AsyncFunctionDef") || n->is("ClassDef")) {
-        bind(n->str("name"), n);
-        return false;
-      }
-      if (n->is("Lambda") || n->is("ListComp") || n->is("SetComp") || n->is("DictComp") || n->is("GeneratorExp"))
-        return false;
-      if (n->is("Name") && n->child("ctx") && !n->child("ctx")->is("Load")) bind(n->str("id"), n);
-      if ((n->is("ExceptHandler") || n->is("MatchAs") || n->is("MatchStar")) && !n->str("name").empty())
-        bind(n->str("name"), n);
-      if (n->is("MatchMapping") && !n->str("rest").empty()) bind(n->str("rest"), n);
-      if (n->is("alias") && n->str("name") != "*") {
-        std::string_view nm = n->str("asname").empty() ? n->str("name") : n->str("asname");
-        bind(nm.substr(0, nm.find('.')), n);
-      }
-      if (n->is("ImportFrom") && sema::import_level(n) == 0)
-        for (auto* a : sema::nodes_of(n, "names"))
-          if (a->str("name") == "*")
-            if (auto it = kStarShadows.find(n->str("module")); it != kStarShadows.end())
-              for (auto name : it->second) bind(name, a);
-      return true;
-    });
-  }
+  for_each_binding(module, [&](std::string_view name, const Node* at, bool module_level) {
+    if (!module_level) return;
+    if (name != "*") {
+      if (kBuiltins.count(name)) bind(name, at);
+    } else if (at->is("ImportFrom") && sema::import_level(at) == 0) {
+      if (auto it = kStarShadows.find(at->str("module")); it != kStarShadows.end())
+        for (auto shadowed : it->second) bind(shadowed, at);
+    }
+  });
 }
 
 // The builtins the generated code reads: Name loads in the host runtime block and the launchers.
@@ -114,9 +94,7 @@ std::set<std::string> generated_reads(const std::string& code) {
 
 bool check_runtime_builtins(const syntax::Node* module, const std::string& code, Diagnostics& diags) {
   std::set<std::string> bound;
-  module_bindings(module, [&](std::string_view name, const Node*) {
-    if (kBuiltins.count(name)) bound.insert(std::string(name));
-  });
+  module_bindings(module, [&](std::string_view name, const Node*) { bound.insert(std::string(name)); });
   if (bound.empty()) return true;  // the common case: no parse of the output
   std::set<std::string> read = generated_reads(code);
   // Per binding (in source order), the builtins it replaces that the generated code reads.
@@ -129,7 +107,7 @@ bool check_runtime_builtins(const syntax::Node* module, const std::string& code,
     hits.back().second.push_back(id);
   });
   for (auto& [at, names] : hits) {
-    bool star = at->is("alias") && at->str("name") == "*";
+    bool star = at->is("ImportFrom");
     std::string list;
     for (auto& n : names) list += (list.empty() ? "'" : ", '") + n + "'";
     diags.error(at->has_pos ? at->lineno : 0, at->has_pos ? at->col_offset : 0,
