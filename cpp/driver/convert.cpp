@@ -1,14 +1,14 @@
 #include "driver/convert.h"
-#include "driver/bindings.h"
-#include "driver/runtime_builtins.h"
 
 #include <algorithm>
 #include <set>
 
+#include "driver/runtime_builtins.h"
 #include "driver/splice.h"
 #include "host/host_rewrite.h"
 #include "lower/module_lowering.h"
 #include "sema/ast_util.h"
+#include "sema/bindings.h"
 #include "sema/module_scope.h"
 #include "syntax/parser.h"
 
@@ -57,18 +57,11 @@ namespace {
 void check_duplicate_params(const syntax::Node* module, Diagnostics& diags) {
   sema::walk(module, [&](const syntax::Node* n) {
     if (!n->is("FunctionDef") && !n->is("AsyncFunctionDef") && !n->is("Lambda")) return true;
-    const syntax::Node* args = n->child("args");
     std::set<std::string_view> seen;
-    auto see = [&](const syntax::Node* a) {
-      if (a && !seen.insert(a->str("arg")).second)
+    for (auto* a : sema::param_nodes(n->child("args")))
+      if (!seen.insert(a->str("arg")).second)
         diags.error(a->has_pos ? a->lineno : n->lineno, a->has_pos ? a->col_offset : n->col_offset,
                     "duplicate argument '" + std::string(a->str("arg")) + "' in function definition");
-    };
-    for (auto* field : {"posonlyargs", "args"})
-      for (auto* a : sema::nodes_of(args, field)) see(a);
-    see(args ? args->child("vararg") : nullptr);
-    for (auto* a : sema::nodes_of(args, "kwonlyargs")) see(a);
-    see(args ? args->child("kwarg") : nullptr);
     return true;
   });
 }
@@ -116,7 +109,7 @@ bool check_reserved_names(const syntax::Node* module, const sema::ModuleInfo& mi
     diags.error(at->has_pos ? at->lineno : 0, at->has_pos ? at->col_offset : 0,
                 "'" + std::string(id) + "' cannot be converted: " + why + "; rename it");
   };
-  driver::for_each_binding(module, [&](std::string_view id, const syntax::Node* at, bool module_level) {
+  sema::for_each_binding(module, [&](std::string_view id, const syntax::Node* at, bool module_level) {
     if (id == "*") return;
     if (at->is("alias")) {  // the real Triton modules under their usual names are fine
       std::string full(at->str("name"));
@@ -137,14 +130,13 @@ bool check_reserved_names(const syntax::Node* module, const sema::ModuleInfo& mi
       "max_num_imprecise_acc_default", "extern_libs", "debug", "backend_name", "sanitize_overflow", "arch",
       "instrumentation_mode"};
   for (auto& k : mi.kernels)
-    for (auto* field : {"posonlyargs", "args", "kwonlyargs"})
-      for (auto* a : sema::nodes_of(k.def->child("args"), field))
-        if (options.count(a->str("arg"))) {
-          ok = false;
-          diags.error(a->has_pos ? a->lineno : k.def->lineno, a->has_pos ? a->col_offset : k.def->col_offset,
-                      "'" + std::string(a->str("arg")) + "' cannot be converted: a Triton kernel's launch takes '" +
-                          std::string(a->str("arg")) + "' as an option, which a parameter of that name clashes with; rename it");
-        }
+    for (auto* a : sema::param_nodes(k.def->child("args")))
+      if (options.count(a->str("arg"))) {
+        ok = false;
+        diags.error(a->has_pos ? a->lineno : k.def->lineno, a->has_pos ? a->col_offset : k.def->col_offset,
+                    "'" + std::string(a->str("arg")) + "' cannot be converted: a Triton kernel's launch takes '" +
+                        std::string(a->str("arg")) + "' as an option, which a parameter of that name clashes with; rename it");
+      }
   return ok;
 }
 }  // namespace

@@ -1,13 +1,13 @@
 #include "driver/runtime_builtins.h"
 
-#include "driver/bindings.h"
-
 #include <algorithm>
 #include <map>
 #include <set>
 #include <string_view>
 
+#include "host/runtime.h"
 #include "sema/ast_util.h"
+#include "sema/bindings.h"
 #include "syntax/parser.h"
 
 namespace c2t::driver {
@@ -53,7 +53,7 @@ using syntax::Node;
 // module in kStarShadows binds the builtins it shadows (node: the ImportFrom).
 template <class Bind>
 void module_bindings(const Node* module, Bind&& bind) {
-  for_each_binding(module, [&](std::string_view name, const Node* at, bool module_level) {
+  sema::for_each_binding(module, [&](std::string_view name, const Node* at, bool module_level) {
     if (!module_level) return;
     if (name != "*") {
       if (kBuiltins.count(name)) bind(name, at);
@@ -70,9 +70,8 @@ std::set<std::string> generated_reads(const std::string& code) {
   syntax::ParseResult pr = syntax::parse(code, "<converted>");
   if (!pr.ok()) return out;  // never: the emitter's output parses (tests/test_*: every output is imported)
   int first = 0, last = 0;  // the runtime block's lines
-  const std::string begin = "# ---- cutile2triton host runtime", end = "# ---- end of the cutile2triton host runtime ----";
-  if (auto b = code.find(begin); b != std::string::npos)
-    if (auto e = code.find(end, b); e != std::string::npos) {
+  if (auto b = code.find(host::kRuntimeBeginMarker); b != std::string::npos)
+    if (auto e = code.find(host::kRuntimeEndMarker, b); e != std::string::npos) {
       first = 1 + (int)std::count(code.begin(), code.begin() + b, '\n');
       last = 1 + (int)std::count(code.begin(), code.begin() + e, '\n');
     }

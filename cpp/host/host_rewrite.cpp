@@ -731,10 +731,7 @@ void Rewriter::host_expr(const Node* n) {
     note_dead_stream_assigns(n, current, assign_of);
     std::set<std::string> local;
     for (auto& [name, count] : binds) local.insert(name);
-    for (auto* field : {"posonlyargs", "kwonlyargs"})
-      for (auto* a : nodes_of(n->child("args"), field)) local.insert(std::string(a->str("arg")));
-    for (auto* field : {"vararg", "kwarg"})
-      if (auto* a = n->child("args")->child(field)) local.insert(std::string(a->str("arg")));
+    for (auto* a : sema::param_nodes(n->child("args"))) local.insert(std::string(a->str("arg")));
     current_stream_names_.push_back(current);
     local_names_.push_back(std::move(local));
     functions_.push_back(n);
@@ -746,10 +743,7 @@ void Rewriter::host_expr(const Node* n) {
   }
   if (n->is("Lambda")) {  // its parameters shadow module names (`lambda kernel: ct.launch(..., kernel, ...)`)
     std::set<std::string> local;
-    for (auto* field : {"posonlyargs", "args", "kwonlyargs"})
-      for (auto* a : nodes_of(n->child("args"), field)) local.insert(std::string(a->str("arg")));
-    for (auto* field : {"vararg", "kwarg"})
-      if (auto* a = n->child("args")->child(field)) local.insert(std::string(a->str("arg")));
+    for (auto* a : sema::param_nodes(n->child("args"))) local.insert(std::string(a->str("arg")));
     current_stream_names_.push_back({});
     local_names_.push_back(std::move(local));
     host_generic(n);

@@ -31,7 +31,7 @@ std::string runtime_source(const RuntimeNeeds& n) {
   // Marked at both ends with its length, so that a reader of the generated module can skip to its
   // own code (the newcomer trial looked for the kernels among ~400 lines of it).
   size_t lines = std::count(body.begin(), body.end(), '\n') + 2;
-  return "# ---- cutile2triton host runtime (" + std::to_string(lines) +
+  return kRuntimeBeginMarker + std::to_string(lines) +
          " lines, to the end marker): kernel launch and the cuTile host APIs used, on Triton\n" + body +
          kRuntimeEndMarker;
 }

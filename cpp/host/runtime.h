@@ -55,6 +55,9 @@ struct RuntimeNeeds {
   }
 };
 
+/// How the runtime block's first line (runtime_source) starts; its length in lines follows.
+inline constexpr const char* kRuntimeBeginMarker = "# ---- cutile2triton host runtime (";
+
 /// The runtime block's last line (runtime_source), '\n' included.
 inline constexpr const char* kRuntimeEndMarker = "# ---- end of the cutile2triton host runtime ----\n";
 

@@ -85,6 +85,17 @@ bool is_cutile_package(std::string_view m) {
   return false;
 }
 
+std::vector<const Node*> param_nodes(const Node* args) {
+  std::vector<const Node*> out;
+  if (!args) return out;
+  for (auto* a : nodes_of(args, "posonlyargs")) out.push_back(a);
+  for (auto* a : nodes_of(args, "args")) out.push_back(a);
+  if (auto* a = args->child("vararg")) out.push_back(a);
+  for (auto* a : nodes_of(args, "kwonlyargs")) out.push_back(a);
+  if (auto* a = args->child("kwarg")) out.push_back(a);
+  return out;
+}
+
 int import_level(const Node* st) {
   auto* v = st->get("level");
   return v && v->kind == Value::Kind::Int ? std::stoi(v->text) : 0;

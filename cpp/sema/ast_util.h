@@ -88,6 +88,10 @@ std::string_view name_id(const Node* e);
 /// converted code (the converted module must run without cuTile).
 bool is_cutile_package(std::string_view m);
 
+/// Every parameter (`arg` node) of a def's or lambda's `args` node, in signature order: positional-only,
+/// positional, *args, keyword-only, **kwargs. Empty for nullptr.
+std::vector<const Node*> param_nodes(const Node* args);
+
 /// The relative level of an ImportFrom node (the dots of `from ..pkg import x`):
 /// 0 for an absolute import, or when the field is missing (Import nodes).
 int import_level(const Node* st);

@@ -305,11 +305,7 @@ void inline_kernels(ModuleInfo& mi, const std::vector<const Node*>& body, Diagno
 // The parameter names a def's or lambda's `args` node binds.
 std::set<std::string> param_names(const Node* args) {
   std::set<std::string> out;
-  if (!args) return out;
-  for (auto* field : {"posonlyargs", "args", "kwonlyargs"})
-    for (auto* a : nodes_of(args, field)) out.insert(std::string(a->str("arg")));
-  for (auto* field : {"vararg", "kwarg"})
-    if (auto* a = args->child(field)) out.insert(std::string(a->str("arg")));
+  for (auto* a : param_nodes(args)) out.insert(std::string(a->str("arg")));
   return out;
 }
 

@@ -1,13 +1,13 @@
-// Every name a module binds, with where and in which scope: the driver's checks of names the
-// generated code owns (convert.cpp) and of builtins it reads (runtime_builtins.cpp) share this one
-// list of Python's binding forms.
+// Every name a module binds, with where and in which scope: one list of Python's binding forms,
+// for the driver's checks of names the generated code owns (driver/convert.cpp) and of builtins it
+// reads (driver/runtime_builtins.cpp).
 #pragma once
 
 #include <string_view>
 
 #include "sema/ast_util.h"
 
-namespace c2t::driver {
+namespace c2t::sema {
 
 /// Calls bind(name, node, module_level) for every binding in `module` (pre-order): assignment,
 /// deletion, for/with/walrus targets (Name nodes not loaded), def and class names, parameters (never
@@ -36,7 +36,7 @@ void for_each_binding(const syntax::Node* module, Bind&& bind) {
     } else if (n->is("Global")) {
       for (auto& v : n->get("names")->items) bind(std::string_view(v.text), n, true);
     } else if (n->is("ImportFrom") || n->is("Import")) {
-      for (auto* a : sema::nodes_of(n, "names")) {
+      for (auto* a : nodes_of(n, "names")) {
         std::string_view nm = a->str("asname").empty() ? a->str("name") : a->str("asname");
         if (nm == "*") bind(nm, n, module_level);
         else bind(nm.substr(0, nm.find('.')), a, module_level);
@@ -52,7 +52,7 @@ void for_each_binding(const syntax::Node* module, Bind&& bind) {
       }
     }
   };
-  for (const syntax::Node* stmt : sema::nodes_of(module, "body")) visit(visit, stmt, true);
+  for (const syntax::Node* stmt : nodes_of(module, "body")) visit(visit, stmt, true);
 }
 
-}  // namespace c2t::driver
+}  // namespace c2t::sema
